@@ -1,0 +1,5 @@
+//! Helpers shared by the cross-crate tests: the conformance corpus and its
+//! expectations, and the command-line tool built by cargo.
+
+pub mod cli;
+pub mod conformance;
