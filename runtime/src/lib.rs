@@ -11,3 +11,7 @@ pub mod metadata;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use metadata::{Loader, ToolMetadata};
+
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -397,75 +397,100 @@ impl Decoder {
                 c.pattern = Some(pattern.value.clone());
             }
         }
-        let pairs: [(&str, &str, Option<(f64, Span)>, Option<(f64, Span)>); 3] = [
-            (
-                "minimum",
-                "maximum",
-                p.minimum
-                    .as_ref()
-                    .filter(|_| c.minimum.is_some())
-                    .map(|s| (s.value.as_f64(), s.span)),
-                p.maximum
-                    .as_ref()
-                    .filter(|_| c.maximum.is_some())
-                    .map(|s| (s.value.as_f64(), s.span)),
+        let float = ty.scalar() == ScalarType::Number;
+        let span_of = |s: &Option<Sp<u64>>| s.as_ref().map(|s| s.span);
+        let bound_span = |s: &Option<Sp<Number>>| s.as_ref().map(|s| s.span);
+        let ordered = [
+            self.ordered(
+                who,
+                (
+                    "minimum",
+                    c.minimum.map(Number::as_f64),
+                    bound_span(&p.minimum),
+                ),
+                (
+                    "maximum",
+                    c.maximum.map(Number::as_f64),
+                    bound_span(&p.maximum),
+                ),
+                float,
             ),
-            (
-                "minLength",
-                "maxLength",
-                p.min_length
-                    .as_ref()
-                    .filter(|_| c.min_length.is_some())
-                    .map(|s| (s.value as f64, s.span)),
-                p.max_length
-                    .as_ref()
-                    .filter(|_| c.max_length.is_some())
-                    .map(|s| (s.value as f64, s.span)),
+            self.ordered(
+                who,
+                (
+                    "minLength",
+                    c.min_length.map(|n| n as f64),
+                    span_of(&p.min_length),
+                ),
+                (
+                    "maxLength",
+                    c.max_length.map(|n| n as f64),
+                    span_of(&p.max_length),
+                ),
+                false,
             ),
-            (
-                "minItems",
-                "maxItems",
-                p.min_items
-                    .as_ref()
-                    .filter(|_| c.min_items.is_some())
-                    .map(|s| (s.value as f64, s.span)),
-                p.max_items
-                    .as_ref()
-                    .filter(|_| c.max_items.is_some())
-                    .map(|s| (s.value as f64, s.span)),
+            self.ordered(
+                who,
+                (
+                    "minItems",
+                    c.min_items.map(|n| n as f64),
+                    span_of(&p.min_items),
+                ),
+                (
+                    "maxItems",
+                    c.max_items.map(|n| n as f64),
+                    span_of(&p.max_items),
+                ),
+                false,
             ),
         ];
-        for (lo_key, hi_key, lo, hi) in pairs {
-            let (Some((lo, lo_span)), Some((hi, hi_span))) = (lo, hi) else {
-                continue;
-            };
-            if lo > hi {
-                let show =
-                    |x: f64| shown(x, lo_key == "minimum" && ty.scalar() == ScalarType::Number);
-                let d = self
-                    .error(
-                        Rule::MinGtMax,
-                        format!(
-                            "{who}: `{lo_key}` ({}) is greater than `{hi_key}` ({})",
-                            show(lo),
-                            show(hi)
-                        ),
-                    )
-                    .with_help(format!(
-                        "`{lo_key}` must not be above `{hi_key}`; equal bounds are fine"
-                    ));
-                let d = two_places(
-                    d,
-                    (lo_span, format!("`{lo_key}` is {}", show(lo))),
-                    (hi_span, format!("`{hi_key}` is {}", show(hi))),
-                );
-                self.push(d);
-                c.minimum = c.minimum.filter(|_| lo_key != "minimum");
-                c.min_length = c.min_length.filter(|_| lo_key != "minLength");
-                c.min_items = c.min_items.filter(|_| lo_key != "minItems");
-            }
+        if !ordered[0] {
+            c.minimum = None;
+        }
+        if !ordered[1] {
+            c.min_length = None;
+        }
+        if !ordered[2] {
+            c.min_items = None;
         }
         c
+    }
+
+    /// Checks that a lower bound is not above its upper bound; false after
+    /// reporting when it is.
+    fn ordered(
+        &mut self,
+        who: &str,
+        (lo_key, lo, lo_span): (&str, Option<f64>, Option<Span>),
+        (hi_key, hi, hi_span): (&str, Option<f64>, Option<Span>),
+        float: bool,
+    ) -> bool {
+        let (Some(lo), Some(lo_span), Some(hi), Some(hi_span)) = (lo, lo_span, hi, hi_span) else {
+            return true;
+        };
+        if lo <= hi {
+            return true;
+        }
+        let show = |x: f64| shown(x, float);
+        let d = self
+            .error(
+                Rule::MinGtMax,
+                format!(
+                    "{who}: `{lo_key}` ({}) is greater than `{hi_key}` ({})",
+                    show(lo),
+                    show(hi)
+                ),
+            )
+            .with_help(format!(
+                "`{lo_key}` must not be above `{hi_key}`; equal bounds are fine"
+            ));
+        let d = two_places(
+            d,
+            (lo_span, format!("`{lo_key}` is {}", show(lo))),
+            (hi_span, format!("`{hi_key}` is {}", show(hi))),
+        );
+        self.push(d);
+        false
     }
 
     /// A `minimum`/`maximum`, as an integer on `int` parameters.
@@ -798,7 +823,7 @@ fn default_problem(literal: &Literal, param: &ToolParameter) -> Option<(&'static
                 })
             })
         }
-        scalar => scalar_problem(scalar, param).map(|(key, why)| (key, why)),
+        scalar => scalar_problem(scalar, param),
     }
 }
 

@@ -82,41 +82,114 @@ pub fn variant_name(value: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Every strict and reserved keyword of the 2024 edition.
+    const KEYWORDS_2024: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+        "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
+        "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual",
+        "yield",
+    ];
+
+    /// The identifier must parse as one Rust identifier (syn refuses keywords
+    /// unless raw) and, for fields, be the escaped snake case of the name.
+    fn assert_ident(ident: &str) {
+        let parsed = syn::parse_str::<syn::Ident>(ident);
+        assert!(parsed.is_ok(), "`{ident}` is not an identifier");
+    }
+
+    #[test]
+    fn every_keyword_is_escaped() {
+        for &keyword in KEYWORDS_2024 {
+            assert!(is_keyword(keyword), "{keyword}");
+            let field = field_name(keyword);
+            assert_ident(&field);
+            let expected = match keyword {
+                "self" | "Self" => "self_".to_owned(),
+                "super" | "crate" => format!("{keyword}_"),
+                _ => format!("r#{keyword}"),
+            };
+            assert_eq!(field, expected, "{keyword}");
+            assert_eq!(method_name(keyword), expected, "{keyword}");
+            assert_ident(&variant_name(keyword));
+            assert_ident(&format!("{}Args", type_stem(keyword)));
+        }
+        assert!(!is_keyword("union"), "weak keywords are identifiers");
+        assert!(!is_keyword("raw"));
+    }
+
     #[test]
     fn field_names() {
         let table = [
+            // camelCase, PascalCase and acronyms
             ("userId", "user_id"),
+            ("UserId", "user_id"),
             ("user_id", "user_id"),
-            ("user-name", "user_name"),
-            ("dotted.name", "dotted_name"),
             ("HTTPServer", "http_server"),
             ("getHTTPResponseCode", "get_http_response_code"),
+            ("XMLHttpRequest", "xml_http_request"),
+            ("ID", "id"),
+            ("maxResults", "max_results"),
+            // dashes and dots
+            ("user-name", "user_name"),
+            ("dotted.name", "dotted_name"),
+            ("a.b-c_d", "a_b_c_d"),
+            // leading digits
+            ("9lives", "_9lives"),
+            ("2fa_code", "_2fa_code"),
+            ("3D", "_3d"),
+            // keywords and the identifiers that cannot be raw
             ("type", "r#type"),
+            ("Type", "r#type"),
             ("self", "self_"),
             ("Self", "self_"),
             ("super", "super_"),
             ("crate", "crate_"),
-            ("9lives", "_9lives"),
-            ("2fa_code", "_2fa_code"),
-            ("Z", "z"),
+            ("_", "_"),
             ("gen", "r#gen"),
             ("try", "r#try"),
-            ("union", "union"),
             ("async", "r#async"),
+            ("union", "union"),
+            // plain
+            ("Z", "z"),
+            ("_private", "private"),
         ];
         for (name, field) in table {
             assert_eq!(field_name(name), field, "{name}");
+            if name != "_" {
+                assert_ident(field);
+            }
         }
     }
 
     #[test]
     fn type_stems_and_variants() {
-        assert_eq!(type_stem("get-user"), "GetUser");
-        assert_eq!(type_stem("api.v1.get-user"), "ApiV1GetUser");
-        assert_eq!(type_stem("9lives"), "_9lives");
-        assert_eq!(variant_name("in-progress"), "InProgress");
-        assert_eq!(variant_name("self"), "Self_");
-        assert_eq!(variant_name("GET"), "Get");
-        assert_eq!(variant_name("2x"), "_2x");
+        let stems = [
+            ("get-user", "GetUser"),
+            ("api.v1.get-user", "ApiV1GetUser"),
+            ("getHTTPStatus", "GetHttpStatus"),
+            ("clone", "Clone"),
+            ("Option", "Option"),
+            ("9lives", "_9lives"),
+        ];
+        for (tool, stem) in stems {
+            assert_eq!(type_stem(tool), stem, "{tool}");
+            assert_ident(&format!("{stem}Args"));
+        }
+        let variants = [
+            ("in-progress", "InProgress"),
+            ("in_progress", "InProgress"),
+            ("self", "Self_"),
+            ("Self", "Self_"),
+            ("super", "Super"),
+            ("GET", "Get"),
+            ("x-y", "XY"),
+            ("2x", "_2x"),
+        ];
+        for (value, variant) in variants {
+            assert_eq!(variant_name(value), variant, "{value}");
+            assert_ident(variant);
+        }
     }
 }

@@ -15,11 +15,10 @@ pub(crate) fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str
         let have = normalize(candidate);
         let score = if have == wanted {
             0
-        } else if common_prefix(&have, &wanted) >= 4.max(wanted.chars().count() / 2 + 1) {
-            1
-        } else if have.chars().count() >= 3
-            && wanted.chars().count() >= 3
-            && (have.contains(&wanted) || wanted.contains(&have))
+        } else if common_prefix(&have, &wanted) >= 4.max(wanted.chars().count() / 2 + 1)
+            || have.chars().count() >= 3
+                && wanted.chars().count() >= 3
+                && (have.contains(&wanted) || wanted.contains(&have))
         {
             1
         } else {
@@ -46,6 +45,17 @@ fn normalize(s: &str) -> String {
         .filter(|c| !matches!(c, '_' | '-' | ' ' | '\t'))
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// The type string a few edits away from `ty` (already lower case), if any.
+pub(crate) fn closest_type(ty: &str) -> Option<&'static str> {
+    let allowed = if ty.chars().count() <= 4 { 1 } else { 2 };
+    crate::metadata::ParamType::SPELLINGS
+        .iter()
+        .map(|t| (strsim::damerau_levenshtein(ty, t), *t))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, t)| t)
 }
 
 #[cfg(test)]
@@ -98,15 +108,4 @@ mod tests {
             assert_eq!(closest(input, TOP), None, "{input}");
         }
     }
-}
-
-/// The type string a few edits away from `ty` (already lower case), if any.
-pub(crate) fn closest_type(ty: &str) -> Option<&'static str> {
-    let allowed = if ty.chars().count() <= 4 { 1 } else { 2 };
-    crate::metadata::ParamType::SPELLINGS
-        .iter()
-        .map(|t| (strsim::damerau_levenshtein(ty, t), *t))
-        .filter(|(d, _)| *d <= allowed)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, t)| t)
 }
