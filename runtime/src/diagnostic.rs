@@ -168,8 +168,10 @@ rules! {
     IconSrc => "icon-src",
     /// An icon `theme` other than `light` or `dark`.
     IconTheme => "icon-theme",
-    /// Two tool files that give one tool name or one Rust name.
+    /// Two tool files that give one tool name.
     DuplicateTool => "duplicate-tool",
+    /// Two tools (or generated types) that map to one Rust name.
+    RustNameCollision => "rust-name-collision",
 }
 
 impl fmt::Display for Rule {

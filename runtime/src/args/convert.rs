@@ -1,0 +1,231 @@
+//! FORMAT.md "Arguments at run time": an argument value brought to its schema
+//! type (with the lenient conversions LLM clients need, or strictly), then
+//! checked against the parameter's enum and constraints.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::error::ArgProblem;
+use super::spec::ParamSpec;
+use crate::metadata::{Number, ParamType, ScalarType};
+
+/// How argument values are converted to their schema types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Conversion {
+    /// What LLM clients really send: `"42"` and `42.0` for an integer, `"true"`
+    /// for a boolean, a number for a string, a JSON array in a string.
+    #[default]
+    Lenient,
+    /// Only values of the schema's JSON type (an integer may be written `42.0`,
+    /// as JSON Schema allows).
+    Strict,
+}
+
+/// The value in its schema type, or why it cannot be.
+pub(crate) fn normalize<'v>(
+    value: &'v Value,
+    ty: ParamType,
+    conversion: Conversion,
+) -> Result<Cow<'v, Value>, ArgProblem> {
+    match ty {
+        ParamType::Scalar(s) => scalar(value, s, conversion),
+        ParamType::Array(item) => {
+            let parsed;
+            let items = match value {
+                Value::Array(items) => items,
+                Value::String(text) if conversion == Conversion::Lenient => {
+                    match serde_json::from_str::<Value>(text) {
+                        Ok(Value::Array(items)) => {
+                            parsed = items;
+                            &parsed
+                        }
+                        _ => return Err(ArgProblem::expected("an array", value)),
+                    }
+                }
+                _ => return Err(ArgProblem::expected("an array", value)),
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for (i, v) in items.iter().enumerate() {
+                let v = scalar(v, item, conversion)
+                    .map_err(|p| ArgProblem::new(format!("item {}: {p}", i + 1)))?;
+                out.push(v.into_owned());
+            }
+            Ok(Cow::Owned(Value::Array(out)))
+        }
+    }
+}
+
+fn scalar<'v>(
+    value: &'v Value,
+    ty: ScalarType,
+    conversion: Conversion,
+) -> Result<Cow<'v, Value>, ArgProblem> {
+    let lenient = conversion == Conversion::Lenient;
+    match (ty, value) {
+        (ScalarType::String, Value::String(_))
+        | (ScalarType::Number, Value::Number(_))
+        | (ScalarType::Boolean, Value::Bool(_)) => Ok(Cow::Borrowed(value)),
+        (ScalarType::Integer, Value::Number(n)) => integer(n.as_i64(), n.as_f64(), value),
+        (ScalarType::String, Value::Number(_) | Value::Bool(_)) if lenient => {
+            Ok(Cow::Owned(Value::String(value.to_string())))
+        }
+        (ScalarType::Integer, Value::String(s)) if lenient => match s.parse::<i64>() {
+            Ok(i) => Ok(Cow::Owned(Value::from(i))),
+            Err(_) => integer(None, s.parse::<f64>().ok(), value),
+        },
+        (ScalarType::Number, Value::String(s)) if lenient => match s.parse::<f64>() {
+            Ok(x) if x.is_finite() && !s.trim().is_empty() => Ok(Cow::Owned(number(s, x))),
+            _ => Err(ArgProblem::expected("a number", value)),
+        },
+        (ScalarType::Boolean, Value::String(s)) if lenient => {
+            if s.eq_ignore_ascii_case("true") {
+                Ok(Cow::Owned(Value::Bool(true)))
+            } else if s.eq_ignore_ascii_case("false") {
+                Ok(Cow::Owned(Value::Bool(false)))
+            } else {
+                Err(ArgProblem::expected("a boolean", value))
+            }
+        }
+        _ => Err(ArgProblem::expected(expected(ty), value)),
+    }
+}
+
+/// An integer from an exact `i64`, or from a float with no fractional part
+/// within `i64` range; never truncated.
+fn integer<'v>(
+    exact: Option<i64>,
+    float: Option<f64>,
+    value: &'v Value,
+) -> Result<Cow<'v, Value>, ArgProblem> {
+    if let Some(i) = exact {
+        return Ok(Cow::Owned(Value::from(i)));
+    }
+    match float {
+        Some(x)
+            if x.fract() == 0.0
+                && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) =>
+        {
+            Ok(Cow::Owned(Value::from(x as i64)))
+        }
+        Some(x) if x.is_finite() && x.fract() == 0.0 => Err(ArgProblem::new(format!(
+            "expected an integer, got {} (out of the 64-bit range)",
+            super::error::describe(value)
+        ))),
+        Some(x) if x.is_finite() => Err(ArgProblem::new(format!(
+            "expected an integer, got {} (it has a fractional part)",
+            super::error::describe(value)
+        ))),
+        _ => Err(ArgProblem::expected("an integer", value)),
+    }
+}
+
+/// A number parsed from a string keeps integer form when it has one.
+fn number(text: &str, x: f64) -> Value {
+    match text.parse::<i64>() {
+        Ok(i) => Value::from(i),
+        Err(_) => Value::from(x),
+    }
+}
+
+fn expected(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::String => "a string",
+        ScalarType::Integer => "an integer",
+        ScalarType::Number => "a number",
+        ScalarType::Boolean => "a boolean",
+    }
+}
+
+/// Checks a normalized value against the parameter's enum and constraints.
+pub(crate) fn check(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
+    match value {
+        Value::Array(items) => {
+            let n = items.len() as u64;
+            if let Some(min) = spec.min_items.filter(|&m| n < m) {
+                return Err(ArgProblem::new(format!(
+                    "expected at least {min} item{}, got {n}",
+                    if min == 1 { "" } else { "s" }
+                )));
+            }
+            if let Some(max) = spec.max_items.filter(|&m| n > m) {
+                return Err(ArgProblem::new(format!(
+                    "expected at most {max} item{}, got {n}",
+                    if max == 1 { "" } else { "s" }
+                )));
+            }
+            for (i, item) in items.iter().enumerate() {
+                check_scalar(item, spec)
+                    .map_err(|p| ArgProblem::new(format!("item {}: {p}", i + 1)))?;
+            }
+            Ok(())
+        }
+        scalar => check_scalar(scalar, spec),
+    }
+}
+
+fn check_scalar(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
+    match value {
+        Value::String(s) => {
+            if spec.has_enum() && !spec.enum_values().any(|v| v == s) {
+                let allowed: Vec<String> = spec.enum_values().map(|v| format!("{v:?}")).collect();
+                return Err(ArgProblem::new(format!(
+                    "expected one of {}, got {}",
+                    allowed.join(", "),
+                    super::error::describe(value)
+                )));
+            }
+            let len = s.chars().count() as u64;
+            if let Some(min) = spec.min_length.filter(|&m| len < m) {
+                return Err(ArgProblem::new(format!(
+                    "expected at least {min} character{}, got {len}",
+                    if min == 1 { "" } else { "s" }
+                )));
+            }
+            if let Some(max) = spec.max_length.filter(|&m| len > m) {
+                return Err(ArgProblem::new(format!(
+                    "expected at most {max} character{}, got {len}",
+                    if max == 1 { "" } else { "s" }
+                )));
+            }
+            if !spec.matches_pattern(s) {
+                return Err(ArgProblem::new(format!(
+                    "expected a string matching {:?}, got {}",
+                    spec.pattern_source().unwrap_or_default(),
+                    super::error::describe(value)
+                )));
+            }
+            Ok(())
+        }
+        Value::Number(n) => {
+            if let Some(min) = spec.minimum
+                && below(n, min)
+            {
+                return Err(ArgProblem::new(format!("expected at least {min}, got {n}")));
+            }
+            if let Some(max) = spec.maximum
+                && below_bound(max, n)
+            {
+                return Err(ArgProblem::new(format!("expected at most {max}, got {n}")));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `n < bound`, exactly for integers.
+fn below(n: &serde_json::Number, bound: Number) -> bool {
+    match (n.as_i64(), bound) {
+        (Some(i), Number::Integer(b)) => i < b,
+        _ => n.as_f64().is_some_and(|x| x < bound.as_f64()),
+    }
+}
+
+/// `bound < n`, exactly for integers.
+fn below_bound(bound: Number, n: &serde_json::Number) -> bool {
+    match (n.as_i64(), bound) {
+        (Some(i), Number::Integer(b)) => b < i,
+        _ => n.as_f64().is_some_and(|x| bound.as_f64() < x),
+    }
+}

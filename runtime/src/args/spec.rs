@@ -1,0 +1,175 @@
+//! What the decoder knows of each parameter: its JSON name, type, whether it is
+//! required, and the constraints the schema shows.
+//!
+//! Generated code builds these as `static`s with `const fn` setters; tools loaded
+//! at run time build them from [`ToolParameter`]s. Either way the checks are the
+//! same code.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use crate::metadata::{Number, ParamType, ToolParameter};
+
+/// A parameter as the argument decoder sees it.
+#[derive(Debug)]
+pub struct ParamSpec {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) ty: ParamType,
+    pub(crate) required: bool,
+    // Generated specs are built in constants, where only `Copy` fields can be
+    // set; specs of tools loaded at run time own their strings instead.
+    enum_static: &'static [&'static str],
+    enum_owned: Vec<String>,
+    pub(crate) minimum: Option<Number>,
+    pub(crate) maximum: Option<Number>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pattern_static: Option<&'static str>,
+    pattern_owned: Option<String>,
+    compiled: OnceLock<Option<regex::Regex>>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+}
+
+impl ParamSpec {
+    /// An optional parameter with no constraints.
+    pub const fn new(name: &'static str, ty: ParamType) -> Self {
+        ParamSpec {
+            name: Cow::Borrowed(name),
+            ty,
+            required: false,
+            enum_static: &[],
+            enum_owned: Vec::new(),
+            minimum: None,
+            maximum: None,
+            min_length: None,
+            max_length: None,
+            pattern_static: None,
+            pattern_owned: None,
+            compiled: OnceLock::new(),
+            min_items: None,
+            max_items: None,
+        }
+    }
+
+    /// Marks the parameter required.
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// The allowed values (of the value, or of each item).
+    pub const fn one_of(mut self, values: &'static [&'static str]) -> Self {
+        self.enum_static = values;
+        self
+    }
+
+    /// The lowest value (of the value, or of each item).
+    pub const fn minimum(mut self, minimum: Number) -> Self {
+        self.minimum = Some(minimum);
+        self
+    }
+
+    /// The highest value (of the value, or of each item).
+    pub const fn maximum(mut self, maximum: Number) -> Self {
+        self.maximum = Some(maximum);
+        self
+    }
+
+    /// The fewest characters.
+    pub const fn min_length(mut self, n: u64) -> Self {
+        self.min_length = Some(n);
+        self
+    }
+
+    /// The most characters.
+    pub const fn max_length(mut self, n: u64) -> Self {
+        self.max_length = Some(n);
+        self
+    }
+
+    /// A regular expression the string must match somewhere.
+    pub const fn pattern(mut self, pattern: &'static str) -> Self {
+        self.pattern_static = Some(pattern);
+        self
+    }
+
+    /// The fewest items.
+    pub const fn min_items(mut self, n: u64) -> Self {
+        self.min_items = Some(n);
+        self
+    }
+
+    /// The most items.
+    pub const fn max_items(mut self, n: u64) -> Self {
+        self.max_items = Some(n);
+        self
+    }
+
+    /// The JSON name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The type.
+    pub fn ty(&self) -> ParamType {
+        self.ty
+    }
+
+    /// Whether the argument must be given.
+    pub fn is_required(&self) -> bool {
+        self.required
+    }
+
+    /// The allowed values; empty when any value is allowed.
+    pub fn enum_values(&self) -> impl Iterator<Item = &str> {
+        self.enum_static
+            .iter()
+            .copied()
+            .chain(self.enum_owned.iter().map(String::as_str))
+    }
+
+    pub(crate) fn has_enum(&self) -> bool {
+        !self.enum_static.is_empty() || !self.enum_owned.is_empty()
+    }
+
+    /// The `pattern`, as written.
+    pub fn pattern_source(&self) -> Option<&str> {
+        self.pattern_static.or(self.pattern_owned.as_deref())
+    }
+
+    /// True when the string matches the `pattern` somewhere (JSON Schema
+    /// semantics), or there is no pattern. The regex is compiled on first use; one
+    /// that does not compile (the loader refuses those) matches nothing.
+    pub(crate) fn matches_pattern(&self, text: &str) -> bool {
+        let Some(source) = self.pattern_source() else {
+            return true;
+        };
+        self.compiled
+            .get_or_init(|| regex::Regex::new(source).ok())
+            .as_ref()
+            .is_some_and(|re| re.is_match(text))
+    }
+}
+
+impl From<&ToolParameter> for ParamSpec {
+    fn from(p: &ToolParameter) -> Self {
+        let c = &p.constraints;
+        ParamSpec {
+            name: Cow::Owned(p.name.clone()),
+            ty: p.ty,
+            required: p.required,
+            enum_static: &[],
+            enum_owned: p.enum_values.clone().unwrap_or_default(),
+            minimum: c.minimum,
+            maximum: c.maximum,
+            min_length: c.min_length,
+            max_length: c.max_length,
+            pattern_static: None,
+            pattern_owned: c.pattern.clone(),
+            compiled: OnceLock::new(),
+            min_items: c.min_items,
+            max_items: c.max_items,
+        }
+    }
+}

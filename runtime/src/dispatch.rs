@@ -1,0 +1,91 @@
+//! What the generated dispatch calls: a tool set's static table, and one call
+//! decoded, run and turned into an outcome.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::args::{ArgErrors, Conversion, FromArguments, Map};
+use crate::result::{IntoToolOutput, ToolError, ToolOutput};
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One tool of a generated tool set, as the server lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolEntry {
+    /// The tool name.
+    pub name: &'static str,
+    /// The `tools/list` entry, rendered to compact JSON at build time.
+    pub entry_json: &'static str,
+    /// Hidden from a plain `tools/list`; found with `tool_search`.
+    pub discoverable: bool,
+    /// Words `tool_search` matches.
+    pub keywords: &'static [&'static str],
+}
+
+/// How a call ended.
+#[derive(Debug)]
+pub enum CallOutcome {
+    /// The handler returned a result.
+    Output(ToolOutput),
+    /// The arguments did not decode; the handler was not called.
+    InvalidArguments(ArgErrors),
+    /// The handler returned an error.
+    Failed(ToolError),
+}
+
+/// Decodes `args` into `A` and calls `handler` with them: the body of each arm
+/// of a generated `dispatch`.
+pub fn call<'a, A, F, Fut, O>(
+    args: &Map,
+    conversion: Conversion,
+    handler: F,
+) -> BoxFuture<'a, CallOutcome>
+where
+    A: FromArguments,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
+    O: IntoToolOutput,
+{
+    match A::from_arguments(args, conversion) {
+        Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
+        Ok(decoded) => {
+            let future = handler(decoded);
+            Box::pin(async move {
+                match future.await {
+                    Ok(output) => CallOutcome::Output(output.into_tool_output()),
+                    Err(error) => CallOutcome::Failed(error),
+                }
+            })
+        }
+    }
+}
+
+/// Like [`call`], for a tool with `[[output]]`: its output struct becomes
+/// structured content.
+pub fn call_structured<'a, A, F, Fut, O>(
+    args: &Map,
+    conversion: Conversion,
+    handler: F,
+) -> BoxFuture<'a, CallOutcome>
+where
+    A: FromArguments,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
+    O: crate::result::Structured,
+{
+    match A::from_arguments(args, conversion) {
+        Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
+        Ok(decoded) => {
+            let future = handler(decoded);
+            Box::pin(async move {
+                match future.await {
+                    Ok(output) => {
+                        CallOutcome::Output(ToolOutput::structured(output.to_structured()))
+                    }
+                    Err(error) => CallOutcome::Failed(error),
+                }
+            })
+        }
+    }
+}

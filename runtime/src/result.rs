@@ -1,0 +1,257 @@
+//! What a handler returns: [`ToolResult`], its output ([`ToolOutput`]: text, JSON,
+//! content blocks, structured content) and its error ([`ToolError`]).
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// What a handler returns; `T` is [`ToolOutput`] (or anything that converts into
+/// it), or the generated output struct of a tool with `[[output]]`.
+pub type ToolResult<T = ToolOutput> = Result<T, ToolError>;
+
+/// A block of content in a tool result.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// An image, base64-encoded.
+    Image {
+        /// The base64 data.
+        data: String,
+        /// Its MIME type, such as `image/png`.
+        mime_type: String,
+    },
+}
+
+/// A successful tool result: content blocks, and structured content for tools
+/// that declare an output schema.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    content: Vec<Content>,
+    structured: Option<Value>,
+}
+
+impl ToolOutput {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(text.into())],
+            structured: None,
+        }
+    }
+
+    /// One text block holding `value` as JSON.
+    pub fn json(value: &impl serde::Serialize) -> Result<Self, ToolError> {
+        let text = serde_json::to_string(value)
+            .map_err(|e| ToolError::new(format!("the result is not JSON: {e}")))?;
+        Ok(Self::text(text))
+    }
+
+    /// Structured content, with a text copy for clients that only read text.
+    pub fn structured(value: Value) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(value.to_string())],
+            structured: Some(value),
+        }
+    }
+
+    /// Any content blocks.
+    pub fn content(content: Vec<Content>) -> Self {
+        ToolOutput {
+            content,
+            structured: None,
+        }
+    }
+
+    /// The content blocks.
+    pub fn blocks(&self) -> &[Content] {
+        &self.content
+    }
+
+    /// The structured content, if any.
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.structured.as_ref()
+    }
+
+    /// The text of all text blocks, joined by newlines.
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|c| match c {
+                Content::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// What a handler's `Ok` value becomes in the result.
+pub trait IntoToolOutput {
+    /// Converts into content and structured content.
+    fn into_tool_output(self) -> ToolOutput;
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> ToolOutput {
+        self
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::text(self)
+    }
+}
+
+impl IntoToolOutput for &str {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::text(self)
+    }
+}
+
+impl IntoToolOutput for Value {
+    /// JSON as text; use [`ToolOutput::structured`] for structured content.
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::text(self.to_string())
+    }
+}
+
+impl IntoToolOutput for Vec<Content> {
+    fn into_tool_output(self) -> ToolOutput {
+        ToolOutput::content(self)
+    }
+}
+
+/// A generated output struct: its fields as the `structuredContent` object.
+pub trait Structured {
+    /// The fields as a JSON object, absent optional fields left out.
+    fn to_structured(&self) -> Value;
+}
+
+/// A value of an output field as JSON.
+pub trait IntoJson {
+    /// The value as JSON; `Null` means "leave the field out".
+    fn to_json(&self) -> Value;
+}
+
+impl IntoJson for String {
+    fn to_json(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+impl IntoJson for i64 {
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl IntoJson for f64 {
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl IntoJson for bool {
+    fn to_json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl<T: IntoJson> IntoJson for Vec<T> {
+    fn to_json(&self) -> Value {
+        Value::Array(self.iter().map(IntoJson::to_json).collect())
+    }
+}
+
+impl<T: IntoJson> IntoJson for Option<T> {
+    fn to_json(&self) -> Value {
+        self.as_ref().map_or(Value::Null, IntoJson::to_json)
+    }
+}
+
+/// Puts one output field into the structured object, leaving out absent ones.
+pub fn put_field(map: &mut Map<String, Value>, name: &str, value: &impl IntoJson) {
+    let value = value.to_json();
+    if !value.is_null() {
+        map.insert(name.to_owned(), value);
+    }
+}
+
+/// A tool's failure, shown to the model as an error result (`isError: true`).
+///
+/// Any error converts with `?`; its `Display` (and its sources') becomes the
+/// message.
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+
+    /// The message shown to the model.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolError")
+            .field("message", &self.message)
+            .finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(s) = source {
+            message.push_str(": ");
+            message.push_str(&s.to_string());
+            source = s.source();
+        }
+        ToolError { message }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_convert_with_their_sources() {
+        fn read() -> Result<(), ToolError> {
+            let e = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+            Err(e)?;
+            Ok(())
+        }
+        assert_eq!(read().unwrap_err().message(), "no such file");
+    }
+
+    #[test]
+    fn outputs() {
+        assert_eq!(ToolOutput::text("hi").text_content(), "hi");
+        let s = ToolOutput::structured(serde_json::json!({"a": 1}));
+        assert_eq!(s.text_content(), r#"{"a":1}"#);
+        assert_eq!(s.structured_content(), Some(&serde_json::json!({"a": 1})));
+        let mut map = Map::new();
+        put_field(&mut map, "x", &Some(3_i64));
+        put_field(&mut map, "y", &None::<String>);
+        assert_eq!(Value::Object(map), serde_json::json!({"x": 3}));
+    }
+}

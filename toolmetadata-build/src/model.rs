@@ -1,0 +1,188 @@
+//! Checked tools → the Rust they become: names resolved (fields, methods, types,
+//! enum variants), field types chosen, generated type names checked for clashes.
+
+use std::collections::BTreeMap;
+
+use toolmetadata::metadata::{ParamType, ScalarType, ToolMetadata, ToolParameter, names};
+use toolmetadata::{Diagnostic, Rule};
+
+use crate::check::file_error;
+use crate::load::{LoadedTool, shown};
+
+/// The whole generated module.
+#[derive(Debug)]
+pub(crate) struct Module {
+    /// Sorted by tool name.
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) strict: bool,
+    /// The files the tools came from, as shown in the header.
+    pub(crate) sources: Vec<String>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Tool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) method: String,
+    pub(crate) args_type: String,
+    pub(crate) output_type: Option<String>,
+    pub(crate) entry_json: String,
+    pub(crate) discoverable: bool,
+    pub(crate) keywords: Vec<String>,
+    pub(crate) params: Vec<Field>,
+    pub(crate) outputs: Vec<Field>,
+    pub(crate) enums: Vec<Enum>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub(crate) param: ToolParameter,
+    /// Identifier text: `user_id`, `r#type`, `self_`.
+    pub(crate) ident: String,
+    pub(crate) ty: FieldType,
+}
+
+/// The Rust type of a field, before `Option` is added for optional fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FieldType {
+    Scalar(ScalarType),
+    Enum(String),
+    Vec(Box<FieldType>),
+    /// A user type set with `Builder::param_type`; decoded from the raw value.
+    Custom(String),
+}
+
+impl Field {
+    /// Absent arguments give `None`: optional and without a default.
+    pub(crate) fn is_option(&self) -> bool {
+        !self.param.required && self.param.default.is_none()
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Enum {
+    pub(crate) name: String,
+    pub(crate) doc: String,
+    /// (JSON value, variant identifier)
+    pub(crate) variants: Vec<(String, String)>,
+}
+
+/// Names the generated module defines besides the per-tool types.
+const RESERVED: &[&str] = &["Tools", "TOOLS", "dispatch"];
+
+pub(crate) fn build(
+    tools: &[LoadedTool],
+    custom: &BTreeMap<(String, String), String>,
+    strict: bool,
+) -> Result<Module, Vec<Diagnostic>> {
+    let mut sorted: Vec<&LoadedTool> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+    let mut module = Module {
+        tools: Vec::with_capacity(sorted.len()),
+        strict,
+        sources: sorted.iter().map(|t| shown(&t.path)).collect(),
+    };
+    let mut errors = Vec::new();
+    let mut types: BTreeMap<String, &LoadedTool> = BTreeMap::new();
+    for loaded in sorted {
+        let tool = model_tool(&loaded.tool, custom);
+        let mut defined = vec![tool.args_type.clone()];
+        defined.extend(tool.output_type.clone());
+        defined.extend(tool.enums.iter().map(|e| e.name.clone()));
+        for name in defined {
+            let clash = if RESERVED.contains(&name.as_str()) {
+                Some(format!(
+                    "the tool `{}` would generate the type `{name}`, which the module defines itself",
+                    loaded.tool.name
+                ))
+            } else {
+                types.get(&name).map(|first| {
+                    format!(
+                        "the tools `{}` ({}) and `{}` would both generate the type `{name}`",
+                        first.tool.name,
+                        shown(&first.path),
+                        loaded.tool.name
+                    )
+                })
+            };
+            match clash {
+                Some(message) => errors.push(file_error(
+                    loaded,
+                    Rule::RustNameCollision,
+                    message,
+                    "rename the tool or the parameter",
+                )),
+                None => {
+                    types.insert(name, loaded);
+                }
+            }
+        }
+        module.tools.push(tool);
+    }
+    if errors.is_empty() {
+        Ok(module)
+    } else {
+        Err(errors)
+    }
+}
+
+fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) -> Tool {
+    let stem = names::type_stem(&tool.name);
+    let mut enums = Vec::new();
+    let mut field = |p: &ToolParameter, enum_prefix: &str, custom_ty: Option<&String>| {
+        let scalar = match (&p.enum_values, custom_ty) {
+            (_, Some(path)) => FieldType::Custom(path.clone()),
+            (Some(values), None) => {
+                let name = format!(
+                    "{enum_prefix}{}",
+                    names::type_stem(&p.name).trim_start_matches('_')
+                );
+                enums.push(Enum {
+                    name: name.clone(),
+                    doc: format!("The values of `{}` of the tool `{}`.", p.name, tool.name),
+                    variants: values
+                        .iter()
+                        .map(|v| (v.clone(), names::variant_name(v)))
+                        .collect(),
+                });
+                FieldType::Enum(name)
+            }
+            (None, None) => FieldType::Scalar(p.ty.scalar()),
+        };
+        let ty = match (p.ty, &scalar) {
+            (_, FieldType::Custom(_)) => scalar,
+            (ParamType::Array(_), _) => FieldType::Vec(Box::new(scalar)),
+            (ParamType::Scalar(_), _) => scalar,
+        };
+        Field {
+            param: p.clone(),
+            ident: names::field_name(&p.name),
+            ty,
+        }
+    };
+    let params: Vec<Field> = tool
+        .parameters
+        .iter()
+        .map(|p| field(p, &stem, custom.get(&(tool.name.clone(), p.name.clone()))))
+        .collect();
+    let output_prefix = format!("{stem}Output");
+    let outputs: Vec<Field> = tool
+        .output
+        .iter()
+        .flatten()
+        .map(|p| field(p, &output_prefix, None))
+        .collect();
+    Tool {
+        name: tool.name.clone(),
+        description: tool.listed_description(),
+        method: names::method_name(&tool.name),
+        args_type: format!("{stem}Args"),
+        output_type: tool.output.as_ref().map(|_| format!("{stem}Output")),
+        entry_json: tool.to_tools_list_json(),
+        discoverable: tool.discoverable,
+        keywords: tool.keywords.clone(),
+        params,
+        outputs,
+        enums,
+    }
+}
