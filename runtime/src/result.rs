@@ -87,6 +87,20 @@ impl ToolOutput {
     }
 }
 
+impl From<String> for ToolOutput {
+    /// One text block.
+    fn from(text: String) -> Self {
+        ToolOutput::text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    /// One text block.
+    fn from(text: &str) -> Self {
+        ToolOutput::text(text)
+    }
+}
+
 /// What a handler's `Ok` value becomes in the result.
 pub trait IntoToolOutput {
     /// Converts into content and structured content.
