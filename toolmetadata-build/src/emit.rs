@@ -472,7 +472,7 @@ fn trait_method(tool: &Tool) -> TokenStream {
 
 fn entry(tool: &Tool) -> TokenStream {
     let name = &tool.name;
-    let json = &tool.entry_json;
+    let json = raw_string(&tool.entry_json);
     let discoverable = tool.discoverable;
     let keywords = &tool.keywords;
     quote! {
@@ -483,6 +483,17 @@ fn entry(tool: &Tool) -> TokenStream {
             keywords: &[#(#keywords),*],
         }
     }
+}
+
+/// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.
+fn raw_string(text: &str) -> Lit {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| Lit::string(text))
 }
 
 fn dispatch_arm(tool: &Tool) -> TokenStream {
