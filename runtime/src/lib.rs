@@ -33,7 +33,7 @@ pub use serde_json;
 /// `include_tools!()` includes `tools.rs` (the default module name);
 /// `include_tools!("admin")` includes `admin.rs`.
 ///
-/// ```ignore
+/// ```text
 /// pub mod tools {
 ///     toolmetadata::include_tools!();
 /// }

@@ -1,5 +1,6 @@
 //! Helpers shared by the cross-crate tests: the conformance corpus and its
 //! expectations, and the command-line tool built by cargo.
 
+pub mod cargo_project;
 pub mod cli;
 pub mod conformance;

@@ -140,3 +140,28 @@ fn a_missing_path_is_a_clear_error() {
         String::from_utf8_lossy(&output.stderr).contains("no/such/dir: no such file or directory")
     );
 }
+
+#[test]
+fn check_prints_exactly_what_a_failed_build_prints() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tools = dir.path().join("tools");
+    std::fs::create_dir(&tools).expect("mkdir");
+    std::fs::write(tools.join("a.toml"), "description = 1\n").expect("write");
+    std::fs::write(
+        tools.join("b.json"),
+        "{\"parameters\": [{\"name\": \"x\", \"type\": \"strng\"}]}",
+    )
+    .expect("write");
+    let output = Command::new(cli::binary())
+        .args(["check", "--color", "never"])
+        .arg(&tools)
+        .output()
+        .expect("toolmetadata runs");
+    assert_eq!(output.status.code(), Some(1));
+    let error = toolmetadata_build::Builder::new()
+        .emit_cargo_directives(false)
+        .dir(&tools)
+        .generate()
+        .expect_err("bad metadata");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), error.to_string());
+}

@@ -19,7 +19,7 @@
 //! }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // src/main.rs
 //! mod tools {
 //!     toolmetadata::include_tools!();

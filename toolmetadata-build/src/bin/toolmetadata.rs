@@ -90,14 +90,12 @@ fn main() -> ExitCode {
     };
     let mut failed = false;
     let mut entries = Vec::new();
+    let mut report = Diagnostics::default();
     let mut stdout = std::io::stdout().lock();
     for (shown, path) in &files {
         let result = loader.load_file(path);
-        if let Err(d) | Ok(toolmetadata::metadata::Loaded { warnings: d, .. }) = &result
-            && format != Some(Format::JsonLines)
-            && !d.is_empty()
-        {
-            eprint!("{}", render(d, color));
+        if let Err(d) | Ok(toolmetadata::metadata::Loaded { warnings: d, .. }) = &result {
+            report.extend(d.clone());
         }
         failed |= result.is_err();
         match format {
@@ -129,6 +127,10 @@ fn main() -> ExitCode {
             }
         }
     }
+    // One report for all files, rendered as a build script's error renders it.
+    if format != Some(Format::JsonLines) && !report.is_empty() {
+        eprint!("{}", report.render(color));
+    }
     if format == Some(Format::Pretty) {
         let text = serde_json::to_string_pretty(&entries).unwrap_or_default();
         if writeln!(stdout, "{text}").is_err() {
@@ -144,14 +146,6 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// Diagnostics without the summary line: one file's worth, for streaming output.
-fn render(diagnostics: &Diagnostics, color: bool) -> String {
-    diagnostics
-        .iter()
-        .map(|d| format!("{}\n\n", d.render(color)))
-        .collect()
 }
 
 /// Files as given, and the tool files of directories in sorted order, each with

@@ -1,0 +1,189 @@
+//! A real `cargo build` of crates whose `build.rs` calls toolmetadata-build:
+//! bad metadata fails the build with the rendered diagnostics, and rebuilds
+//! happen exactly when the metadata changes.
+
+use std::time::{Duration, SystemTime};
+
+use toolmetadata_tests::cargo_project::{Project, stderr};
+
+const GOOD: &str = r#"description = "Search the index"
+
+[[parameters]]
+name = "query"
+type = "string"
+required = true
+"#;
+
+const BAD_TYPE: &str = r#"description = "Search the index"
+
+[[parameters]]
+name = "query"
+description = "What to look for"
+required = true
+type = "strin"
+"#;
+
+#[test]
+fn one_bad_file_fails_the_build_with_the_rendered_diagnostic() {
+    let p = Project::new("tm_one_bad", r#"toolmetadata_build::compile("tools")"#);
+    p.write("tools/search.toml", BAD_TYPE);
+    p.write("tools/fetch.toml", GOOD);
+    let out = p.build(&[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let expected = r#"error[unknown-type]: parameter `query`: unknown type "strin"
+ --> tools/search.toml:7:8
+  |
+7 | type = "strin"
+  |        ^^^^^^^ not a parameter type
+  |
+  = help: did you mean `string`? valid types: string, int, integer, float, number, bool, boolean, array:string, array:int, array:integer, array:float, array:number, array:bool, array:boolean"#;
+    assert!(err.contains(expected), "{err}");
+    assert!(err.contains("error: tool metadata has 1 error"), "{err}");
+}
+
+#[test]
+fn three_bad_files_show_all_three() {
+    let p = Project::new("tm_three_bad", r#"toolmetadata_build::compile("tools")"#);
+    p.write("tools/a.toml", BAD_TYPE);
+    p.write(
+        "tools/b.json",
+        "{\n  \"description\": \"b\",\n  \"parameters\": [{\"name\": \"x\", \"type\": \"int\", \"requried\": true}]\n}\n",
+    );
+    p.write("tools/c.toml", "description = 5\n");
+    let out = p.build(&[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    for expected in [
+        " --> tools/a.toml:7:8",
+        "error[unknown-key]: unknown key `requried` in parameter `x`",
+        " --> tools/b.json:3:47",
+        "= help: did you mean `required`?",
+        "error[type-mismatch]: key `description` at top level must be a string, found integer 5",
+        " --> tools/c.toml:1:15",
+        "error: tool metadata has 3 errors",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in\n{err}");
+    }
+}
+
+#[test]
+fn unknown_keys_can_be_warnings() {
+    let p = Project::new(
+        "tm_warnings",
+        r#"toolmetadata_build::Builder::new().dir("tools").unknown_keys(toolmetadata_build::Severity::Warning).compile()"#,
+    );
+    p.write("tools/search.toml", &format!("{GOOD}requried = true\n"));
+    p.write("tools/Odd.TOML", GOOD);
+    let out = p.build(&[]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: warning[unknown-key]: unknown key `requried` in parameter `query`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0:  --> tools/search.toml:7:1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tools/Odd.TOML is not loaded: tool files end in lower-case .toml or .json"),
+        "{err}"
+    );
+}
+
+/// Whether the last build ran the build script.
+fn ran_build_script(p: &Project) -> bool {
+    let out = p.build(&["-v"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    err.lines()
+        .any(|l| l.contains("Running") && l.contains("build-script-build"))
+}
+
+fn generated_file(p: &Project) -> std::path::PathBuf {
+    let out = p.build(&["--message-format", "json"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| {
+            m["reason"] == "build-script-executed"
+                && m["package_id"]
+                    .as_str()
+                    .is_some_and(|id| id.contains(p.name()))
+        })
+        .and_then(|m| {
+            m["out_dir"]
+                .as_str()
+                .map(|d| std::path::Path::new(d).join("tools.rs"))
+        })
+        .expect("the build script's out_dir")
+}
+
+fn mtime(path: &std::path::Path) -> SystemTime {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .expect("mtime")
+}
+
+#[test]
+fn rebuilds_exactly_when_the_metadata_changes() {
+    let p = Project::new("tm_rebuilds", r#"toolmetadata_build::compile("tools")"#);
+    p.write("tools/search.toml", GOOD);
+    assert!(ran_build_script(&p), "first build runs the build script");
+    let out = p.build(&["-v"]);
+    assert!(
+        stderr(&out).contains("Fresh tm_rebuilds"),
+        "nothing changed: fresh\n{}",
+        stderr(&out)
+    );
+    assert!(
+        !ran_build_script(&p),
+        "nothing changed: the build script does not rerun"
+    );
+
+    let generated = generated_file(&p);
+    let before = mtime(&generated);
+    // Coarse file-system clocks: make sure a rewrite would show.
+    std::thread::sleep(Duration::from_millis(1100));
+
+    // A change that leaves the generated code as it is: the script reruns, the
+    // output keeps its mtime, so nothing downstream rebuilds.
+    p.write("tools/search.toml", &format!("{GOOD}# a comment\n"));
+    assert!(
+        ran_build_script(&p),
+        "an edited file reruns the build script"
+    );
+    assert_eq!(
+        mtime(&generated),
+        before,
+        "unchanged output keeps its mtime"
+    );
+
+    p.write(
+        "tools/search.toml",
+        &GOOD.replace("Search the index", "Search everything"),
+    );
+    assert!(
+        ran_build_script(&p),
+        "an edited description reruns the build script"
+    );
+    assert!(
+        std::fs::read_to_string(&generated)
+            .unwrap()
+            .contains("Search everything")
+    );
+    assert_ne!(mtime(&generated), before);
+
+    p.write("tools/fetch.json", r#"{"description": "Fetch a page"}"#);
+    assert!(
+        ran_build_script(&p),
+        "a new file in the directory reruns the build script"
+    );
+    assert!(
+        std::fs::read_to_string(&generated)
+            .unwrap()
+            .contains("FetchArgs")
+    );
+    assert!(!ran_build_script(&p));
+}
