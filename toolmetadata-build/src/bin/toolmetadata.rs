@@ -94,9 +94,8 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     for (shown, path) in &files {
         let result = loader.load_file(path);
-        if let Err(d) | Ok(toolmetadata::metadata::Loaded { warnings: d, .. }) = &result {
-            report.extend(d.clone());
-        }
+        let (Err(d) | Ok(toolmetadata::metadata::Loaded { warnings: d, .. })) = &result;
+        report.extend(d.clone());
         failed |= result.is_err();
         match format {
             None => {}
