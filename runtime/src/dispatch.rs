@@ -45,20 +45,9 @@ where
     A: FromArguments,
     F: FnOnce(A) -> Fut,
     Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: IntoToolOutput,
+    O: IntoToolOutput + 'a,
 {
-    match A::from_arguments(args, conversion) {
-        Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
-        Ok(decoded) => {
-            let future = handler(decoded);
-            Box::pin(async move {
-                match future.await {
-                    Ok(output) => CallOutcome::Output(output.into_tool_output()),
-                    Err(error) => CallOutcome::Failed(error),
-                }
-            })
-        }
-    }
+    run(args, conversion, handler, O::into_tool_output)
 }
 
 /// Like [`call`], for a tool with `[[output]]`: its output struct becomes
@@ -72,7 +61,24 @@ where
     A: FromArguments,
     F: FnOnce(A) -> Fut,
     Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: crate::result::Structured,
+    O: crate::result::Structured + 'a,
+{
+    run(args, conversion, handler, |o: O| {
+        ToolOutput::structured(o.to_structured())
+    })
+}
+
+fn run<'a, A, F, Fut, O>(
+    args: &Map,
+    conversion: Conversion,
+    handler: F,
+    output: fn(O) -> ToolOutput,
+) -> BoxFuture<'a, CallOutcome>
+where
+    A: FromArguments,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
+    O: 'a,
 {
     match A::from_arguments(args, conversion) {
         Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
@@ -80,9 +86,7 @@ where
             let future = handler(decoded);
             Box::pin(async move {
                 match future.await {
-                    Ok(output) => {
-                        CallOutcome::Output(ToolOutput::structured(output.to_structured()))
-                    }
+                    Ok(o) => CallOutcome::Output(output(o)),
                     Err(error) => CallOutcome::Failed(error),
                 }
             })

@@ -58,48 +58,46 @@ impl<'a> Decoder<'a> {
     /// The argument for parameter `index`, brought to its schema type and
     /// checked; `None` (after recording why) when it is missing or bad.
     pub fn required<T: FromArg>(&mut self, index: usize) -> Option<T> {
-        let spec = self.params.get(index)?;
-        match self.present(spec) {
-            Some(value) => self.convert(spec, value),
-            None => {
-                self.errors.push(ArgError::other(
-                    Some(spec.name()),
-                    format!("missing required argument `{}`", spec.name()),
-                ));
-                None
-            }
-        }
+        self.take(index, true, Self::convert)
     }
 
     /// The argument for parameter `index`, or `None` when it is absent (or bad,
     /// after recording why).
     pub fn optional<T: FromArg>(&mut self, index: usize) -> Option<T> {
-        let spec = self.params.get(index)?;
-        let value = self.present(spec)?;
-        self.convert(spec, value)
+        self.take(index, false, Self::convert)
     }
 
     /// Like [`Decoder::required`] for a user type, which receives the value as
     /// the client sent it and does its own conversion and checks.
     pub fn required_custom<T: FromArg>(&mut self, index: usize) -> Option<T> {
-        let spec = self.params.get(index)?;
-        match self.present(spec) {
-            Some(value) => self.custom(spec, value),
-            None => {
-                self.errors.push(ArgError::other(
-                    Some(spec.name()),
-                    format!("missing required argument `{}`", spec.name()),
-                ));
-                None
-            }
-        }
+        self.take(index, true, Self::custom)
     }
 
     /// Like [`Decoder::optional`] for a user type.
     pub fn optional_custom<T: FromArg>(&mut self, index: usize) -> Option<T> {
+        self.take(index, false, Self::custom)
+    }
+
+    fn take<T>(
+        &mut self,
+        index: usize,
+        required: bool,
+        convert: fn(&mut Self, &'a ParamSpec, &'a Value) -> Option<T>,
+    ) -> Option<T> {
         let spec = self.params.get(index)?;
-        let value = self.present(spec)?;
-        self.custom(spec, value)
+        // `null` counts as absent.
+        match self.args.get(spec.name()).filter(|v| !v.is_null()) {
+            Some(value) => convert(self, spec, value),
+            None => {
+                if required {
+                    self.errors.push(ArgError::other(
+                        Some(spec.name()),
+                        format!("missing required argument `{}`", spec.name()),
+                    ));
+                }
+                None
+            }
+        }
     }
 
     /// True while no argument has failed.
@@ -119,11 +117,6 @@ impl<'a> Decoder<'a> {
         } else {
             Err(ArgErrors::new(self.tool, self.errors))
         }
-    }
-
-    /// `null` counts as absent.
-    fn present(&self, spec: &ParamSpec) -> Option<&'a Value> {
-        self.args.get(spec.name()).filter(|v| !v.is_null())
     }
 
     fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: &Value) -> Option<T> {
