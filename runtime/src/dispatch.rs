@@ -93,3 +93,74 @@ where
         }
     }
 }
+
+/// The generated `dispatch` function of a tool set, for handler type `T`.
+pub type DispatchFn<T> =
+    for<'a> fn(&'a T, &str, &Map, crate::Context) -> Option<BoxFuture<'a, CallOutcome>>;
+
+/// A generated tool set with its handler: what a server serves. Made by the
+/// generated `tool_set(handler)`.
+pub struct Handled<T> {
+    handler: T,
+    entries: &'static [ToolEntry],
+    dispatch: DispatchFn<T>,
+    crate_name: &'static str,
+    crate_version: &'static str,
+}
+
+impl<T> Handled<T> {
+    /// A tool set: its handler, its table and its dispatch function; the crate
+    /// name and version name the server by default.
+    pub fn new(
+        handler: T,
+        entries: &'static [ToolEntry],
+        dispatch: DispatchFn<T>,
+        crate_name: &'static str,
+        crate_version: &'static str,
+    ) -> Self {
+        Handled {
+            handler,
+            entries,
+            dispatch,
+            crate_name,
+            crate_version,
+        }
+    }
+
+    /// The tools, sorted by name.
+    pub fn entries(&self) -> &'static [ToolEntry] {
+        self.entries
+    }
+
+    /// The handler.
+    pub fn handler(&self) -> &T {
+        &self.handler
+    }
+
+    /// The name and version of the crate that generated the set.
+    pub fn crate_info(&self) -> (&'static str, &'static str) {
+        (self.crate_name, self.crate_version)
+    }
+
+    /// Decodes the arguments and calls the tool `name`; `None` when the set has
+    /// no such tool.
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        args: &Map,
+        cx: crate::Context,
+    ) -> Option<BoxFuture<'a, CallOutcome>> {
+        (self.dispatch)(&self.handler, name, args, cx)
+    }
+}
+
+impl<T> std::fmt::Debug for Handled<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handled")
+            .field(
+                "tools",
+                &self.entries.iter().map(|e| e.name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}

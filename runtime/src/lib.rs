@@ -16,6 +16,8 @@ pub mod diagnostic;
 pub mod dispatch;
 pub mod metadata;
 mod result;
+#[cfg(feature = "server")]
+pub mod server;
 
 pub use context::Context;
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};

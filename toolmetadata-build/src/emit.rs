@@ -13,6 +13,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     let trait_methods = module.tools.iter().map(trait_method);
     let entries = module.tools.iter().map(entry);
     let arms = module.tools.iter().map(dispatch_arm);
+    let allow = allow();
     let conversion = if module.strict {
         quote!(::toolmetadata::args::Conversion::Strict)
     } else {
@@ -27,16 +28,31 @@ pub(crate) fn module(module: &Module) -> TokenStream {
 
         /// The handlers of this tool set: one method per tool, so that a tool added
         /// to the metadata is a compile error until it is handled.
+        #allow
         pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
             #(#trait_methods)*
         }
 
         /// Every tool of this set, sorted by name, with its `tools/list` entry
         /// rendered at build time.
+        #allow
         pub static TOOLS: &[::toolmetadata::dispatch::ToolEntry] = &[#(#entries),*];
+
+        /// This tool set with `handler`, ready to be served.
+        #allow
+        pub fn tool_set<T: Tools>(handler: T) -> ::toolmetadata::dispatch::Handled<T> {
+            ::toolmetadata::dispatch::Handled::new(
+                handler,
+                TOOLS,
+                dispatch::<T>,
+                ::core::env!("CARGO_PKG_NAME"),
+                ::core::env!("CARGO_PKG_VERSION"),
+            )
+        }
 
         /// Decodes the arguments of a call of `name` and calls its handler;
         /// `None` when this set has no tool `name`.
+        #allow
         pub fn dispatch<'a, T: Tools>(
             tools: &'a T,
             name: &str,
@@ -53,6 +69,13 @@ pub(crate) fn module(module: &Module) -> TokenStream {
             }
         }
     }
+}
+
+/// On every generated item: in a binary crate, generated items the program
+/// does not use (a tool's argument it ignores, `tool_set` when it calls
+/// `dispatch` itself) are not the user's dead code to fix.
+fn allow() -> TokenStream {
+    quote!(#[allow(dead_code, unreachable_pub)])
 }
 
 fn ident(text: &str) -> Ident {
@@ -172,6 +195,7 @@ fn args_struct(tool: &Tool) -> TokenStream {
         .map(|(_, i)| i)
         .collect();
     let build = quote!(::core::result::Result::Ok(Self { #(#idents),* }));
+    let allow = allow();
     let body = if required.is_empty() {
         quote! {
             if decoder.is_ok() {
@@ -197,6 +221,7 @@ fn args_struct(tool: &Tool) -> TokenStream {
     quote! {
         #struct_doc
         #derives
+        #allow
         pub struct #name {
             #(#fields)*
         }
@@ -358,6 +383,7 @@ fn output_struct(tool: &Tool, name: &str) -> TokenStream {
         let ty = field_type(f);
         quote!(#doc pub #ident: #ty,)
     });
+    let allow = allow();
     let puts = tool.outputs.iter().map(|f| {
         let ident = ident(&f.ident);
         let key = &f.param.name;
@@ -366,6 +392,7 @@ fn output_struct(tool: &Tool, name: &str) -> TokenStream {
     quote! {
         #struct_doc
         #[derive(Debug, Clone, PartialEq)]
+        #allow
         pub struct #name {
             #(#fields)*
         }
@@ -387,13 +414,16 @@ fn enum_items(e: &Enum) -> TokenStream {
     let values: Vec<&String> = e.variants.iter().map(|(v, _)| v).collect();
     let variants: Vec<Ident> = e.variants.iter().map(|(_, v)| ident(v)).collect();
     let variant_docs = values.iter().map(|v| doc(&format!("`{v}`")));
+    let allow = allow();
     quote! {
         #enum_doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #allow
         pub enum #name {
             #(#variant_docs #variants,)*
         }
 
+        #allow
         impl #name {
             /// Every value, in the order of the metadata.
             pub const ALL: [Self; #count] = [#(Self::#variants),*];

@@ -74,6 +74,8 @@ impl ArgError {
     }
 }
 
+impl std::error::Error for ArgError {}
+
 impl fmt::Display for ArgError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

@@ -1,0 +1,284 @@
+//! Streamable HTTP: rmcp's service mounted at `/mcp` on axum, behind the checks
+//! a local server needs: loopback by default, `Host` and `Origin` checked
+//! (DNS rebinding), an optional bearer token, a request body limit, and a
+//! graceful shutdown on Ctrl-C or SIGTERM.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, Request, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::{Server, ServerError};
+
+/// How the HTTP server listens and whom it accepts.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    addr: SocketAddr,
+    allow_non_loopback: bool,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    bearer_token: Option<String>,
+    max_body_bytes: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            allow_non_loopback: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            bearer_token: None,
+            max_body_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Listen on `addr` (default `127.0.0.1:8080`; port 0 picks a free port).
+    pub fn addr(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// Allow listening on an address other than loopback (such as `0.0.0.0`).
+    /// Without this, such an address is refused at startup.
+    pub fn allow_non_loopback(mut self, allow: bool) -> Self {
+        self.allow_non_loopback = allow;
+        self
+    }
+
+    /// Accept this `Host` (a host name, without port) besides the loopback
+    /// names `localhost`, `127.0.0.1` and `::1`.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Accept requests whose `Origin` is exactly this (`https://app.example`)
+    /// besides loopback origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins
+            .push(origin.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` on every request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+}
+
+/// A server bound to its address, not yet serving.
+#[derive(Debug)]
+pub struct HttpServer {
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    cancel: CancellationToken,
+}
+
+impl HttpServer {
+    /// The address it listens on.
+    pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
+        self.listener
+            .local_addr()
+            .map_err(|e| ServerError::new(format!("no local address: {e}")))
+    }
+
+    /// Serves until `shutdown` resolves, then finishes the requests in flight.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let cancel = self.cancel.clone();
+        let signal = async move {
+            shutdown.await;
+            cancel.cancel();
+        };
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(signal)
+            .await
+            .map_err(|e| ServerError::new(format!("HTTP server failed: {e}")))
+    }
+
+    /// Serves until Ctrl-C or SIGTERM.
+    pub async fn run(self) -> Result<(), ServerError> {
+        self.run_until(shutdown_signal()).await
+    }
+}
+
+/// Resolves on Ctrl-C, or SIGTERM on Unix.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
+}
+
+struct Guard {
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    token: Option<String>,
+    max_body_bytes: usize,
+}
+
+impl Server {
+    /// Binds the HTTP server (refusing a non-loopback address unless the options
+    /// allow it); serve it with [`HttpServer::run`].
+    pub async fn bind_http(self, options: HttpOptions) -> Result<HttpServer, ServerError> {
+        if !options.addr.ip().is_loopback() && !options.allow_non_loopback {
+            return Err(ServerError::new(format!(
+                "refusing to listen on {}: it is not a loopback address, so other machines could call these tools. \
+                 Listen on 127.0.0.1, or allow non-loopback addresses explicitly (and set a bearer token)",
+                options.addr
+            )));
+        }
+        let listener = tokio::net::TcpListener::bind(options.addr)
+            .await
+            .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
+        let cancel = CancellationToken::new();
+        let config = StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            .with_max_request_body_bytes(options.max_body_bytes)
+            .with_cancellation_token(cancel.clone());
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+            .map(str::to_owned)
+            .to_vec();
+        hosts.extend(options.allowed_hosts);
+        let guard = Arc::new(Guard {
+            hosts,
+            origins: options.allowed_origins,
+            token: options.bearer_token,
+            max_body_bytes: options.max_body_bytes,
+        });
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn_with_state(guard, check));
+        tracing::info!(addr = %options.addr, "serving MCP over Streamable HTTP at /mcp");
+        Ok(HttpServer {
+            listener,
+            router,
+            cancel,
+        })
+    }
+}
+
+/// Serves until Ctrl-C or SIGTERM.
+pub(crate) async fn serve(server: Server, options: HttpOptions) -> Result<(), ServerError> {
+    server.bind_http(options).await?.run().await
+}
+
+async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response {
+    let headers = request.headers();
+    if let Some(problem) = host_problem(&guard, headers) {
+        return (StatusCode::FORBIDDEN, problem).into_response();
+    }
+    if let Some(problem) = origin_problem(&guard, headers) {
+        return (StatusCode::FORBIDDEN, problem).into_response();
+    }
+    if let Some(token) = &guard.token
+        && !bearer_matches(headers, token)
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "a valid bearer token is required",
+        )
+            .into_response();
+    }
+    let length = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if length.is_some_and(|n| n > guard.max_body_bytes) {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body exceeds {} bytes", guard.max_body_bytes),
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// The host name of a `Host` header or an origin's authority, without port.
+fn host_name(authority: &str) -> String {
+    let authority = authority.trim().to_ascii_lowercase();
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default().to_owned();
+    }
+    authority.split(':').next().unwrap_or_default().to_owned()
+}
+
+fn host_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
+    let host = headers.get(header::HOST)?.to_str().ok().map(host_name)?;
+    (!guard.hosts.contains(&host)).then(|| format!("the Host `{host}` is not allowed"))
+}
+
+fn origin_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
+    let origin = headers
+        .get(header::ORIGIN)?
+        .to_str()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if guard.origins.contains(&origin) {
+        return None;
+    }
+    let loopback = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .map(host_name)
+        .is_some_and(|h| h == "localhost" || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()));
+    (!loopback).then(|| format!("the Origin `{origin}` is not allowed"))
+}
+
+/// Compares in time independent of where the strings differ.
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

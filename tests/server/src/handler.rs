@@ -1,0 +1,88 @@
+//! The handlers of the generated tools: one result kind each, plus a failure, a
+//! panic, a slow call that watches for cancellation and one that reports progress.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use toolmetadata::{Context, ToolError, ToolOutput, ToolResult};
+
+use crate::tools::*;
+
+#[derive(Default)]
+pub(crate) struct Handler {
+    cancellations: Arc<AtomicUsize>,
+}
+
+impl Tools for Handler {
+    async fn boom(&self, _: BoomArgs, _: Context) -> ToolResult {
+        panic!("boom: a handler bug")
+    }
+
+    async fn cancellations(&self, _: CancellationsArgs, _: Context) -> ToolResult {
+        Ok(self.cancellations.load(Ordering::SeqCst).to_string().into())
+    }
+
+    async fn echo(&self, args: EchoArgs, _: Context) -> ToolResult {
+        Ok(vec![args.text; usize::try_from(args.times).unwrap_or(1)]
+            .join(" ")
+            .into())
+    }
+
+    async fn fail(&self, _: FailArgs, _: Context) -> ToolResult {
+        Err(ToolError::new("fail: this tool always fails"))
+    }
+
+    async fn info(&self, _: InfoArgs, _: Context) -> ToolResult {
+        ToolOutput::json(&serde_json_value())
+    }
+
+    async fn progress(&self, args: ProgressArgs, cx: Context) -> ToolResult {
+        for step in 1..=args.steps {
+            cx.progress(
+                step as f64,
+                Some(args.steps as f64),
+                Some(&format!("step {step}")),
+            )
+            .await;
+        }
+        Ok(format!("{} steps", args.steps).into())
+    }
+
+    async fn read_file(&self, args: ReadFileArgs, _: Context) -> ToolResult {
+        Ok(format!("read {}", args.path).into())
+    }
+
+    async fn search_text(&self, args: SearchTextArgs, _: Context) -> ToolResult {
+        Ok(format!("searched {}", args.pattern).into())
+    }
+
+    async fn slow(&self, args: SlowArgs, cx: Context) -> ToolResult {
+        let counter = self.cancellations.clone();
+        // The server drops this future on cancellation; the watcher task sees
+        // the signal through the context, as a handler's helper thread would.
+        let watcher = cx.clone();
+        tokio::spawn(async move {
+            watcher.cancelled().await;
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(args.seconds.max(0) as u64)).await;
+        Ok("slept".into())
+    }
+
+    async fn stats(&self, args: StatsArgs, _: Context) -> ToolResult<StatsOutput> {
+        let count = args.numbers.len();
+        Ok(StatsOutput {
+            count: count as i64,
+            mean: args.numbers.iter().sum::<f64>() / count as f64,
+        })
+    }
+
+    async fn write_file(&self, args: WriteFileArgs, _: Context) -> ToolResult {
+        Ok(format!("wrote {}", args.path).into())
+    }
+}
+
+fn serde_json_value() -> toolmetadata::serde_json::Value {
+    toolmetadata::serde_json::json!({"server": "toolmetadata-test-server", "tools": TOOLS.len()})
+}
