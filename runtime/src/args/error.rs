@@ -142,7 +142,8 @@ pub(crate) fn describe(value: &serde_json::Value) -> String {
     format!("{kind} {}", shorten(&value.to_string(), 60))
 }
 
-fn shorten(text: &str, limit: usize) -> String {
+/// Text cut to `limit` characters, with `…` when cut.
+pub(crate) fn shorten(text: &str, limit: usize) -> String {
     if text.chars().count() <= limit {
         text.to_owned()
     } else {

@@ -15,6 +15,8 @@ mod spec;
 
 pub use convert::Conversion;
 pub use decoder::{Decoder, not_an_object};
+#[cfg(feature = "server")]
+pub(crate) use error::shorten;
 pub use error::{ArgError, ArgErrors, ArgProblem};
 pub use from_arg::{FromArg, Id, enum_index};
 pub use spec::ParamSpec;

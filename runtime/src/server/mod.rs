@@ -634,7 +634,10 @@ impl ServerHandler for Server {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
-                format!("unknown tool `{}`", request.name),
+                format!(
+                    "unknown tool `{}`",
+                    crate::args::shorten(&request.name, 100)
+                ),
                 None,
             )),
         }

@@ -84,7 +84,6 @@ pub async fn http_client(url: &str) -> (Client, Recorder) {
     (client, recorder)
 }
 
-
 pub async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
     let Value::Object(map) = arguments else {
         panic!("arguments must be an object")

@@ -1,0 +1,108 @@
+//! The HTTP transport's guards: foreign origins and hosts, bearer tokens, body
+//! size, and the refusal to listen beyond loopback unless told to.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn init_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    .to_string()
+}
+
+async fn post(url: &str, headers: &[(&str, &str)], body: String) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    request.body(body).send().await.expect("request")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origin_and_host_are_checked() {
+    let server = http_server(&[]).await;
+    let evil = post(
+        &server.url,
+        &[("origin", "http://evil.example")],
+        init_body(),
+    )
+    .await;
+    assert_eq!(evil.status(), 403);
+    assert!(
+        evil.text()
+            .await
+            .expect("body")
+            .contains("http://evil.example")
+    );
+    let local = post(
+        &server.url,
+        &[("origin", "http://localhost:5173")],
+        init_body(),
+    )
+    .await;
+    assert_eq!(local.status(), 200);
+    let rebinding = post(&server.url, &[("host", "attacker.example")], init_body()).await;
+    assert_eq!(rebinding.status(), 403);
+    let no_origin = post(&server.url, &[], init_body()).await;
+    assert_eq!(no_origin.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bearer_token_is_required_when_set() {
+    let server = http_server(&["--token", "s3cret"]).await;
+    let missing = post(&server.url, &[], init_body()).await;
+    assert_eq!(missing.status(), 401);
+    assert_eq!(
+        missing
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok()),
+        Some("Bearer")
+    );
+    let wrong = post(
+        &server.url,
+        &[("authorization", "Bearer nope")],
+        init_body(),
+    )
+    .await;
+    assert_eq!(wrong.status(), 401);
+    let right = post(
+        &server.url,
+        &[("authorization", "Bearer s3cret")],
+        init_body(),
+    )
+    .await;
+    assert_eq!(right.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_over_the_limit_get_413() {
+    let server = http_server(&["--max-body", "1024"]).await;
+    let big =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(2000)}})
+            .to_string();
+    let response = post(&server.url, &[], big).await;
+    assert_eq!(response.status(), 413);
+    let ok = post(&server.url, &[], init_body()).await;
+    assert_eq!(ok.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_loopback_address_needs_the_explicit_option() {
+    let out = tokio::process::Command::new(BIN)
+        .args(["--http", "0.0.0.0:0"])
+        .output()
+        .await
+        .expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to listen on 0.0.0.0:0: it is not a loopback address"),
+        "{stderr}"
+    );
+}
