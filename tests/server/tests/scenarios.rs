@@ -372,3 +372,41 @@ async fn show_all_on_http_by_header_or_query() {
         by_query.contains(&"read_file".to_owned()) && !by_query.contains(&"tool_search".to_owned())
     );
 }
+
+/// rmcp's client in its 2026-07-28 modes: `server/discover` first (Auto falls
+/// back to `initialize` if it must), then listing and calling as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_eras_discover_and_auto() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let modes = [
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        ClientLifecycleMode::Initialize,
+    ];
+    for mode in modes {
+        let label = format!("{mode:?}");
+        let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|c| {
+            c.stderr(std::process::Stdio::null());
+        }))
+        .expect("spawn");
+        let client = Recorder::default()
+            .serve_with_lifecycle(transport, mode)
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let tools = client.list_all_tools().await.expect("list");
+        assert_eq!(tools.len(), 11, "{label}");
+        assert_eq!(
+            text(&call(&client, "echo", json!({"text": "era"})).await),
+            "era",
+            "{label}"
+        );
+        client.cancel().await.expect("close");
+    }
+}
