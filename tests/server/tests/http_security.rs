@@ -106,3 +106,19 @@ async fn non_loopback_address_needs_the_explicit_option() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_shuts_the_http_server_down_gracefully() {
+    let mut server = http_server(&[]).await;
+    let pid = server.child.id().expect("pid").to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), server.child.wait())
+        .await
+        .expect("exits after SIGTERM")
+        .expect("wait");
+    assert!(status.success(), "{status:?}");
+}

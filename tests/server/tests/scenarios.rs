@@ -282,7 +282,15 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn show_all_on_stdio_lists_every_tool_and_no_meta_tools() {
-    let (client, _) = stdio(&["--show-all"]).await;
+    let (client, _) = stdio(&["--show-all", "--instructions", "Workspace tools."]).await;
+    let instructions = client
+        .peer_info()
+        .and_then(|i| i.instructions.clone())
+        .unwrap_or_default();
+    assert!(
+        instructions.starts_with("Workspace tools.\n\nMore tools are available"),
+        "{instructions}"
+    );
     let listed = names(&client.list_all_tools().await.expect("list"));
     assert!(listed.contains(&"read_file".to_owned()) && listed.contains(&"search_text".to_owned()));
     assert!(
