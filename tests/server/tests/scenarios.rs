@@ -166,13 +166,16 @@ async fn progress_reaches_the_client(client: &Client, recorder: &Recorder) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let seen: Vec<(f64, Option<f64>, Option<String>)> = recorder
+    // rmcp's client runs notification handlers concurrently, so they may be
+    // recorded out of order; the server sends them in order.
+    let mut seen: Vec<(f64, Option<f64>, Option<String>)> = recorder
         .progress
         .lock()
         .expect("lock")
         .iter()
         .map(|p| (p.progress, p.total, p.message.clone()))
         .collect();
+    seen.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert_eq!(
         seen,
         [1.0, 2.0, 3.0].map(|n| (n, Some(3.0), Some(format!("step {n}")))),
