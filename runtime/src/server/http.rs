@@ -116,35 +116,46 @@ impl HttpServer {
             .map_err(|e| ServerError::new(format!("HTTP server failed: {e}")))
     }
 
-    /// Serves until Ctrl-C or SIGTERM.
-    pub async fn run(self) -> Result<(), ServerError> {
-        self.run_until(shutdown_signal()).await
+    /// Serves until Ctrl-C or SIGTERM. The signal handlers are installed when
+    /// this is called, before the returned future is first polled, so a signal
+    /// sent as soon as the address is announced is not lost.
+    pub fn run(self) -> impl Future<Output = Result<(), ServerError>> + Send {
+        let signal = shutdown_signal();
+        self.run_until(signal)
     }
 }
 
-/// Resolves on Ctrl-C, or SIGTERM on Unix.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
+/// A future that resolves on Ctrl-C, or SIGTERM on Unix. The handlers are
+/// installed at the call, not at the first poll.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            let wait = |s: std::io::Result<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Ok(mut s) => {
+                        s.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
+            }
+            tracing::info!("shutting down");
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+        tracing::info!("shutting down");
     }
-    tracing::info!("shutting down");
 }
 
 struct Guard {

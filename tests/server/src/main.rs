@@ -117,11 +117,14 @@ async fn main() -> ExitCode {
             Some(http) => match server.bind_http(http).await {
                 Err(e) => Err(e),
                 Ok(bound) => {
-                    match bound.local_addr() {
+                    let addr = bound.local_addr();
+                    // Signal handlers are in place once `run` returns its future.
+                    let running = bound.run();
+                    match addr {
                         Ok(addr) => println!("listening on http://{addr}/mcp"),
                         Err(e) => eprintln!("{e}"),
                     }
-                    bound.run().await
+                    running.await
                 }
             },
         },
