@@ -31,8 +31,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ServerCapabilities, ServerConfig, Tool,
+    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -114,9 +115,17 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
+/// A resource served as it is, such as the HTML view of a tool's `[ui]`.
+#[derive(Debug, Clone)]
+struct StaticResource {
+    resource: Resource,
+    text: String,
+}
+
 /// Builds a [`Server`] from generated tool sets and run-time tools.
 #[must_use]
 pub struct ServerBuilder {
+    resources: Vec<StaticResource>,
     name: Option<String>,
     version: Option<String>,
     instructions: Option<String>,
@@ -264,6 +273,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Keeps only the tools `keep` accepts (given their `tools/list` entry); the
+    /// others are neither listed nor callable. For instance a read-only mode:
+    /// `.retain(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true))`.
+    pub fn retain(mut self, keep: impl Fn(&Tool) -> bool) -> Self {
+        self.tools.retain(|t| keep(&t.tool));
+        self
+    }
+
+    /// Serves a text resource at `uri` (`resources/list`, `resources/read`):
+    /// for a tool's `[ui]`, its HTML view with the MIME type
+    /// `text/html;profile=mcp-app`.
+    pub fn resource(
+        mut self,
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        let text = text.into();
+        let mut resource = Resource::new(uri, name);
+        resource.mime_type = Some(mime_type.into());
+        resource.size = Some(text.len() as u64);
+        self.resources.push(StaticResource { resource, text });
+        self
+    }
+
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on).
     pub fn build(mut self) -> Result<Server, ServerError> {
@@ -324,6 +359,7 @@ impl ServerBuilder {
                 tools: self.tools,
                 by_name,
                 meta_tools,
+                resources: self.resources,
             }),
         })
     }
@@ -360,6 +396,7 @@ struct Inner {
     by_name: BTreeMap<String, usize>,
     /// `tool_search` and `execute_tool`, when discoverable tools exist.
     meta_tools: Vec<Tool>,
+    resources: Vec<StaticResource>,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
@@ -382,6 +419,7 @@ impl Server {
     /// A builder with no tools.
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
+            resources: Vec::new(),
             name: None,
             version: None,
             instructions: None,
@@ -604,7 +642,15 @@ fn http_show_all(context: &RequestContext<RoleServer>) -> bool {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = if self.inner.resources.is_empty() {
+            ServerCapabilities::builder().enable_tools().build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build()
+        };
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
         info
@@ -641,6 +687,52 @@ impl ServerHandler for Server {
                 None,
             )),
         }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if self.inner.resources.is_empty() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/list",
+                None,
+            ));
+        }
+        Ok(ListResourcesResult::with_all_items(
+            self.inner
+                .resources
+                .iter()
+                .map(|r| r.resource.clone())
+                .collect(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(found) = self
+            .inner
+            .resources
+            .iter()
+            .find(|r| r.resource.uri == request.uri)
+        else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource `{}`", crate::args::shorten(&request.uri, 200)),
+                None,
+            ));
+        };
+        let contents = ResourceContents::TextResourceContents {
+            uri: found.resource.uri.clone(),
+            mime_type: found.resource.mime_type.clone(),
+            text: found.text.clone(),
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
