@@ -151,8 +151,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 options = options.bearer_token(token);
             }
             let bound = server.bind_http(options).await?;
+            let addr = bound.local_addr()?;
             let running = bound.run();
-            eprintln!("listening on http://{addr}/mcp", addr = addr);
+            eprintln!("listening on http://{addr}/mcp");
             running.await?;
         }
     }

@@ -4,3 +4,5 @@
 pub mod cargo_project;
 pub mod cli;
 pub mod conformance;
+pub mod mcp;
+pub mod python;

@@ -5,7 +5,7 @@
 //! toolmetadata-test-server [--show-all] [--instructions TEXT]
 //!     [--http ADDR [--token T] [--max-body N] [--allow-non-loopback]]
 //! ```
-//! With `--http`, it prints `listening on http://ADDR/mcp` on stdout once bound.
+//! With `--http`, it prints `listening on http://ADDR/mcp` on stderr once bound.
 
 mod handler;
 
@@ -121,7 +121,7 @@ async fn main() -> ExitCode {
                     // Signal handlers are in place once `run` returns its future.
                     let running = bound.run();
                     match addr {
-                        Ok(addr) => println!("listening on http://{addr}/mcp"),
+                        Ok(addr) => eprintln!("listening on http://{addr}/mcp"),
                         Err(e) => eprintln!("{e}"),
                     }
                     running.await

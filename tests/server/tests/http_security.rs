@@ -1,9 +1,9 @@
 //! The HTTP transport's guards: foreign origins and hosts, bearer tokens, body
 //! size, and the refusal to listen beyond loopback unless told to.
 
-mod common;
+use toolmetadata_tests::mcp::*;
 
-use common::*;
+const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
 use serde_json::json;
 
 fn init_body() -> String {
@@ -25,7 +25,7 @@ async fn post(url: &str, headers: &[(&str, &str)], body: String) -> reqwest::Res
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn origin_and_host_are_checked() {
-    let server = http_server(&[]).await;
+    let server = http_server(BIN, &[]).await;
     let evil = post(
         &server.url,
         &[("origin", "http://evil.example")],
@@ -54,7 +54,7 @@ async fn origin_and_host_are_checked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_token_is_required_when_set() {
-    let server = http_server(&["--token", "s3cret"]).await;
+    let server = http_server(BIN, &["--token", "s3cret"]).await;
     let missing = post(&server.url, &[], init_body()).await;
     assert_eq!(missing.status(), 401);
     assert_eq!(
@@ -82,7 +82,7 @@ async fn bearer_token_is_required_when_set() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_over_the_limit_get_413() {
-    let server = http_server(&["--max-body", "1024"]).await;
+    let server = http_server(BIN, &["--max-body", "1024"]).await;
     let big =
         json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(2000)}})
             .to_string();
@@ -109,7 +109,7 @@ async fn non_loopback_address_needs_the_explicit_option() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_shuts_the_http_server_down_gracefully() {
-    let mut server = http_server(&[]).await;
+    let mut server = http_server(BIN, &[]).await;
     let pid = server.child.id().expect("pid").to_string();
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &pid])

@@ -2,11 +2,11 @@
 //! Streamable HTTP: listing, every result kind, argument errors, unknown tools,
 //! handler errors and panics, cancellation, progress, discovery.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use toolmetadata_tests::mcp::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::{Value, json};
@@ -266,14 +266,14 @@ async fn discovery(client: &Client) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_scenarios() {
-    let (client, recorder) = stdio(&[]).await;
+    let (client, recorder) = stdio(BIN, &[]).await;
     scenarios(&client, &recorder).await;
     client.cancel().await.expect("close");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_scenarios() {
-    let server = http_server(&[]).await;
+    let server = http_server(BIN, &[]).await;
     let (client, recorder) = http_client(&server.url).await;
     scenarios(&client, &recorder).await;
     client.cancel().await.expect("close");
@@ -285,7 +285,7 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn show_all_on_stdio_lists_every_tool_and_no_meta_tools() {
-    let (client, _) = stdio(&["--show-all", "--instructions", "Workspace tools."]).await;
+    let (client, _) = stdio(BIN, &["--show-all", "--instructions", "Workspace tools."]).await;
     let instructions = client
         .peer_info()
         .and_then(|i| i.instructions.clone())
@@ -370,7 +370,7 @@ async fn listed_over_http(url: &str, headers: &[(&str, &str)]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn show_all_on_http_by_header_or_query() {
-    let server = http_server(&[]).await;
+    let server = http_server(BIN, &[]).await;
     let plain = listed_over_http(&server.url, &[]).await;
     assert!(plain.contains(&"tool_search".to_owned()) && !plain.contains(&"read_file".to_owned()));
     let by_header = listed_over_http(&server.url, &[("x-mcp-show-all", "true")]).await;

@@ -1,5 +1,5 @@
-//! Starting the test server and connecting rmcp's client to it.
-#![allow(dead_code, unreachable_pub)]
+//! Starting an MCP server binary and connecting rmcp's client to it, on stdio
+//! or Streamable HTTP.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -11,11 +11,10 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
-
 /// A client that records the progress notifications it receives.
 #[derive(Clone, Default)]
 pub struct Recorder {
+    /// The notifications, in the order they were handled.
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
@@ -29,12 +28,14 @@ impl ClientHandler for Recorder {
     }
 }
 
+/// rmcp's client, connected.
 pub type Client = RunningService<RoleClient, Recorder>;
 
-/// The server as a child process on stdio, with extra arguments.
-pub async fn stdio(args: &[&str]) -> (Client, Recorder) {
+/// The rmcp client connection.
+/// The server binary `bin` as a child process on stdio, with arguments.
+pub async fn stdio(bin: &str, args: &[&str]) -> (Client, Recorder) {
     let recorder = Recorder::default();
-    let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|c| {
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|c| {
         c.args(args).stderr(Stdio::null());
     }))
     .expect("spawn the server");
@@ -46,33 +47,43 @@ pub async fn stdio(args: &[&str]) -> (Client, Recorder) {
     (client, recorder)
 }
 
-/// A server on HTTP (port chosen by the OS), with extra arguments; kill it by
-/// dropping the child.
+/// A server on HTTP (port chosen by the OS); dropping it kills the process.
 pub struct HttpServer {
+    /// The server process.
     pub child: tokio::process::Child,
+    /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
 }
 
-pub async fn http_server(args: &[&str]) -> HttpServer {
-    let mut child = tokio::process::Command::new(BIN)
+/// Starts `bin --http 127.0.0.1:0 ARGS…` and waits for the
+/// `listening on http://…/mcp` line it prints on stderr.
+pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
+    let mut child = tokio::process::Command::new(bin)
         .args(["--http", "127.0.0.1:0"])
         .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("spawn the server");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = lines.next_line().await.expect("read").expect("a line");
-    let url = line
-        .strip_prefix("listening on ")
-        .expect("the address line")
-        .to_owned();
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("read")
+            .expect("the server announces its address");
+        if let Some(at) = line.find("listening on ") {
+            break line[at + "listening on ".len()..].trim().to_owned();
+        }
+    };
+    // Keep draining the logs so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     HttpServer { child, url }
 }
 
-/// rmcp's client on Streamable HTTP.
+/// rmcp's client on Streamable HTTP at `url`.
 pub async fn http_client(url: &str) -> (Client, Recorder) {
     let recorder = Recorder::default();
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
@@ -84,6 +95,7 @@ pub async fn http_client(url: &str) -> (Client, Recorder) {
     (client, recorder)
 }
 
+/// Calls a tool; a protocol error fails the test.
 pub async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
     let Value::Object(map) = arguments else {
         panic!("arguments must be an object")
@@ -104,10 +116,12 @@ pub fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
+/// True for an `isError` result.
 pub fn is_error(result: &CallToolResult) -> bool {
     result.is_error == Some(true)
 }
 
+/// The text of the result parsed as JSON (`Null` when it is not JSON).
 pub fn json_of(result: &CallToolResult) -> Value {
     serde_json::from_str(&text(result)).unwrap_or(Value::Null)
 }
