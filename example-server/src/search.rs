@@ -16,7 +16,9 @@ fn walker(dir: &Path) -> WalkBuilder {
     let mut walk = WalkBuilder::new(dir);
     // .gitignore applies even outside a git repository; links are not followed,
     // so a search cannot leave the roots.
-    walk.require_git(false).follow_links(false);
+    walk.require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b));
     walk
 }
 
