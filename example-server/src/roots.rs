@@ -14,6 +14,9 @@ use std::path::{Component, Path, PathBuf};
 #[derive(Debug, Clone)]
 pub(crate) struct Roots {
     roots: Vec<PathBuf>,
+    /// The roots as given (absolute, `..` resolved by name), so that a path
+    /// written through a root's symbolic link is recognised too.
+    given: Vec<PathBuf>,
 }
 
 /// Why a path was refused.
@@ -44,7 +47,10 @@ impl Roots {
     /// target); each must be an existing directory.
     pub(crate) fn new(dirs: &[PathBuf]) -> Result<Roots, String> {
         let mut roots = Vec::with_capacity(dirs.len());
+        let mut given = Vec::with_capacity(dirs.len());
+        let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
         for dir in dirs {
+            given.push(lexical(&cwd.join(dir)));
             let canonical = dir
                 .canonicalize()
                 .map_err(|e| format!("root {}: {e}", dir.display()))?;
@@ -56,7 +62,7 @@ impl Roots {
         if roots.is_empty() {
             return Err("at least one root is needed".into());
         }
-        Ok(Roots { roots })
+        Ok(Roots { roots, given })
     }
 
     /// The canonical roots.
@@ -85,11 +91,23 @@ impl Roots {
             )));
         }
         let p = Path::new(path);
-        Ok(if p.is_absolute() {
+        let joined = if p.is_absolute() {
             p.to_owned()
         } else {
             self.roots[0].join(p)
-        })
+        };
+        // Refused by name before anything is looked up, so that an error never
+        // tells whether something exists outside the roots.
+        let by_name = lexical(&joined);
+        if !self
+            .roots
+            .iter()
+            .chain(&self.given)
+            .any(|r| by_name.starts_with(r))
+        {
+            return Err(Self::outside(path));
+        }
+        Ok(joined)
     }
 
     fn outside(path: &str) -> PathError {
@@ -168,6 +186,22 @@ impl Roots {
             missing_dirs,
         })
     }
+}
+
+/// A path with `.` dropped and `..` taken back by name, without looking at the
+/// file system.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// A path checked for writing.
@@ -277,6 +311,11 @@ mod tests {
         ] {
             assert!(s.roots.writable(attempt).is_err(), "write {attempt}");
         }
+        // Outside paths are refused by name: no hint whether they exist.
+        assert_eq!(
+            s.roots.existing("../no_such_file").unwrap_err().to_string(),
+            "the path \"../no_such_file\" is outside the allowed roots"
+        );
         assert!(
             s.roots
                 .existing("a\0b")
@@ -300,9 +339,14 @@ mod tests {
         let s = setup();
         let link = s.root.parent().unwrap().join("root_link");
         symlink(&s.root, &link).unwrap();
-        let roots = Roots::new(&[link]).unwrap();
+        let roots = Roots::new(std::slice::from_ref(&link)).unwrap();
         assert_eq!(roots.dirs()[0], s.root.canonicalize().unwrap());
         assert!(roots.existing("sub/a.txt").is_ok());
         assert!(roots.existing("../outside/secret.txt").is_err());
+        let through_link = link.join("sub/a.txt").display().to_string();
+        assert!(
+            roots.existing(&through_link).is_ok(),
+            "a path through the root's link"
+        );
     }
 }

@@ -1,0 +1,107 @@
+//! The official MCP Python SDK client (`mcp` 2.3.0, installed by the harness
+//! into a venv under `target/`) calls every tool of the example server over
+//! stdio and Streamable HTTP, in its `auto` and `legacy` modes.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use toolmetadata_tests::mcp::http_server;
+use toolmetadata_tests::python;
+
+const BIN: &str = env!("CARGO_BIN_EXE_example-server");
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").expect("write");
+    dir
+}
+
+fn check(report: &Value, root: &Path, label: &str) {
+    assert_eq!(
+        report["tools"],
+        json!([
+            "create_directory",
+            "directory_tree",
+            "execute_tool",
+            "file_info",
+            "find_files",
+            "list_directory",
+            "move_path",
+            "read_file",
+            "replace_in_file",
+            "search_files",
+            "tool_search",
+            "write_file"
+        ]),
+        "{label}"
+    );
+    let calls = &report["calls"];
+    for (name, call) in calls.as_object().expect("calls") {
+        assert_eq!(
+            call["is_error"], false,
+            "{label}: {name} failed: {}",
+            call["text"]
+        );
+    }
+    assert_eq!(calls["read_file"]["text"], "alpha", "{label}");
+    assert_eq!(
+        calls["search_files"]["structured"]["matches"],
+        json!(["notes.txt:1:alpha"]),
+        "{label}"
+    );
+    assert_eq!(
+        calls["find_files"]["structured"]["files"],
+        json!(["notes.txt"]),
+        "{label}"
+    );
+    assert_eq!(calls["file_info"]["structured"]["size"], 11, "{label}");
+    assert_eq!(
+        calls["execute_tool"]["structured"]["stdout"], "py\n",
+        "{label}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("py/dir/out.txt")).expect("moved file"),
+        "from the Python SDK\n",
+        "{label}"
+    );
+    assert_eq!(report["escape"]["is_error"], true, "{label}");
+    assert_eq!(
+        report["escape"]["text"], "the path \"../escape.txt\" is outside the allowed roots",
+        "{label}"
+    );
+    assert_eq!(report["bad"]["is_error"], true, "{label}");
+    assert_eq!(
+        report["bad"]["text"],
+        "invalid arguments for tool `read_file` (2 errors):\n- missing required argument `path`\n- `head`: expected an integer, got string \"x\"",
+        "{label}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_client_calls_every_tool() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/client.py");
+    for mode in ["auto", "legacy"] {
+        let ws = workspace();
+        let root = ws.path().display().to_string();
+        let report = python::run_client(
+            &script,
+            &[
+                mode,
+                &root,
+                "stdio",
+                BIN,
+                "--root",
+                &root,
+                "--allow-command",
+                "echo",
+            ],
+        );
+        check(&report, ws.path(), &format!("stdio {mode}"));
+
+        let ws = workspace();
+        let root = ws.path().display().to_string();
+        let server = http_server(BIN, &["--root", &root, "--allow-command", "echo"]).await;
+        let report = python::run_client(&script, &[mode, &root, "http", &server.url]);
+        check(&report, ws.path(), &format!("http {mode}"));
+    }
+}
