@@ -49,7 +49,3 @@ macro_rules! include_tools {
         include!(concat!(env!("OUT_DIR"), "/", $module, ".rs"));
     };
 }
-
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

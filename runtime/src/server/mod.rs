@@ -447,13 +447,19 @@ impl Server {
         listed
     }
 
-    /// Serves on stdin/stdout until the client closes stdin. Logs go to stderr.
+    /// Serves on stdin/stdout until the client closes stdin (also before it
+    /// initialized, which is not an error). Logs go to stderr.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt;
-        let running = self
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| ServerError::new(format!("cannot start on stdio: {e}")))?;
+        let running = match self.serve(rmcp::transport::stdio()).await {
+            Ok(running) => running,
+            // The client went away before saying anything: nothing to serve.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("stdin closed before the client initialized");
+                return Ok(());
+            }
+            Err(e) => return Err(ServerError::new(format!("cannot start on stdio: {e}"))),
+        };
         running
             .waiting()
             .await

@@ -1,0 +1,58 @@
+//! The README's code is compiled: each code block marked
+//! `<!-- file: PATH -->` must be the content of PATH, a file of the crate
+//! `tests/tutorial` (its build script, binary and example), which the workspace
+//! builds and tests.
+
+use std::path::Path;
+
+#[test]
+fn tutorial_blocks_are_the_compiled_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let mut checked = 0;
+    let mut rest = readme.as_str();
+    while let Some(at) = rest.find("<!-- file: ") {
+        rest = &rest[at + "<!-- file: ".len()..];
+        let (path, after) = rest.split_once(" -->").expect("a closed marker");
+        let fence = after.find("```").expect("a code block after the marker");
+        let body_start = after[fence..].find('\n').expect("fence line") + fence + 1;
+        let body_len = after[body_start..].find("\n```").expect("closing fence") + 1;
+        let block = &after[body_start..body_start + body_len];
+        let file =
+            std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(
+            block, file,
+            "the README block for {path} differs from the file"
+        );
+        checked += 1;
+        rest = &after[body_start + body_len..];
+    }
+    assert_eq!(
+        checked, 4,
+        "the tutorial's three files and the run-time example"
+    );
+}
+
+#[test]
+fn the_diagnostic_shown_in_the_readme_is_what_the_build_prints() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let good = std::fs::read_to_string(root.join("tests/tutorial/tools/search_notes.toml"))
+        .expect("tool file");
+    let bad = good.replace("type = \"int\"", "type = \"integr\"");
+    let error =
+        toolmetadata::ToolMetadata::from_toml_str("search_notes", &bad).expect_err("bad type");
+    let rendered = error
+        .iter()
+        .next()
+        .expect("one diagnostic")
+        .render(false)
+        .replace("search_notes.toml", "tools/search_notes.toml");
+    // The README shortens the list of valid types.
+    let shown = rendered.split(", array:int").next().expect("help line");
+    assert!(readme.contains(shown), "README should show:\n{rendered}");
+}

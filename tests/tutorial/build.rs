@@ -1,0 +1,3 @@
+fn main() -> Result<(), toolmetadata_build::Error> {
+    toolmetadata_build::compile("tools")
+}
