@@ -590,3 +590,32 @@ async fn read_only_hides_and_refuses_the_write_tools() {
     );
     client.cancel().await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_given_as_a_symlink_confines_to_its_target() {
+    let ws = workspace();
+    let link = ws.root.parent().expect("parent").join("ws_link");
+    std::os::unix::fs::symlink(&ws.root, &link).expect("symlink");
+    let link_arg = link.display().to_string();
+    let (client, _) = stdio(BIN, &["--root", &link_arg]).await;
+    assert_eq!(
+        text(
+            &ok(
+                &client,
+                "read_file",
+                json!({"path": "README.md", "head": 1})
+            )
+            .await
+        ),
+        "# Demo"
+    );
+    let through_link = link.join("src/lib.rs").display().to_string();
+    assert!(
+        text(&ok(&client, "read_file", json!({"path": through_link})).await).contains("pub fn add")
+    );
+    for escape in ["../outside/secret.txt", "../ws_link/../outside/secret.txt"] {
+        let m = err(&client, "read_file", json!({"path": escape})).await;
+        assert!(m.contains("outside the allowed roots"), "{escape}: {m}");
+    }
+    client.cancel().await.expect("close");
+}
