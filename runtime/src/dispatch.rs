@@ -37,7 +37,7 @@ pub enum CallOutcome {
 /// Decodes `args` into `A` and calls `handler` with them: the body of each arm
 /// of a generated `dispatch`.
 pub fn call<'a, A, F, Fut, O>(
-    args: &Map,
+    args: Map,
     conversion: Conversion,
     handler: F,
 ) -> BoxFuture<'a, CallOutcome>
@@ -53,7 +53,7 @@ where
 /// Like [`call`], for a tool with `[[output]]`: its output struct becomes
 /// structured content.
 pub fn call_structured<'a, A, F, Fut, O>(
-    args: &Map,
+    args: Map,
     conversion: Conversion,
     handler: F,
 ) -> BoxFuture<'a, CallOutcome>
@@ -69,7 +69,7 @@ where
 }
 
 fn run<'a, A, F, Fut, O>(
-    args: &Map,
+    args: Map,
     conversion: Conversion,
     handler: F,
     output: fn(O) -> ToolOutput,
@@ -96,7 +96,7 @@ where
 
 /// The generated `dispatch` function of a tool set, for handler type `T`.
 pub type DispatchFn<T> =
-    for<'a> fn(&'a T, &str, &Map, crate::Context) -> Option<BoxFuture<'a, CallOutcome>>;
+    for<'a> fn(&'a T, &str, Map, crate::Context) -> Option<BoxFuture<'a, CallOutcome>>;
 
 /// A generated tool set with its handler: what a server serves. Made by the
 /// generated `tool_set(handler)`.
@@ -147,7 +147,7 @@ impl<T> Handled<T> {
     pub fn call<'a>(
         &'a self,
         name: &str,
-        args: &Map,
+        args: Map,
         cx: crate::Context,
     ) -> Option<BoxFuture<'a, CallOutcome>> {
         (self.dispatch)(&self.handler, name, args, cx)

@@ -56,7 +56,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
         pub fn dispatch<'a, T: Tools>(
             tools: &'a T,
             name: &str,
-            args: &::toolmetadata::args::Map,
+            args: ::toolmetadata::args::Map,
             cx: ::toolmetadata::Context,
         ) -> ::core::option::Option<
             ::toolmetadata::dispatch::BoxFuture<'a, ::toolmetadata::dispatch::CallOutcome>,
@@ -230,7 +230,7 @@ fn args_struct(tool: &Tool) -> TokenStream {
             const TOOL: &'static str = #tool_name;
 
             fn from_arguments(
-                args: &::toolmetadata::args::Map,
+                args: ::toolmetadata::args::Map,
                 conversion: ::toolmetadata::args::Conversion,
             ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgErrors> {
                 static PARAMS: [::toolmetadata::args::ParamSpec; #count] = [#(#specs),*];

@@ -30,30 +30,47 @@ pub(crate) fn normalize<'v>(
 ) -> Result<Cow<'v, Value>, ArgProblem> {
     match ty {
         ParamType::Scalar(s) => scalar(value, s, conversion),
-        ParamType::Array(item) => {
-            let parsed;
-            let items = match value {
-                Value::Array(items) => items,
-                Value::String(text) if conversion == Conversion::Lenient => {
-                    match serde_json::from_str::<Value>(text) {
-                        Ok(Value::Array(items)) => {
-                            parsed = items;
-                            &parsed
-                        }
-                        _ => return Err(ArgProblem::expected("an array", value)),
+        ParamType::Array(item) => match value {
+            Value::Array(items) => Ok(match convert_items(items, item, conversion)? {
+                None => Cow::Borrowed(value),
+                Some(converted) => Cow::Owned(Value::Array(converted)),
+            }),
+            Value::String(text) if conversion == Conversion::Lenient => {
+                match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Array(items)) => {
+                        let converted = convert_items(&items, item, conversion)?;
+                        Ok(Cow::Owned(Value::Array(converted.unwrap_or(items))))
                     }
+                    _ => Err(ArgProblem::expected("an array", value)),
                 }
-                _ => return Err(ArgProblem::expected("an array", value)),
-            };
-            let mut out = Vec::with_capacity(items.len());
-            for (i, v) in items.iter().enumerate() {
-                let v = scalar(v, item, conversion)
-                    .map_err(|p| ArgProblem::new(format!("item {}: {p}", i + 1)))?;
-                out.push(v.into_owned());
             }
-            Ok(Cow::Owned(Value::Array(out)))
+            _ => Err(ArgProblem::expected("an array", value)),
+        },
+    }
+}
+
+/// Converts each item; `None` when every item already had its type (the
+/// common case, which then needs no copy of the array).
+fn convert_items(
+    items: &[Value],
+    item: ScalarType,
+    conversion: Conversion,
+) -> Result<Option<Vec<Value>>, ArgProblem> {
+    let mut converted: Option<Vec<Value>> = None;
+    for (i, v) in items.iter().enumerate() {
+        let v = scalar(v, item, conversion)
+            .map_err(|p| ArgProblem::new(format!("item {}: {p}", i + 1)))?;
+        match (v, &mut converted) {
+            (Cow::Borrowed(_), None) => {}
+            (v, Some(out)) => out.push(v.into_owned()),
+            (Cow::Owned(v), None) => {
+                let mut out = items[..i].to_vec();
+                out.push(v);
+                converted = Some(out);
+            }
         }
     }
+    Ok(converted)
 }
 
 fn scalar<'v>(

@@ -10,12 +10,15 @@ use super::spec::ParamSpec;
 /// Decodes the arguments of one call, parameter by parameter, collecting every
 /// error; [`Decoder::finish`] returns them all.
 ///
-/// Unknown arguments are reported as soon as the decoder is made, since the
-/// schema says `additionalProperties: false`.
+/// The decoder takes the arguments apart in one pass, each value into its
+/// parameter's slot, and moves each out as its parameter is taken, so strings
+/// and arrays are not copied. Arguments the schema does not have
+/// (`additionalProperties: false`) are reported first.
 #[derive(Debug)]
 pub struct Decoder<'a> {
     tool: &'a str,
-    args: &'a Map<String, Value>,
+    slots: Vec<Option<Value>>,
+    unknown: Vec<String>,
     params: &'a [ParamSpec],
     conversion: Conversion,
     errors: Vec<ArgError>,
@@ -25,33 +28,25 @@ impl<'a> Decoder<'a> {
     /// Starts decoding `args` of `tool`, whose parameters are `params`.
     pub fn new(
         tool: &'a str,
-        args: &'a Map<String, Value>,
+        args: Map<String, Value>,
         params: &'a [ParamSpec],
         conversion: Conversion,
     ) -> Self {
-        let mut errors = Vec::new();
-        for key in args.keys() {
-            if !params.iter().any(|p| p.name() == key) {
-                let names: Vec<&str> = params.iter().map(ParamSpec::name).collect();
-                let message = match closest(key, &names) {
-                    Some(meant) => format!("unknown argument `{key}`; did you mean `{meant}`?"),
-                    None if names.is_empty() => {
-                        format!("unknown argument `{key}`; this tool takes no arguments")
-                    }
-                    None => format!(
-                        "unknown argument `{key}`; the arguments are: {}",
-                        names.join(", ")
-                    ),
-                };
-                errors.push(ArgError::other(Some(key), message));
+        let mut slots: Vec<Option<Value>> = params.iter().map(|_| None).collect();
+        let mut unknown = Vec::new();
+        for (key, value) in args {
+            match params.iter().position(|p| p.name() == key) {
+                Some(i) => slots[i] = Some(value),
+                None => unknown.push(key),
             }
         }
         Decoder {
             tool,
-            args,
+            slots,
+            unknown,
             params,
             conversion,
-            errors,
+            errors: Vec::new(),
         }
     }
 
@@ -78,15 +73,21 @@ impl<'a> Decoder<'a> {
         self.take(index, false, Self::custom)
     }
 
+    #[inline]
     fn take<T>(
         &mut self,
         index: usize,
         required: bool,
-        convert: fn(&mut Self, &'a ParamSpec, &'a Value) -> Option<T>,
+        convert: impl FnOnce(&mut Self, &'a ParamSpec, Value) -> Option<T>,
     ) -> Option<T> {
         let spec = self.params.get(index)?;
         // `null` counts as absent.
-        match self.args.get(spec.name()).filter(|v| !v.is_null()) {
+        match self
+            .slots
+            .get_mut(index)
+            .and_then(Option::take)
+            .filter(|v| !v.is_null())
+        {
             Some(value) => convert(self, spec, value),
             None => {
                 if required {
@@ -100,35 +101,63 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    /// True while no argument has failed.
+    /// True when, every parameter taken, no argument failed and none was left
+    /// unknown.
     pub fn is_ok(&self) -> bool {
-        self.errors.is_empty()
+        self.errors.is_empty() && self.unknown.is_empty()
     }
 
-    /// The errors recorded so far.
+    /// Every error: unknown arguments first, then the parameters' in order.
     pub fn into_errors(self) -> ArgErrors {
-        ArgErrors::new(self.tool, self.errors)
+        let names: Vec<&str> = self.params.iter().map(ParamSpec::name).collect();
+        let mut errors: Vec<ArgError> = self
+            .unknown
+            .iter()
+            .map(|key| {
+                let message = match closest(key, &names) {
+                    Some(meant) => format!("unknown argument `{key}`; did you mean `{meant}`?"),
+                    None if names.is_empty() => {
+                        format!("unknown argument `{key}`; this tool takes no arguments")
+                    }
+                    None => format!(
+                        "unknown argument `{key}`; the arguments are: {}",
+                        names.join(", ")
+                    ),
+                };
+                ArgError::other(Some(key), message)
+            })
+            .collect();
+        errors.extend(self.errors);
+        ArgErrors::new(self.tool, errors)
     }
 
-    /// All errors of the call, or `Ok` when there were none.
+    /// All errors of the call, or `Ok` when there were none (call it after
+    /// taking every parameter).
     pub fn finish(self) -> Result<(), ArgErrors> {
-        if self.errors.is_empty() {
+        if self.is_ok() {
             Ok(())
         } else {
-            Err(ArgErrors::new(self.tool, self.errors))
+            Err(self.into_errors())
         }
     }
 
-    fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: &Value) -> Option<T> {
-        let result = convert::normalize(value, spec.ty(), self.conversion).and_then(|v| {
-            convert::check(&v, spec)?;
-            T::from_arg(&v)
-        });
+    fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
+        let result = match convert::normalize(&value, spec.ty(), self.conversion) {
+            Err(problem) => Err(problem),
+            Ok(normalized) => match convert::check(&normalized, spec) {
+                Err(problem) => Err(problem),
+                // Already of its type: move the value itself into the field.
+                Ok(()) => match normalized {
+                    std::borrow::Cow::Borrowed(_) => T::from_arg_owned(value),
+                    std::borrow::Cow::Owned(converted) => T::from_arg_owned(converted),
+                },
+            },
+        };
         self.record(spec, result)
     }
 
-    fn custom<T: FromArg>(&mut self, spec: &ParamSpec, value: &Value) -> Option<T> {
-        let result = T::from_arg(value);
+    fn custom<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
+        let result = T::from_arg_owned(value);
         self.record(spec, result)
     }
 

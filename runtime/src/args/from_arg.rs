@@ -35,6 +35,12 @@ use super::error::ArgProblem;
 pub trait FromArg: Sized {
     /// Converts `value`, or says what was expected.
     fn from_arg(value: &Value) -> Result<Self, ArgProblem>;
+
+    /// Converts an owned value; types that hold strings override it to move
+    /// them instead of copying. The decoder calls this one.
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        Self::from_arg(&value)
+    }
 }
 
 impl FromArg for String {
@@ -42,6 +48,13 @@ impl FromArg for String {
         match value {
             Value::String(s) => Ok(s.clone()),
             _ => Err(ArgProblem::expected("a string", value)),
+        }
+    }
+
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        match value {
+            Value::String(s) => Ok(s),
+            other => Err(ArgProblem::expected("a string", &other)),
         }
     }
 }
@@ -83,6 +96,20 @@ impl<T: FromArg> FromArg for Vec<T> {
             _ => Err(ArgProblem::expected("an array", value)),
         }
     }
+
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        match value {
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    T::from_arg_owned(v)
+                        .map_err(|p| ArgProblem::new(format!("item {}: {p}", i + 1)))
+                })
+                .collect(),
+            other => Err(ArgProblem::expected("an array", &other)),
+        }
+    }
 }
 
 impl<T: FromArg> FromArg for Option<T> {
@@ -92,11 +119,22 @@ impl<T: FromArg> FromArg for Option<T> {
             v => T::from_arg(v).map(Some),
         }
     }
+
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        match value {
+            Value::Null => Ok(None),
+            v => T::from_arg_owned(v).map(Some),
+        }
+    }
 }
 
 impl FromArg for Value {
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         Ok(value.clone())
+    }
+
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        Ok(value)
     }
 }
 
@@ -133,6 +171,13 @@ impl fmt::Display for Id {
 }
 
 impl FromArg for Id {
+    fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
+        match value {
+            Value::String(s) => Ok(Id::String(s)),
+            other => Self::from_arg(&other),
+        }
+    }
+
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         match value {
             Value::String(s) => Ok(Id::String(s.clone())),

@@ -30,5 +30,5 @@ pub trait FromArguments: Sized {
     const TOOL: &'static str;
 
     /// Decodes `args`, reporting every bad argument.
-    fn from_arguments(args: &Map, conversion: Conversion) -> Result<Self, ArgErrors>;
+    fn from_arguments(args: Map, conversion: Conversion) -> Result<Self, ArgErrors>;
 }

@@ -4,7 +4,7 @@
 //! ```no_run
 //! # mod tools {
 //! #     pub fn tool_set<T: Send + Sync + 'static>(t: T) -> toolmetadata::dispatch::Handled<T> {
-//! #         fn dispatch<'a, T>(_: &'a T, _: &str, _: &toolmetadata::args::Map, _: toolmetadata::Context)
+//! #         fn dispatch<'a, T>(_: &'a T, _: &str, _: toolmetadata::args::Map, _: toolmetadata::Context)
 //! #             -> Option<toolmetadata::dispatch::BoxFuture<'a, toolmetadata::dispatch::CallOutcome>> { None }
 //! #         toolmetadata::dispatch::Handled::new(t, &[], dispatch::<T>, "demo", "0.1.0")
 //! #     }
@@ -197,7 +197,7 @@ impl ServerBuilder {
             let call: Caller = Arc::new(move |args, cx| {
                 let set = set.clone();
                 Box::pin(async move {
-                    match set.call(name, &args, cx) {
+                    match set.call(name, args, cx) {
                         Some(future) => future.await,
                         None => {
                             CallOutcome::Failed(ToolError::new(format!("no handler for `{name}`")))
@@ -248,7 +248,7 @@ impl ServerBuilder {
         let handler = Arc::new(handler);
         let call: Caller =
             Arc::new(
-                move |args, cx| match decode_dynamic(&name, &args, &specs, &defaults) {
+                move |args, cx| match decode_dynamic(&name, args, &specs, &defaults) {
                     Err(errors) => {
                         Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors)))
                     }
@@ -367,7 +367,7 @@ impl ServerBuilder {
 
 fn decode_dynamic(
     tool: &str,
-    args: &Map<String, Value>,
+    args: Map<String, Value>,
     specs: &[ParamSpec],
     defaults: &[Option<Value>],
 ) -> Result<Arguments, ArgErrors> {
