@@ -83,6 +83,7 @@ fn scalar<'v>(
         (ScalarType::String, Value::String(_))
         | (ScalarType::Number, Value::Number(_))
         | (ScalarType::Boolean, Value::Bool(_)) => Ok(Cow::Borrowed(value)),
+        (ScalarType::Integer, Value::Number(n)) if n.is_i64() => Ok(Cow::Borrowed(value)),
         (ScalarType::Integer, Value::Number(n)) => integer(n.as_i64(), n.as_f64(), value),
         (ScalarType::String, Value::Number(_) | Value::Bool(_)) if lenient => {
             Ok(Cow::Owned(Value::String(value.to_string())))
@@ -192,6 +193,9 @@ fn check_scalar(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
                     super::error::describe(value)
                 )));
             }
+            if spec.min_length.is_none() && spec.max_length.is_none() {
+                return check_pattern(s, value, spec);
+            }
             let len = s.chars().count() as u64;
             if let Some(min) = spec.min_length.filter(|&m| len < m) {
                 return Err(ArgProblem::new(format!(
@@ -205,14 +209,7 @@ fn check_scalar(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
                     if max == 1 { "" } else { "s" }
                 )));
             }
-            if !spec.matches_pattern(s) {
-                return Err(ArgProblem::new(format!(
-                    "expected a string matching {:?}, got {}",
-                    spec.pattern_source().unwrap_or_default(),
-                    super::error::describe(value)
-                )));
-            }
-            Ok(())
+            check_pattern(s, value, spec)
         }
         Value::Number(n) => {
             if let Some(min) = spec.minimum
@@ -228,6 +225,18 @@ fn check_scalar(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
             Ok(())
         }
         _ => Ok(()),
+    }
+}
+
+fn check_pattern(s: &str, value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
+    if spec.matches_pattern(s) {
+        Ok(())
+    } else {
+        Err(ArgProblem::new(format!(
+            "expected a string matching {:?}, got {}",
+            spec.pattern_source().unwrap_or_default(),
+            super::error::describe(value)
+        )))
     }
 }
 
