@@ -80,7 +80,22 @@ where
     Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
     O: 'a,
 {
-    match A::from_arguments(args, conversion) {
+    outcome(A::from_arguments(args, conversion), handler, output)
+}
+
+/// The call of a handler with decoded arguments, or the argument errors: shared
+/// by generated tools and tools loaded at run time.
+pub(crate) fn outcome<'a, A, F, Fut, O>(
+    decoded: Result<A, ArgErrors>,
+    handler: F,
+    output: fn(O) -> ToolOutput,
+) -> BoxFuture<'a, CallOutcome>
+where
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
+    O: 'a,
+{
+    match decoded {
         Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
         Ok(decoded) => {
             let future = handler(decoded);

@@ -398,59 +398,38 @@ impl Decoder {
             }
         }
         let float = ty.scalar() == ScalarType::Number;
-        let span_of = |s: &Option<Sp<u64>>| s.as_ref().map(|s| s.span);
-        let bound_span = |s: &Option<Sp<Number>>| s.as_ref().map(|s| s.span);
-        let ordered = [
-            self.ordered(
-                who,
-                (
-                    "minimum",
-                    c.minimum.map(Number::as_f64),
-                    bound_span(&p.minimum),
-                ),
-                (
-                    "maximum",
-                    c.maximum.map(Number::as_f64),
-                    bound_span(&p.maximum),
-                ),
-                float,
-            ),
-            self.ordered(
-                who,
-                (
-                    "minLength",
-                    c.min_length.map(|n| n as f64),
-                    span_of(&p.min_length),
-                ),
-                (
-                    "maxLength",
-                    c.max_length.map(|n| n as f64),
-                    span_of(&p.max_length),
-                ),
-                false,
-            ),
-            self.ordered(
-                who,
-                (
-                    "minItems",
-                    c.min_items.map(|n| n as f64),
-                    span_of(&p.min_items),
-                ),
-                (
-                    "maxItems",
-                    c.max_items.map(|n| n as f64),
-                    span_of(&p.max_items),
-                ),
-                false,
-            ),
-        ];
-        if !ordered[0] {
+        let bound = |n: Option<Number>, s: &Option<Sp<Number>>| {
+            (n.map(Number::as_f64), s.as_ref().map(|s| s.span))
+        };
+        let count =
+            |n: Option<u64>, s: &Option<Sp<u64>>| (n.map(|n| n as f64), s.as_ref().map(|s| s.span));
+        // A lower bound above its upper bound is reported, and dropped.
+        let (lo, hi) = (bound(c.minimum, &p.minimum), bound(c.maximum, &p.maximum));
+        if !self.ordered(who, ("minimum", lo.0, lo.1), ("maximum", hi.0, hi.1), float) {
             c.minimum = None;
         }
-        if !ordered[1] {
+        let (lo, hi) = (
+            count(c.min_length, &p.min_length),
+            count(c.max_length, &p.max_length),
+        );
+        if !self.ordered(
+            who,
+            ("minLength", lo.0, lo.1),
+            ("maxLength", hi.0, hi.1),
+            false,
+        ) {
             c.min_length = None;
         }
-        if !ordered[2] {
+        let (lo, hi) = (
+            count(c.min_items, &p.min_items),
+            count(c.max_items, &p.max_items),
+        );
+        if !self.ordered(
+            who,
+            ("minItems", lo.0, lo.1),
+            ("maxItems", hi.0, hi.1),
+            false,
+        ) {
             c.min_items = None;
         }
         c

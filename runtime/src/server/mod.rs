@@ -223,7 +223,7 @@ impl ServerBuilder {
     where
         F: Fn(Arguments, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
-        O: IntoToolOutput,
+        O: IntoToolOutput + 'static,
     {
         let tool: Tool = match serde_json::from_value(metadata.to_tools_list_entry()) {
             Ok(tool) => tool,
@@ -246,23 +246,14 @@ impl ServerBuilder {
         );
         let name: Arc<str> = metadata.name.as_str().into();
         let handler = Arc::new(handler);
-        let call: Caller =
-            Arc::new(
-                move |args, cx| match decode_dynamic(&name, args, &specs, &defaults) {
-                    Err(errors) => {
-                        Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors)))
-                    }
-                    Ok(arguments) => {
-                        let future = handler(arguments, cx);
-                        Box::pin(async move {
-                            match future.await {
-                                Ok(output) => CallOutcome::Output(output.into_tool_output()),
-                                Err(error) => CallOutcome::Failed(error),
-                            }
-                        })
-                    }
-                },
-            );
+        let call: Caller = Arc::new(move |args, cx| {
+            let handler = handler.clone();
+            crate::dispatch::outcome(
+                decode_dynamic(&name, args, &specs, &defaults),
+                move |arguments| handler(arguments, cx),
+                O::into_tool_output,
+            )
+        });
         self.tools.push(Served {
             description: metadata.listed_description(),
             tool,
