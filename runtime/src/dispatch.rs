@@ -3,9 +3,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
 
 use crate::args::{ArgErrors, Conversion, FromArguments, Map};
-use crate::result::{IntoToolOutput, ToolError, ToolOutput};
+use crate::result::{Structured, ToolError, ToolOutput, ToolResult};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -34,84 +35,95 @@ pub enum CallOutcome {
     Failed(ToolError),
 }
 
-/// Decodes `args` into `A` and calls `handler` with them: the body of each arm
-/// of a generated `dispatch`.
-pub fn call<'a, A, F, Fut, O>(
-    args: Map,
-    conversion: Conversion,
-    handler: F,
-) -> BoxFuture<'a, CallOutcome>
-where
-    A: FromArguments,
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: IntoToolOutput + 'a,
-{
-    run(args, conversion, handler, O::into_tool_output)
+/// A started call of one tool: a future of its [`CallOutcome`]. A generated
+/// `dispatch` returns one; it owns the handler's boxed future, or the argument
+/// errors when decoding failed and the handler was never called.
+///
+/// This is a plain type rather than an `async` block so that the code shared by
+/// every tool (awaiting the handler, sorting out the outcome) is compiled once,
+/// here, and not once per tool in the crate that generated them.
+pub struct Call<'a> {
+    state: CallState<'a>,
 }
 
-/// Like [`call`], for a tool with `[[output]]`: its output struct becomes
-/// structured content.
-pub fn call_structured<'a, A, F, Fut, O>(
-    args: Map,
-    conversion: Conversion,
-    handler: F,
-) -> BoxFuture<'a, CallOutcome>
-where
-    A: FromArguments,
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: crate::result::Structured + 'a,
-{
-    run(args, conversion, handler, |o: O| {
-        ToolOutput::structured(o.to_structured())
-    })
+enum CallState<'a> {
+    Running(BoxFuture<'a, ToolResult>),
+    Invalid(Option<ArgErrors>),
 }
 
-fn run<'a, A, F, Fut, O>(
-    args: Map,
-    conversion: Conversion,
-    handler: F,
-    output: fn(O) -> ToolOutput,
-) -> BoxFuture<'a, CallOutcome>
-where
-    A: FromArguments,
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: 'a,
-{
-    outcome(A::from_arguments(args, conversion), handler, output)
-}
+impl<'a> Call<'a> {
+    /// A call whose handler is running as `future`.
+    pub fn running(future: BoxFuture<'a, ToolResult>) -> Self {
+        Call {
+            state: CallState::Running(future),
+        }
+    }
 
-/// The call of a handler with decoded arguments, or the argument errors: shared
-/// by generated tools and tools loaded at run time.
-pub(crate) fn outcome<'a, A, F, Fut, O>(
-    decoded: Result<A, ArgErrors>,
-    handler: F,
-    output: fn(O) -> ToolOutput,
-) -> BoxFuture<'a, CallOutcome>
-where
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
-    O: 'a,
-{
-    match decoded {
-        Err(errors) => Box::pin(std::future::ready(CallOutcome::InvalidArguments(errors))),
-        Ok(decoded) => {
-            let future = handler(decoded);
-            Box::pin(async move {
-                match future.await {
-                    Ok(o) => CallOutcome::Output(output(o)),
-                    Err(error) => CallOutcome::Failed(error),
-                }
-            })
+    /// A call refused before its handler ran: the arguments did not decode.
+    pub fn invalid(errors: ArgErrors) -> Self {
+        Call {
+            state: CallState::Invalid(Some(errors)),
         }
     }
 }
 
+impl Future for Call<'_> {
+    type Output = CallOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallOutcome> {
+        match &mut self.get_mut().state {
+            CallState::Running(future) => future.as_mut().poll(cx).map(|result| match result {
+                Ok(output) => CallOutcome::Output(output),
+                Err(error) => CallOutcome::Failed(error),
+            }),
+            CallState::Invalid(errors) => match errors.take() {
+                Some(errors) => Poll::Ready(CallOutcome::InvalidArguments(errors)),
+                // Polled again after it completed: a caller's bug, as with any
+                // future; there is nothing left to give.
+                None => Poll::Pending,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.state {
+            CallState::Running(_) => f.write_str("Call::Running"),
+            CallState::Invalid(errors) => f.debug_tuple("Call::Invalid").field(errors).finish(),
+        }
+    }
+}
+
+/// Decodes `args` into `A` and, when they decode, starts `handler` with them:
+/// the body of each arm of a generated `dispatch`. The handler boxes its own
+/// future, so this is the only generic code instantiated per tool besides the
+/// handler and the decoder.
+pub fn call<'a, A: FromArguments>(
+    args: Map,
+    conversion: Conversion,
+    handler: impl FnOnce(A) -> BoxFuture<'a, ToolResult>,
+) -> Call<'a> {
+    match A::from_arguments(args, conversion) {
+        Ok(args) => Call::running(handler(args)),
+        Err(errors) => Call::invalid(errors),
+    }
+}
+
+/// The future of a handler of a tool with `[[output]]`, its output struct
+/// turned into structured content.
+pub fn structured<'a, O: Structured + 'a>(
+    future: impl Future<Output = Result<O, ToolError>> + Send + 'a,
+) -> BoxFuture<'a, ToolResult> {
+    Box::pin(async move {
+        future
+            .await
+            .map(|o| ToolOutput::structured(o.to_structured()))
+    })
+}
+
 /// The generated `dispatch` function of a tool set, for handler type `T`.
-pub type DispatchFn<T> =
-    for<'a> fn(&'a T, &str, Map, crate::Context) -> Option<BoxFuture<'a, CallOutcome>>;
+pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Map, crate::Context) -> Option<Call<'a>>;
 
 /// A generated tool set with its handler: what a server serves. Made by the
 /// generated `tool_set(handler)`.
@@ -159,12 +171,7 @@ impl<T> Handled<T> {
 
     /// Decodes the arguments and calls the tool `name`; `None` when the set has
     /// no such tool.
-    pub fn call<'a>(
-        &'a self,
-        name: &str,
-        args: Map,
-        cx: crate::Context,
-    ) -> Option<BoxFuture<'a, CallOutcome>> {
+    pub fn call<'a>(&'a self, name: &str, args: Map, cx: crate::Context) -> Option<Call<'a>> {
         (self.dispatch)(&self.handler, name, args, cx)
     }
 }

@@ -58,9 +58,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
             name: &str,
             args: ::toolmetadata::args::Map,
             cx: ::toolmetadata::Context,
-        ) -> ::core::option::Option<
-            ::toolmetadata::dispatch::BoxFuture<'a, ::toolmetadata::dispatch::CallOutcome>,
-        > {
+        ) -> ::core::option::Option<::toolmetadata::dispatch::Call<'a>> {
             let conversion = #conversion;
             #unused
             match name {
@@ -530,16 +528,19 @@ fn dispatch_arm(tool: &Tool) -> TokenStream {
     let name = &tool.name;
     let method = ident(&tool.method);
     let args = ident(&tool.args_type);
-    let call = if tool.output_type.is_some() {
-        quote!(::toolmetadata::dispatch::call_structured)
+    let handler = quote!(<T as Tools>::#method(tools, a, cx));
+    // The handler's future is boxed here, where its type is known, so that
+    // everything after it is shared by all tools.
+    let future = if tool.output_type.is_some() {
+        quote!(::toolmetadata::dispatch::structured(#handler))
     } else {
-        quote!(::toolmetadata::dispatch::call)
+        quote!(::std::boxed::Box::pin(#handler))
     };
     quote! {
-        #name => ::core::option::Option::Some(#call(
+        #name => ::core::option::Option::Some(::toolmetadata::dispatch::call(
             args,
             conversion,
-            move |a: #args| <T as Tools>::#method(tools, a, cx),
+            move |a: #args| #future,
         )),
     }
 }

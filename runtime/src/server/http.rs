@@ -17,6 +17,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ServerError};
+use crate::dispatch::BoxFuture;
 
 /// How the HTTP server listens and whom it accepts.
 #[derive(Debug, Clone)]
@@ -101,10 +102,16 @@ impl HttpServer {
     }
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight.
-    pub async fn run_until(
+    /// Boxed like [`Server::serve_stdio`], and `shutdown` too, so that axum's
+    /// server is compiled in this crate whatever the signal.
+    pub fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), ServerError> {
+    ) -> BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(self.serve_until(Box::pin(shutdown)))
+    }
+
+    async fn serve_until(self, shutdown: BoxFuture<'static, ()>) -> Result<(), ServerError> {
         let cancel = self.cancel.clone();
         let signal = async move {
             shutdown.await;
@@ -119,7 +126,7 @@ impl HttpServer {
     /// Serves until Ctrl-C or SIGTERM. The signal handlers are installed when
     /// this is called, before the returned future is first polled, so a signal
     /// sent as soon as the address is announced is not lost.
-    pub fn run(self) -> impl Future<Output = Result<(), ServerError>> + Send {
+    pub fn run(self) -> BoxFuture<'static, Result<(), ServerError>> {
         let signal = shutdown_signal();
         self.run_until(signal)
     }
@@ -167,8 +174,16 @@ struct Guard {
 
 impl Server {
     /// Binds the HTTP server (refusing a non-loopback address unless the options
-    /// allow it); serve it with [`HttpServer::run`].
-    pub async fn bind_http(self, options: HttpOptions) -> Result<HttpServer, ServerError> {
+    /// allow it); serve it with [`HttpServer::run`]. Boxed like
+    /// [`Server::serve_stdio`].
+    pub fn bind_http(
+        self,
+        options: HttpOptions,
+    ) -> BoxFuture<'static, Result<HttpServer, ServerError>> {
+        Box::pin(self.bind(options))
+    }
+
+    async fn bind(self, options: HttpOptions) -> Result<HttpServer, ServerError> {
         if !options.addr.ip().is_loopback() && !options.allow_non_loopback {
             return Err(ServerError::new(format!(
                 "refusing to listen on {}: it is not a loopback address, so other machines could call these tools. \

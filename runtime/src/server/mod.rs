@@ -5,7 +5,7 @@
 //! # mod tools {
 //! #     pub fn tool_set<T: Send + Sync + 'static>(t: T) -> toolmetadata::dispatch::Handled<T> {
 //! #         fn dispatch<'a, T>(_: &'a T, _: &str, _: toolmetadata::args::Map, _: toolmetadata::Context)
-//! #             -> Option<toolmetadata::dispatch::BoxFuture<'a, toolmetadata::dispatch::CallOutcome>> { None }
+//! #             -> Option<toolmetadata::dispatch::Call<'a>> { None }
 //! #         toolmetadata::dispatch::Handled::new(t, &[], dispatch::<T>, "demo", "0.1.0")
 //! #     }
 //! # }
@@ -44,7 +44,7 @@ pub use arguments::Arguments;
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
-use crate::dispatch::{BoxFuture, CallOutcome, Handled};
+use crate::dispatch::{BoxFuture, Call, CallOutcome, Handled, ToolEntry};
 use crate::metadata::ToolMetadata;
 use crate::{Content, Context, IntoToolOutput, ToolError, ToolOutput};
 
@@ -178,12 +178,39 @@ impl ServerBuilder {
     }
 
     /// Adds a generated tool set with its handler (the generated `tool_set`).
-    pub fn tool_set<T: Send + Sync + 'static>(mut self, set: Handled<T>) -> Self {
-        let (name, version) = set.crate_info();
+    pub fn tool_set<T: Send + Sync + 'static>(self, set: Handled<T>) -> Self {
+        let info = set.crate_info();
+        let entries = set.entries();
+        let set = Arc::new(set);
+        let caller = move |name: &'static str| -> Caller {
+            let set = set.clone();
+            Arc::new(move |args, cx| {
+                let set = set.clone();
+                Box::pin(async move {
+                    match set.call(name, args, cx) {
+                        Some(call) => call.await,
+                        None => {
+                            CallOutcome::Failed(ToolError::new(format!("no handler for `{name}`")))
+                        }
+                    }
+                })
+            })
+        };
+        self.add_entries(info, entries, &caller)
+    }
+
+    /// The part of [`ServerBuilder::tool_set`] that does not depend on the
+    /// handler type, kept out of the generic function so that it is compiled
+    /// once, here.
+    fn add_entries(
+        mut self,
+        (name, version): (&'static str, &'static str),
+        entries: &'static [ToolEntry],
+        caller: &dyn Fn(&'static str) -> Caller,
+    ) -> Self {
         self.name.get_or_insert_with(|| name.to_owned());
         self.version.get_or_insert_with(|| version.to_owned());
-        let set = Arc::new(set);
-        for entry in set.entries() {
+        for entry in entries {
             let tool: Tool = match serde_json::from_str(entry.entry_json) {
                 Ok(tool) => tool,
                 Err(e) => {
@@ -192,25 +219,12 @@ impl ServerBuilder {
                     continue;
                 }
             };
-            let set = set.clone();
-            let name = entry.name;
-            let call: Caller = Arc::new(move |args, cx| {
-                let set = set.clone();
-                Box::pin(async move {
-                    match set.call(name, args, cx) {
-                        Some(future) => future.await,
-                        None => {
-                            CallOutcome::Failed(ToolError::new(format!("no handler for `{name}`")))
-                        }
-                    }
-                })
-            });
             self.tools.push(Served {
                 description: tool.description.as_deref().unwrap_or_default().to_owned(),
                 tool,
                 discoverable: entry.discoverable,
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
-                call,
+                call: caller(entry.name),
             });
         }
         self
@@ -245,14 +259,16 @@ impl ServerBuilder {
                 .collect(),
         );
         let name: Arc<str> = metadata.name.as_str().into();
-        let handler = Arc::new(handler);
         let call: Caller = Arc::new(move |args, cx| {
-            let handler = handler.clone();
-            crate::dispatch::outcome(
-                decode_dynamic(&name, args, &specs, &defaults),
-                move |arguments| handler(arguments, cx),
-                O::into_tool_output,
-            )
+            Box::pin(match decode_dynamic(&name, args, &specs, &defaults) {
+                Ok(arguments) => {
+                    let future = handler(arguments, cx);
+                    Call::running(Box::pin(
+                        async move { future.await.map(O::into_tool_output) },
+                    ))
+                }
+                Err(errors) => Call::invalid(errors),
+            })
         });
         self.tools.push(Served {
             description: metadata.listed_description(),
@@ -440,7 +456,16 @@ impl Server {
 
     /// Serves on stdin/stdout until the client closes stdin (also before it
     /// initialized, which is not an error). Logs go to stderr.
-    pub async fn serve_stdio(self) -> Result<(), ServerError> {
+    ///
+    /// The future is boxed here so that rmcp's server machinery is compiled
+    /// once, in this crate, rather than again in every crate that awaits it
+    /// (an `async fn` is compiled where it is polled): that alone is most of a
+    /// small server's debug build time.
+    pub fn serve_stdio(self) -> BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(self.run_stdio())
+    }
+
+    async fn run_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt;
         let running = match self.serve(rmcp::transport::stdio()).await {
             Ok(running) => running,
@@ -459,9 +484,9 @@ impl Server {
     }
 
     /// Serves Streamable HTTP at `/mcp` until Ctrl-C or SIGTERM (or the options'
-    /// shutdown signal).
-    pub async fn serve_http(self, options: HttpOptions) -> Result<(), ServerError> {
-        http::serve(self, options).await
+    /// shutdown signal). Boxed like [`Server::serve_stdio`].
+    pub fn serve_http(self, options: HttpOptions) -> BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(http::serve(self, options))
     }
 
     /// Runs one call: the meta-tools, or a tool by name. `None` for an unknown
