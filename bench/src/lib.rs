@@ -149,20 +149,37 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 "#
         ),
     )?;
+    // Each tool has its own parameter struct, as each generated tool has its
+    // own `…Args`: real tools differ in their parameters, and the derives are
+    // part of what rmcp's way costs per tool.
     let mut main = String::from(
-        "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServiceExt, schemars, tool, tool_router};\n\n#[derive(serde::Deserialize, schemars::JsonSchema)]\npub struct Args {\n    /// What to look for\n    pub query: String,\n    /// Where to look\n    pub scope: String,\n    /// At most this many\n    pub limit: Option<i64>,\n    /// A ratio\n    pub ratio: Option<f64>,\n    /// Say more\n    pub verbose: Option<bool>,\n    /// Labels\n    pub tags: Option<Vec<String>>,\n}\n\nstruct Handler;\n\n#[tool_router(server_handler)]\nimpl Handler {\n",
+        "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServiceExt, schemars, tool, tool_router};\n\n",
     );
     for i in 0..n {
-        let name = tool_name(i);
+        let args = rmcp_args_type(i);
         let _ = write!(
             main,
-            "    #[tool(description = \"Benchmark tool {i}: echoes its arguments\")]\n    async fn {name}(&self, Parameters(a): Parameters<Args>) -> String {{\n        format!(\"{name}: {{}} in {{}} limit={{:?}} ratio={{:?}} verbose={{:?}} tags={{:?}}\", a.query, a.scope, a.limit, a.ratio, a.verbose, a.tags)\n    }}\n"
+            "#[derive(serde::Deserialize, schemars::JsonSchema)]\npub struct {args} {{\n    /// What to look for\n    pub query: String,\n    /// Where to look\n    pub scope: String,\n    /// At most this many\n    pub limit: Option<i64>,\n    /// A ratio\n    pub ratio: Option<f64>,\n    /// Say more\n    pub verbose: Option<bool>,\n    /// Labels\n    pub tags: Option<Vec<String>>,\n}}\n\n"
+        );
+    }
+    main.push_str("struct Handler;\n\n#[tool_router(server_handler)]\nimpl Handler {\n");
+    for i in 0..n {
+        let name = tool_name(i);
+        let args = rmcp_args_type(i);
+        let _ = write!(
+            main,
+            "    #[tool(description = \"Benchmark tool {i}: echoes its arguments\")]\n    async fn {name}(&self, Parameters(a): Parameters<{args}>) -> String {{\n        format!(\"{name}: {{}} in {{}} limit={{:?}} ratio={{:?}} verbose={{:?}} tags={{:?}}\", a.query, a.scope, a.limit, a.ratio, a.verbose, a.tags)\n    }}\n"
         );
     }
     main.push_str(
         "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    let running = Handler.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n",
     );
     std::fs::write(dir.join("src/main.rs"), main)
+}
+
+/// The parameter struct of rmcp's tool `i`.
+fn rmcp_args_type(i: usize) -> String {
+    format!("Tool{i:03}Args")
 }
 
 /// The arguments every benchmark call sends.
