@@ -232,8 +232,9 @@ fn args_struct(tool: &Tool) -> TokenStream {
                 conversion: ::toolmetadata::args::Conversion,
             ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgErrors> {
                 static PARAMS: [::toolmetadata::args::ParamSpec; #count] = [#(#specs),*];
+                let mut slots = [const { ::core::option::Option::None }; #count];
                 #allow_unused_mut
-                let mut decoder = ::toolmetadata::args::Decoder::new(Self::TOOL, args, &PARAMS, conversion);
+                let mut decoder = ::toolmetadata::args::Decoder::new(Self::TOOL, args, &PARAMS, &mut slots, conversion);
                 #(#decodes)*
                 #body
             }

@@ -49,6 +49,30 @@ pub(crate) fn normalize<'v>(
     }
 }
 
+/// True when `value` already has its schema type, so needs no conversion (the
+/// common case: [`normalize`] would return it as it is).
+#[inline]
+pub(crate) fn has_type(value: &Value, ty: ParamType) -> bool {
+    match (ty, value) {
+        (ParamType::Scalar(s), v) => scalar_has_type(v, s),
+        (ParamType::Array(item), Value::Array(items)) => {
+            items.iter().all(|v| scalar_has_type(v, item))
+        }
+        _ => false,
+    }
+}
+
+#[inline]
+fn scalar_has_type(value: &Value, ty: ScalarType) -> bool {
+    match (ty, value) {
+        (ScalarType::String, Value::String(_))
+        | (ScalarType::Number, Value::Number(_))
+        | (ScalarType::Boolean, Value::Bool(_)) => true,
+        (ScalarType::Integer, Value::Number(n)) => n.is_i64(),
+        _ => false,
+    }
+}
+
 /// Converts each item; `None` when every item already had its type (the
 /// common case, which then needs no copy of the array).
 fn convert_items(
@@ -157,6 +181,9 @@ fn expected(ty: ScalarType) -> &'static str {
 
 /// Checks a normalized value against the parameter's enum and constraints.
 pub(crate) fn check(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
+    if spec.is_unconstrained() {
+        return Ok(());
+    }
     match value {
         Value::Array(items) => {
             let n = items.len() as u64;
@@ -253,5 +280,60 @@ fn below_bound(bound: Number, n: &serde_json::Number) -> bool {
     match (n.as_i64(), bound) {
         (Some(i), Number::Integer(b)) => b < i,
         _ => n.as_f64().is_some_and(|x| bound.as_f64() < x),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The decoder's fast path skips `normalize` exactly when it would have
+    /// returned the value unchanged.
+    #[test]
+    fn has_type_agrees_with_normalize() {
+        let values = [
+            json!("text"),
+            json!("42"),
+            json!("true"),
+            json!(42),
+            json!(-7),
+            json!(42.0),
+            json!(1.5),
+            json!(u64::MAX),
+            json!(true),
+            json!(null),
+            json!({}),
+            json!([]),
+            json!(["a", "b"]),
+            json!([1, 2]),
+            json!([1, "2"]),
+            json!([1.5]),
+            json!([true, false]),
+            json!("[1, 2]"),
+        ];
+        let scalars = [
+            ScalarType::String,
+            ScalarType::Integer,
+            ScalarType::Number,
+            ScalarType::Boolean,
+        ];
+        let types = scalars
+            .iter()
+            .map(|&s| ParamType::Scalar(s))
+            .chain(scalars.iter().map(|&s| ParamType::Array(s)));
+        for ty in types {
+            for value in &values {
+                for conversion in [Conversion::Lenient, Conversion::Strict] {
+                    let unchanged =
+                        matches!(normalize(value, ty, conversion), Ok(Cow::Borrowed(_)));
+                    assert_eq!(
+                        has_type(value, ty),
+                        unchanged,
+                        "{value} as {ty:?} ({conversion:?})"
+                    );
+                }
+            }
+        }
     }
 }

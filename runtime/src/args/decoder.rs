@@ -17,7 +17,7 @@ use super::spec::ParamSpec;
 #[derive(Debug)]
 pub struct Decoder<'a> {
     tool: &'a str,
-    slots: Vec<Option<Value>>,
+    slots: &'a mut [Option<Value>],
     unknown: Vec<String>,
     params: &'a [ParamSpec],
     conversion: Conversion,
@@ -25,18 +25,20 @@ pub struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    /// Starts decoding `args` of `tool`, whose parameters are `params`.
+    /// Starts decoding `args` of `tool`, whose parameters are `params`; `slots`
+    /// (one `None` per parameter, on the caller's stack) receive the values
+    /// until each is taken, so decoding allocates nothing of its own.
     pub fn new(
         tool: &'a str,
         args: Map<String, Value>,
         params: &'a [ParamSpec],
+        slots: &'a mut [Option<Value>],
         conversion: Conversion,
     ) -> Self {
-        let mut slots: Vec<Option<Value>> = params.iter().map(|_| None).collect();
         let mut unknown = Vec::new();
         for (key, value) in args {
-            match params.iter().position(|p| p.name() == key) {
-                Some(i) => slots[i] = Some(value),
+            match index_of(params, &key).and_then(|i| slots.get_mut(i)) {
+                Some(slot) => *slot = Some(value),
                 None => unknown.push(key),
             }
         }
@@ -142,6 +144,11 @@ impl<'a> Decoder<'a> {
     }
 
     fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
+        // Most arguments already have their type and most parameters have no
+        // constraint: move the value straight into the field.
+        if spec.is_unconstrained() && convert::has_type(&value, spec.ty()) {
+            return self.record(spec, T::from_arg_owned(value));
+        }
         let result = match convert::normalize(&value, spec.ty(), self.conversion) {
             Err(problem) => Err(problem),
             Ok(normalized) => match convert::check(&normalized, spec) {
@@ -170,6 +177,19 @@ impl<'a> Decoder<'a> {
             }
         }
     }
+}
+
+/// The parameter named `key`. Names are short and rarely share their length
+/// and first byte, so comparing those first, then byte by byte, beats a
+/// `memcmp` call per parameter.
+fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
+    let key = key.as_bytes();
+    params.iter().position(|p| {
+        let name = p.name().as_bytes();
+        name.len() == key.len()
+            && name.first() == key.first()
+            && name.iter().zip(key).all(|(a, b)| a == b)
+    })
 }
 
 /// The parameter name closest to a misspelt argument.
@@ -201,4 +221,27 @@ pub fn not_an_object(tool: &str, value: &Value) -> ArgErrors {
             ),
         )],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{ParamType, ScalarType};
+
+    #[test]
+    fn index_of_tells_apart_names_of_one_length_and_first_byte() {
+        let ty = ParamType::Scalar(ScalarType::String);
+        let params = [
+            ParamSpec::new("scope", ty),
+            ParamSpec::new("score", ty),
+            ParamSpec::new("s", ty),
+            ParamSpec::new("", ty),
+        ];
+        assert_eq!(index_of(&params, "scope"), Some(0));
+        assert_eq!(index_of(&params, "score"), Some(1));
+        assert_eq!(index_of(&params, "s"), Some(2));
+        assert_eq!(index_of(&params, ""), Some(3));
+        assert_eq!(index_of(&params, "scopf"), None);
+        assert_eq!(index_of(&params, "scopes"), None);
+    }
 }

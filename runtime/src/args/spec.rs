@@ -133,6 +133,19 @@ impl ParamSpec {
         !self.enum_static.is_empty() || !self.enum_owned.is_empty()
     }
 
+    /// True when the parameter has no enum and no constraint: any value of its
+    /// type is accepted, so the decoder can skip the checks.
+    pub(crate) fn is_unconstrained(&self) -> bool {
+        !self.has_enum()
+            && self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern_source().is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+    }
+
     /// The `pattern`, as written.
     pub fn pattern_source(&self) -> Option<&str> {
         self.pattern_static.or(self.pattern_owned.as_deref())

@@ -378,7 +378,8 @@ fn decode_dynamic(
     specs: &[ParamSpec],
     defaults: &[Option<Value>],
 ) -> Result<Arguments, ArgErrors> {
-    let mut decoder = Decoder::new(tool, args, specs, Conversion::Lenient);
+    let mut slots = vec![None; specs.len()];
+    let mut decoder = Decoder::new(tool, args, specs, &mut slots, Conversion::Lenient);
     let mut values = Map::new();
     for (i, spec) in specs.iter().enumerate() {
         let value = if spec.is_required() {
