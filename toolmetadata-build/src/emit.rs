@@ -216,6 +216,12 @@ fn args_struct(tool: &Tool) -> TokenStream {
         quote!(#[derive(Debug, Clone, PartialEq)])
     };
     let allow_unused_mut = tool.params.is_empty().then(|| quote!(#[allow(unused_mut)]));
+    // `[const { None }; 0]` trips clippy's `zero_repeat_side_effects`.
+    let slots = if tool.params.is_empty() {
+        quote!([])
+    } else {
+        quote!([const { ::core::option::Option::None }; #count])
+    };
     quote! {
         #struct_doc
         #derives
@@ -232,7 +238,7 @@ fn args_struct(tool: &Tool) -> TokenStream {
                 conversion: ::toolmetadata::args::Conversion,
             ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgErrors> {
                 static PARAMS: [::toolmetadata::args::ParamSpec; #count] = [#(#specs),*];
-                let mut slots = [const { ::core::option::Option::None }; #count];
+                let mut slots = #slots;
                 #allow_unused_mut
                 let mut decoder = ::toolmetadata::args::Decoder::new(Self::TOOL, args, &PARAMS, &mut slots, conversion);
                 #(#decodes)*
