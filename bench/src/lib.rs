@@ -95,7 +95,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-toolmetadata = {{ path = {runtime:?} }}
+toolmetadata = {{ path = {runtime:?}, default-features = false, features = ["server"] }}
 tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 
 [build-dependencies]

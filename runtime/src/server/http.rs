@@ -1,7 +1,7 @@
 //! Streamable HTTP: rmcp's service mounted at `/mcp` on axum, behind the checks
 //! a local server needs: loopback by default, `Host` and `Origin` checked
 //! (DNS rebinding), an optional bearer token, a request body limit, and a
-//! graceful shutdown on Ctrl-C or SIGTERM.
+//! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};

@@ -1,5 +1,6 @@
 //! The MCP server on rmcp: generated tool sets and tools loaded at run time,
-//! served on stdio or Streamable HTTP, with Go's discovery mode.
+//! served on stdio or (with the `http` feature, on by default) Streamable HTTP,
+//! with Go's discovery mode.
 //!
 //! ```no_run
 //! # mod tools {
@@ -21,6 +22,7 @@
 
 mod arguments;
 mod discovery;
+#[cfg(feature = "http")]
 mod http;
 
 use std::borrow::Cow;
@@ -41,6 +43,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use arguments::Arguments;
+#[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
@@ -485,7 +488,9 @@ impl Server {
     }
 
     /// Serves Streamable HTTP at `/mcp` until Ctrl-C or SIGTERM (or the options'
-    /// shutdown signal). Boxed like [`Server::serve_stdio`].
+    /// shutdown signal). Boxed like [`Server::serve_stdio`]. Feature `http`
+    /// (on by default).
+    #[cfg(feature = "http")]
     pub fn serve_http(self, options: HttpOptions) -> BoxFuture<'static, Result<(), ServerError>> {
         Box::pin(http::serve(self, options))
     }
@@ -646,7 +651,14 @@ fn to_result(output: ToolOutput) -> CallToolResult {
     result
 }
 
+/// Without HTTP there is no request to ask for all tools.
+#[cfg(not(feature = "http"))]
+fn http_show_all(_: &RequestContext<RoleServer>) -> bool {
+    false
+}
+
 /// `X-MCP-Show-All: true` or `?show_all=true` on the HTTP request.
+#[cfg(feature = "http")]
 fn http_show_all(context: &RequestContext<RoleServer>) -> bool {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return false;
