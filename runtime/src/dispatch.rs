@@ -186,3 +186,100 @@ impl<T> std::fmt::Debug for Handled<T> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{ArgError, ArgErrors};
+    use std::task::Waker;
+
+    /// Arguments with one required integer `n`, decoded by hand.
+    struct Count(i64);
+
+    impl FromArguments for Count {
+        const TOOL: &'static str = "count";
+
+        fn from_arguments(mut args: Map, _: Conversion) -> Result<Self, ArgErrors> {
+            match args.remove("n").and_then(|n| n.as_i64()) {
+                Some(n) => Ok(Count(n)),
+                None => Err(ArgErrors::new(
+                    Self::TOOL,
+                    vec![ArgError::other(Some("n"), "missing `n`".to_owned())],
+                )),
+            }
+        }
+    }
+
+    struct Words(usize);
+
+    impl Structured for Words {
+        fn to_structured(&self) -> serde_json::Value {
+            serde_json::json!({ "words": self.0 })
+        }
+    }
+
+    /// Every future here completes on its first poll.
+    fn ready(mut call: Call<'_>) -> CallOutcome {
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        match Pin::new(&mut call).poll(&mut cx) {
+            Poll::Ready(outcome) => outcome,
+            Poll::Pending => panic!("the call did not complete"),
+        }
+    }
+
+    fn args(value: serde_json::Value) -> Map {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_call_decodes_then_runs_the_handler_once() {
+        let outcome = ready(call(
+            args(serde_json::json!({"n": 3})),
+            Conversion::Lenient,
+            |c: Count| Box::pin(async move { Ok(ToolOutput::text(format!("{} calls", c.0))) }),
+        ));
+        match outcome {
+            CallOutcome::Output(o) => assert_eq!(o.text_content(), "3 calls"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_arguments_never_reach_the_handler() {
+        let outcome = ready(call(
+            args(serde_json::json!({})),
+            Conversion::Lenient,
+            |_: Count| -> BoxFuture<'static, ToolResult> { panic!("the handler ran") },
+        ));
+        match outcome {
+            CallOutcome::InvalidArguments(e) => {
+                assert!(e.to_string().contains("missing `n`"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn handler_errors_and_structured_outputs_come_through() {
+        let failed = ready(call(
+            args(serde_json::json!({"n": 1})),
+            Conversion::Lenient,
+            |_: Count| Box::pin(async { Err(ToolError::new("no such thing")) }),
+        ));
+        assert!(matches!(failed, CallOutcome::Failed(e) if e.message() == "no such thing"));
+        let structured = ready(call(
+            args(serde_json::json!({"n": 2})),
+            Conversion::Lenient,
+            |c: Count| structured(async move { Ok(Words(c.0 as usize)) }),
+        ));
+        match structured {
+            CallOutcome::Output(o) => {
+                assert_eq!(
+                    o.structured_content(),
+                    Some(&serde_json::json!({"words": 2}))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
