@@ -119,7 +119,11 @@ fn check_escapes(text: &str) -> Result<(), String> {
 /// An icon `src` must be an `https:` URL with a host, or a `data:` URI.
 pub(crate) fn is_icon_src(src: &str) -> bool {
     let lower = src.get(..8).map(str::to_ascii_lowercase);
-    if src.len() > 5 && src[..5].eq_ignore_ascii_case("data:") {
+    if src.len() > 5
+        && src
+            .get(..5)
+            .is_some_and(|s| s.eq_ignore_ascii_case("data:"))
+    {
         return true;
     }
     matches!(lower.as_deref(), Some("https://"))
@@ -175,6 +179,10 @@ mod tests {
             "https:///x",
             "data:",
             "/icon.png",
+            // A multi-byte character across the `data:` prefix's end.
+            "dat€x",
+            "data€",
+            "https:/€",
         ] {
             assert!(!is_icon_src(bad), "{bad}");
         }
