@@ -26,6 +26,10 @@ pub struct ParamSpec {
     pub(crate) max_length: Option<u64>,
     pattern_static: Option<&'static str>,
     pattern_owned: Option<String>,
+    // Set with the pattern, and only then: a program none of whose parameters
+    // has a pattern never reaches the regex engine, so does not link it (its
+    // Unicode tables alone are ~250 KB of relocated data, dirtied at load).
+    compile: Option<fn(&str) -> Option<regex::Regex>>,
     compiled: OnceLock<Option<regex::Regex>>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
@@ -46,6 +50,7 @@ impl ParamSpec {
             max_length: None,
             pattern_static: None,
             pattern_owned: None,
+            compile: None,
             compiled: OnceLock::new(),
             min_items: None,
             max_items: None,
@@ -91,6 +96,7 @@ impl ParamSpec {
     /// A regular expression the string must match somewhere.
     pub const fn pattern(mut self, pattern: &'static str) -> Self {
         self.pattern_static = Some(pattern);
+        self.compile = Some(compile_pattern);
         self
     }
 
@@ -158,11 +164,18 @@ impl ParamSpec {
         let Some(source) = self.pattern_source() else {
             return true;
         };
+        let Some(compile) = self.compile else {
+            return false;
+        };
         self.compiled
-            .get_or_init(|| regex::Regex::new(source).ok())
+            .get_or_init(|| compile(source))
             .as_ref()
             .is_some_and(|re| re.is_match(text))
     }
+}
+
+fn compile_pattern(source: &str) -> Option<regex::Regex> {
+    regex::Regex::new(source).ok()
 }
 
 impl From<&ToolParameter> for ParamSpec {
@@ -180,6 +193,7 @@ impl From<&ToolParameter> for ParamSpec {
             max_length: c.max_length,
             pattern_static: None,
             pattern_owned: c.pattern.clone(),
+            compile: c.pattern.as_ref().map(|_| compile_pattern as fn(&str) -> _),
             compiled: OnceLock::new(),
             min_items: c.min_items,
             max_items: c.max_items,
