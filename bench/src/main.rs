@@ -256,9 +256,9 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
     }
 }
 
-/// Requests per second the server answers under load: `count` requests
-/// written back to back without waiting, the responses only counted, not
-/// parsed. The sequential rmcp client above measures latency as a client sees
+/// Requests per second the server answers under load: rounds of `count`
+/// requests written back to back without waiting, the answers only counted,
+/// not parsed; the median of five rounds after a warm-up one. The sequential rmcp client above measures latency as a client sees
 /// it, but its throughput is mostly that client parsing each response (200
 /// tools are 150 KB of JSON); this measures the server.
 async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, count: usize) -> f64 {
@@ -271,7 +271,8 @@ async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, coun
         .spawn()
         .expect("spawn server");
     let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answers = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
+    let mut line = Vec::new();
     let message = |id: usize, method: &str, params: &serde_json::Value| {
         let mut line =
             serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -288,41 +289,52 @@ async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, coun
         .write_all(message(0, "initialize", &initialize).as_bytes())
         .await
         .expect("write initialize");
-    lines
-        .next_line()
+    answers
+        .read_until(b'\n', &mut line)
         .await
-        .expect("read")
         .expect("initialize answered");
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
         .await
         .expect("write initialized");
-    let requests: String = (1..=count).map(|id| message(id, method, params)).collect();
-    let start = Instant::now();
-    let writer = tokio::spawn(async move {
-        stdin
-            .write_all(requests.as_bytes())
-            .await
-            .expect("write requests");
-        stdin
-    });
-    let mut answered = 0;
-    while answered < count {
-        let line = lines
-            .next_line()
-            .await
-            .expect("read")
-            .expect("an answer per request");
-        if line.contains("\"result\"") {
-            answered += 1;
-        } else {
-            assert!(!line.contains("\"error\""), "request failed: {line}");
+    // A warm-up round, then the median of five.
+    let mut rates = Vec::new();
+    let mut next_id = 1;
+    for round in 0..6 {
+        let requests: String = (next_id..next_id + count)
+            .map(|id| message(id, method, params))
+            .collect();
+        next_id += count;
+        let start = Instant::now();
+        let (written, read) = tokio::join!(stdin.write_all(requests.as_bytes()), async {
+            // Only the head of each answer is looked at (`{"jsonrpc":"2.0",
+            // "id":N,"result":…` or `"error":…`), so reading costs the client
+            // little.
+            let mut answered = 0;
+            while answered < count {
+                line.clear();
+                let read = answers.read_until(b'\n', &mut line).await?;
+                assert!(
+                    read > 0,
+                    "the server closed stdout after {answered} answers"
+                );
+                let head = String::from_utf8_lossy(&line[..line.len().min(64)]);
+                if head.contains("\"result\"") {
+                    answered += 1;
+                } else {
+                    assert!(!head.contains("\"error\""), "request failed: {head}");
+                }
+            }
+            std::io::Result::Ok(())
+        });
+        written.expect("write requests");
+        read.expect("read answers");
+        if round > 0 {
+            rates.push(count as f64 / start.elapsed().as_secs_f64());
         }
     }
-    let elapsed = start.elapsed().as_secs_f64();
-    drop(writer.await);
     let _ = child.kill().await;
-    count as f64 / elapsed
+    median(rates)
 }
 
 fn clock_ticks() -> f64 {
