@@ -2,7 +2,7 @@
 //! one machine; prints a Markdown table of medians and ratios (ours / rmcp).
 //!
 //! ```text
-//! cargo run --release -p toolmetadata-bench            # everything (about 15 minutes)
+//! cargo run --release -p toolmetadata-bench            # everything (about 10 minutes)
 //! cargo run --release -p toolmetadata-bench -- --quick # fewer runs and calls
 //! ```
 //!
