@@ -180,8 +180,9 @@ impl<'a> Decoder<'a> {
 }
 
 /// The parameter named `key`. Names are short and rarely share their length
-/// and first byte, so comparing those first, then byte by byte, beats a
-/// `memcmp` call per parameter.
+/// and first byte, so comparing those first leaves the byte comparison to
+/// the parameter that matches, instead of a `memcmp` call per parameter of
+/// the same length.
 fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
     let key = key.as_bytes();
     params.iter().position(|p| {
