@@ -9,7 +9,10 @@ use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType};
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
 pub(crate) fn module(module: &Module) -> TokenStream {
-    let items = module.tools.iter().map(tool_items);
+    // Extending with owned streams moves their tokens; interpolating them in
+    // `quote!` would copy every token of every tool once more.
+    let mut out = TokenStream::new();
+    out.extend(module.tools.iter().map(tool_items));
     let trait_methods = module.tools.iter().map(trait_method);
     let entries = module.tools.iter().map(entry);
     let arms = module.tools.iter().map(dispatch_arm);
@@ -23,9 +26,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
         .tools
         .is_empty()
         .then(|| quote!(let _ = (tools, args, cx, conversion);));
-    quote! {
-        #(#items)*
-
+    out.extend(quote! {
         /// The handlers of this tool set: one method per tool, so that a tool added
         /// to the metadata is a compile error until it is handled.
         #allow
@@ -66,7 +67,8 @@ pub(crate) fn module(module: &Module) -> TokenStream {
                 _ => ::core::option::Option::None,
             }
         }
-    }
+    });
+    out
 }
 
 /// On every generated item: in a binary crate, generated items the program
@@ -104,17 +106,13 @@ fn doc(text: &str) -> TokenStream {
 }
 
 fn tool_items(tool: &Tool) -> TokenStream {
-    let enums = tool.enums.iter().map(enum_items);
-    let args = args_struct(tool);
-    let output = tool
-        .output_type
-        .as_ref()
-        .map(|name| output_struct(tool, name));
-    quote! {
-        #(#enums)*
-        #args
-        #output
+    let mut out = TokenStream::new();
+    out.extend(tool.enums.iter().map(enum_items));
+    out.extend(args_struct(tool));
+    if let Some(name) = &tool.output_type {
+        out.extend(output_struct(tool, name));
     }
+    out
 }
 
 fn rust_type(ty: &FieldType) -> TokenStream {
