@@ -44,6 +44,7 @@ pub trait FromArg: Sized {
 }
 
 impl FromArg for String {
+    #[inline]
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         match value {
             Value::String(s) => Ok(s.clone()),
@@ -51,6 +52,7 @@ impl FromArg for String {
         }
     }
 
+    #[inline]
     fn from_arg_owned(value: Value) -> Result<Self, ArgProblem> {
         match value {
             Value::String(s) => Ok(s),
@@ -60,6 +62,7 @@ impl FromArg for String {
 }
 
 impl FromArg for i64 {
+    #[inline]
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         value
             .as_i64()
@@ -68,6 +71,7 @@ impl FromArg for i64 {
 }
 
 impl FromArg for f64 {
+    #[inline]
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         value
             .as_f64()
@@ -76,6 +80,7 @@ impl FromArg for f64 {
 }
 
 impl FromArg for bool {
+    #[inline]
     fn from_arg(value: &Value) -> Result<Self, ArgProblem> {
         value
             .as_bool()

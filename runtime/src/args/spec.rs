@@ -118,6 +118,7 @@ impl ParamSpec {
     }
 
     /// The type.
+    #[inline]
     pub fn ty(&self) -> ParamType {
         self.ty
     }
@@ -141,6 +142,7 @@ impl ParamSpec {
 
     /// True when the parameter has no enum and no constraint: any value of its
     /// type is accepted, so the decoder can skip the checks.
+    #[inline]
     pub(crate) fn is_unconstrained(&self) -> bool {
         !self.has_enum()
             && self.minimum.is_none()
