@@ -197,14 +197,19 @@ struct Run {
     rss_kib: f64,
 }
 
-async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
-    let mut child = tokio::process::Command::new(binary)
+/// A benchmark server on piped stdio, killed when dropped.
+fn spawn_server(binary: &Path) -> tokio::process::Child {
+    tokio::process::Command::new(binary)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn server");
+        .expect("spawn server")
+}
+
+async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
+    let mut child = spawn_server(binary);
     let pid = child.id().expect("pid");
     let transport = (
         child.stdout.take().expect("stdout"),
@@ -263,13 +268,7 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
 /// tools are 150 KB of JSON); this measures the server.
 async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, count: usize) -> f64 {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let mut child = tokio::process::Command::new(binary)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn server");
+    let mut child = spawn_server(binary);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut answers = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
     let mut line = Vec::new();
