@@ -102,12 +102,11 @@ fn scalar<'v>(
     ty: ScalarType,
     conversion: Conversion,
 ) -> Result<Cow<'v, Value>, ArgProblem> {
+    if scalar_has_type(value, ty) {
+        return Ok(Cow::Borrowed(value));
+    }
     let lenient = conversion == Conversion::Lenient;
     match (ty, value) {
-        (ScalarType::String, Value::String(_))
-        | (ScalarType::Number, Value::Number(_))
-        | (ScalarType::Boolean, Value::Bool(_)) => Ok(Cow::Borrowed(value)),
-        (ScalarType::Integer, Value::Number(n)) if n.is_i64() => Ok(Cow::Borrowed(value)),
         (ScalarType::Integer, Value::Number(n)) => integer(n.as_i64(), n.as_f64(), value),
         (ScalarType::String, Value::Number(_) | Value::Bool(_)) if lenient => {
             Ok(Cow::Owned(Value::String(value.to_string())))
