@@ -115,11 +115,10 @@ toolmetadata-build = {{ path = {build:?} }}
         "use toolmetadata::{Context, ToolResult};\n\nmod tools {\n    toolmetadata::include_tools!();\n}\nuse tools::*;\n\nstruct Handler;\n\nimpl Tools for Handler {\n",
     );
     for i in 0..n {
-        let name = tool_name(i);
-        let args = format!("{}Args", toolmetadata::metadata::names::type_stem(&name));
+        let (name, args, body) = (tool_name(i), args_type(i), handler_body(i));
         let _ = write!(
             main,
-            "    async fn {name}(&self, a: {args}, _cx: Context) -> ToolResult {{\n        Ok(format!(\"{name}: {{}} in {{}} limit={{:?}} ratio={{:?}} verbose={{:?}} tags={{:?}}\", a.query, a.scope, a.limit, a.ratio, a.verbose, a.tags).into())\n    }}\n"
+            "    async fn {name}(&self, a: {args}, _cx: Context) -> ToolResult {{\n        Ok({body}.into())\n    }}\n"
         );
     }
     main.push_str(
@@ -156,7 +155,7 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
         "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServiceExt, schemars, tool, tool_router};\n\n",
     );
     for i in 0..n {
-        let args = rmcp_args_type(i);
+        let args = args_type(i);
         let _ = write!(
             main,
             "#[derive(serde::Deserialize, schemars::JsonSchema)]\npub struct {args} {{\n    /// What to look for\n    pub query: String,\n    /// Where to look\n    pub scope: String,\n    /// At most this many\n    pub limit: Option<i64>,\n    /// A ratio\n    pub ratio: Option<f64>,\n    /// Say more\n    pub verbose: Option<bool>,\n    /// Labels\n    pub tags: Option<Vec<String>>,\n}}\n\n"
@@ -164,11 +163,10 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
     }
     main.push_str("struct Handler;\n\n#[tool_router(server_handler)]\nimpl Handler {\n");
     for i in 0..n {
-        let name = tool_name(i);
-        let args = rmcp_args_type(i);
+        let (name, args, body) = (tool_name(i), args_type(i), handler_body(i));
         let _ = write!(
             main,
-            "    #[tool(description = \"Benchmark tool {i}: echoes its arguments\")]\n    async fn {name}(&self, Parameters(a): Parameters<{args}>) -> String {{\n        format!(\"{name}: {{}} in {{}} limit={{:?}} ratio={{:?}} verbose={{:?}} tags={{:?}}\", a.query, a.scope, a.limit, a.ratio, a.verbose, a.tags)\n    }}\n"
+            "    #[tool(description = \"Benchmark tool {i}: echoes its arguments\")]\n    async fn {name}(&self, Parameters(a): Parameters<{args}>) -> String {{\n        {body}\n    }}\n"
         );
     }
     main.push_str(
@@ -177,9 +175,21 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
-/// The parameter struct of rmcp's tool `i`.
-fn rmcp_args_type(i: usize) -> String {
-    format!("Tool{i:03}Args")
+/// The argument struct of tool `i`: the generated one's name, which rmcp's
+/// side uses for its own struct.
+fn args_type(i: usize) -> String {
+    format!(
+        "{}Args",
+        toolmetadata::metadata::names::type_stem(&tool_name(i))
+    )
+}
+
+/// The expression every handler of both sides returns, its argument bound to `a`.
+fn handler_body(i: usize) -> String {
+    let name = tool_name(i);
+    format!(
+        "format!(\"{name}: {{}} in {{}} limit={{:?}} ratio={{:?}} verbose={{:?}} tags={{:?}}\", a.query, a.scope, a.limit, a.ratio, a.verbose, a.tags)"
+    )
 }
 
 /// The arguments every benchmark call sends.
