@@ -8,7 +8,7 @@ use std::sync::Arc;
 pub struct Context {
     tool: Arc<str>,
     #[cfg(feature = "server")]
-    call: Option<crate::server::CallParts>,
+    link: Option<crate::server::Link>,
 }
 
 impl Context {
@@ -18,15 +18,15 @@ impl Context {
         Context {
             tool: tool.into(),
             #[cfg(feature = "server")]
-            call: None,
+            link: None,
         }
     }
 
     #[cfg(feature = "server")]
-    pub(crate) fn connected(tool: &str, call: crate::server::CallParts) -> Self {
+    pub(crate) fn connected(tool: &str, link: crate::server::Link) -> Self {
         Context {
             tool: tool.into(),
-            call: Some(call),
+            link: Some(link),
         }
     }
 
@@ -39,8 +39,8 @@ impl Context {
     /// handler's future at that point; this is for work done outside it.
     pub fn is_cancelled(&self) -> bool {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            return call.cancel.is_cancelled();
+        if let Some(link) = &self.link {
+            return link.cancel.is_cancelled();
         }
         false
     }
@@ -49,8 +49,8 @@ impl Context {
     /// can cancel.
     pub async fn cancelled(&self) {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            return call.cancel.cancelled().await;
+        if let Some(link) = &self.link {
+            return link.cancel.cancelled().await;
         }
         std::future::pending::<()>().await
     }
@@ -60,8 +60,8 @@ impl Context {
     /// grow with each report; `total` is the value it will reach, if known.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            call.progress(progress, total, message).await;
+        if let Some(link) = &self.link {
+            link.progress(progress, total, message).await;
         }
         #[cfg(not(feature = "server"))]
         let _ = (progress, total, message);

@@ -10,7 +10,8 @@
 //!   output struct (`GetUserOutput`) for tools with `[[output]]`;
 //! - a trait `Tools` with one method per tool, so a tool added to the metadata is
 //!   a compile error until it is handled;
-//! - `TOOLS`, the `tools/list` entries rendered at build time, and `dispatch`.
+//! - `TOOL_ENTRIES`, the `tools/list` entries rendered at build time, and
+//!   `tool_set(handler)`, the tool set a server serves.
 //!
 //! ```no_run
 //! // build.rs

@@ -68,7 +68,7 @@ pub(crate) struct Enum {
 }
 
 /// Names the generated module defines besides the per-tool types.
-const RESERVED: &[&str] = &["Tools", "TOOLS", "dispatch", "tool_set"];
+const RESERVED: &[&str] = &["Tools", "TOOL_ENTRIES", "dispatch", "tool_set"];
 
 pub(crate) fn build(
     tools: &[LoadedTool],

@@ -83,6 +83,6 @@ impl Tools for Handler {
     }
 }
 
-fn serde_json_value() -> toolmetadata::serde_json::Value {
-    toolmetadata::serde_json::json!({"server": "toolmetadata-test-server", "tools": TOOLS.len()})
+fn serde_json_value() -> serde_json::Value {
+    serde_json::json!({"server": "toolmetadata-test-server", "tools": TOOL_ENTRIES.len()})
 }
