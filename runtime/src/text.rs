@@ -96,21 +96,6 @@ mod tests {
         assert_eq!(closest("zzz", &["user_id", "name"]), None);
     }
 
-    const TOP: &[&str] = &[
-        "description",
-        "title",
-        "keywords",
-        "discoverable",
-        "parameters",
-        "readOnly",
-        "destructive",
-        "idempotent",
-        "openWorld",
-        "ui",
-        "icons",
-        "output",
-    ];
-
     #[test]
     fn suggests_what_was_meant() {
         for (input, expected) in [
@@ -123,7 +108,11 @@ mod tests {
             ("params", "parameters"),
             ("Dis-coverable", "discoverable"),
         ] {
-            assert_eq!(closest(input, TOP), Some(expected), "{input}");
+            assert_eq!(
+                closest(input, crate::metadata::read::TOP_KEYS),
+                Some(expected),
+                "{input}"
+            );
         }
     }
 
@@ -139,7 +128,11 @@ mod tests {
             "",
             "annotations",
         ] {
-            assert_eq!(closest(input, TOP), None, "{input}");
+            assert_eq!(
+                closest(input, crate::metadata::read::TOP_KEYS),
+                None,
+                "{input}"
+            );
         }
     }
 }

@@ -83,17 +83,18 @@ where
     O: Structured + 'a,
     F: Future<Output = ToolResult<O>> + Send + 'a,
 {
-    match A::from_arguments(call.args, call.conversion) {
-        Ok(args) => {
-            let future = method(handler, args, call.cx);
-            CallFuture::running(Box::pin(async move {
+    run(
+        handler,
+        move |handler, args, cx| {
+            let future = method(handler, args, cx);
+            async move {
                 future
                     .await
                     .map(|o| ToolOutput::structured(o.to_structured()))
-            }))
-        }
-        Err(errors) => CallFuture::invalid(errors),
-    }
+            }
+        },
+        call,
+    )
 }
 
 #[cfg(test)]

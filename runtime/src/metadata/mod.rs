@@ -34,7 +34,7 @@ mod check;
 mod json;
 pub mod names;
 pub(crate) mod pattern;
-mod read;
+pub(crate) mod read;
 mod render;
 mod report;
 mod toml;

@@ -109,7 +109,7 @@ pub(crate) struct RawIcon {
     pub(crate) theme: Option<Sp<String>>,
 }
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
     "description",
     "title",
     "keywords",
