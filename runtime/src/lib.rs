@@ -20,6 +20,8 @@
 //!   problem like rustc.
 
 pub mod args;
+#[cfg(feature = "server")]
+pub mod ask;
 #[doc(hidden)]
 pub mod codegen;
 mod context;

@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use rmcp::model::{Resource, Tool};
+use rmcp::model::{RequestStateCodec, Resource, Tool};
 use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
+use super::asker::AskSettings;
 use super::call::{Handler, Served};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
@@ -34,6 +36,9 @@ pub struct ServerBuilder {
     show_all: bool,
     tools: Vec<Served>,
     errors: Vec<String>,
+    state_key: Option<Vec<u8>>,
+    state_ttl: Option<Duration>,
+    ask_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -76,6 +81,28 @@ impl ServerBuilder {
     /// clients that cannot search; HTTP clients can ask per request).
     pub fn show_all(mut self, show_all: bool) -> Self {
         self.show_all = show_all;
+        self
+    }
+
+    /// The key that signs the `requestState` of 2026-07-28 questions (at
+    /// least 32 bytes). Instances behind one load balancer need the same key
+    /// to accept each other's retries; without one, each process draws a
+    /// random key, so a retry must reach the instance that asked.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_key = Some(key.into());
+        self
+    }
+
+    /// How long a question's `requestState` stays valid (default 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = Some(ttl);
+        self
+    }
+
+    /// How long a 2025-11-25 session's question waits for the person before
+    /// [`AskError::TimedOut`](crate::ask::AskError::TimedOut) (default 5 minutes).
+    pub fn ask_timeout(mut self, timeout: Duration) -> Self {
+        self.ask_timeout = Some(timeout);
         self
     }
 
@@ -250,6 +277,11 @@ impl ServerBuilder {
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
             (i, false) => i,
         };
+        let ask = AskSettings {
+            codec: state_codec(self.state_key)?,
+            state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
+            timeout: self.ask_timeout.unwrap_or(Duration::from_secs(300)),
+        };
         let by_name: BTreeMap<String, usize> = self
             .tools
             .iter()
@@ -270,9 +302,25 @@ impl ServerBuilder {
                 by_name,
                 meta_tools,
                 resources: self.resources,
+                ask,
             }),
         })
     }
+}
+
+/// The codec of `requestState`s: the configured key, or a random one.
+fn state_codec(key: Option<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
+    let key = match key {
+        Some(key) => key,
+        None => {
+            let mut key = vec![0; 32];
+            getrandom::fill(&mut key).map_err(|e| {
+                ServerError::new(format!("no randomness for the request-state key: {e}"))
+            })?;
+            key
+        }
+    };
+    RequestStateCodec::try_new(key).map_err(|e| ServerError::new(format!("request_state_key: {e}")))
 }
 
 /// The arguments of a run-time tool, decoded by the same decoder as a

@@ -6,11 +6,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ProgressToken, Tool};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, Tool};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
+use super::asker::Asker;
 use super::{Server, discovery};
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
@@ -27,33 +27,33 @@ pub(super) struct Served {
     pub(super) handler: Handler,
 }
 
-/// What a handler needs of the client behind its call: the call's
-/// cancellation, and the way back for progress.
+/// What a handler's [`Context`] holds of the request behind its call: the
+/// request itself (kept whole and shared, so reading a header clones nothing),
+/// and the way to ask the person.
 #[derive(Clone)]
 pub(crate) struct Link {
-    pub(crate) cancel: CancellationToken,
-    pub(super) peer: Peer<RoleServer>,
-    pub(super) progress_token: Option<ProgressToken>,
+    pub(crate) request: Arc<RequestContext<RoleServer>>,
+    pub(crate) asker: Arc<Asker>,
 }
 
 impl fmt::Debug for Link {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Link")
-            .field("cancelled", &self.cancel.is_cancelled())
-            .field("progress_token", &self.progress_token)
+            .field("id", &self.request.id)
+            .field("cancelled", &self.request.ct.is_cancelled())
             .finish()
     }
 }
 
 impl Link {
     pub(crate) async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.progress_token else {
+        let Some(token) = self.request.meta.get_progress_token() else {
             return;
         };
-        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+        let mut param = ProgressNotificationParam::new(token, progress);
         param.total = total;
         param.message = message.map(str::to_owned);
-        if let Err(e) = self.peer.notify_progress(param).await {
+        if let Err(e) = self.request.peer.notify_progress(param).await {
             tracing::debug!("progress notification not sent: {e}");
         }
     }
@@ -90,7 +90,7 @@ impl Server {
     ) -> CallToolResult {
         let served = &self.inner.tools[index];
         let name = served.tool.name.to_string();
-        let cancel = link.cancel.clone();
+        let cancel = link.request.ct.clone();
         let cx = Context::connected(&name, link);
         let task = tokio::spawn((served.handler)(args, cx));
         let abort = task.abort_handle();

@@ -12,7 +12,10 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
+use std::sync::Arc;
+
 use super::Server;
+use super::asker::Asker;
 use super::call::Link;
 
 impl ServerHandler for Server {
@@ -45,22 +48,27 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
         let link = Link {
-            cancel: context.ct.clone(),
-            progress_token: context.meta.get_progress_token(),
-            peer: context.peer.clone(),
+            request: Arc::new(context),
+            asker: asker.clone(),
         };
         let args = request.arguments.unwrap_or_default();
-        match self.route(&request.name, args, link).await {
-            Some(result) => Ok(result.into()),
-            None => Err(ErrorData::new(
+        let Some(result) = self.route(&request.name, args, link).await else {
+            return Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
                 format!(
                     "unknown tool `{}`",
                     crate::text::shorten(&request.name, 100)
                 ),
                 None,
-            )),
+            ));
+        };
+        // A question the client has not answered yet ends this attempt,
+        // whatever the handler made of it.
+        match asker.input_required(&self.inner.ask)? {
+            Some(input) => Ok(input.into()),
+            None => Ok(result.into()),
         }
     }
 

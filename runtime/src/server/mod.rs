@@ -26,6 +26,7 @@
 //! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP.
 
 mod arguments;
+mod asker;
 mod builder;
 mod call;
 mod discovery;
@@ -43,6 +44,9 @@ pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
+/// The rmcp this crate serves with, for its types in [`crate::Context`]'s
+/// accessors and for mounting tool sets in your own `ServerHandler`.
+pub use rmcp;
 
 use crate::BoxFuture;
 use builder::StaticResource;
@@ -82,6 +86,7 @@ struct Inner {
     /// `tool_search` and `execute_tool`, when discoverable tools exist.
     meta_tools: Vec<Tool>,
     resources: Vec<StaticResource>,
+    ask: asker::AskSettings,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
