@@ -11,6 +11,9 @@ pub struct Context {
     tool: Arc<str>,
     #[cfg(feature = "server")]
     link: Option<crate::server::Link>,
+    /// The tool's `[confirm]`, asked before its handler runs.
+    #[cfg(feature = "server")]
+    confirm: Option<Arc<crate::metadata::Confirm>>,
 }
 
 impl Context {
@@ -21,15 +24,42 @@ impl Context {
             tool: tool.into(),
             #[cfg(feature = "server")]
             link: None,
+            #[cfg(feature = "server")]
+            confirm: None,
         }
     }
 
     #[cfg(feature = "server")]
-    pub(crate) fn connected(tool: &str, link: crate::server::Link) -> Self {
+    pub(crate) fn connected(
+        tool: &str,
+        link: crate::server::Link,
+        confirm: Option<Arc<crate::metadata::Confirm>>,
+    ) -> Self {
         Context {
             tool: tool.into(),
             link: Some(link),
+            confirm,
         }
+    }
+
+    /// The tool's `[confirm]` question for these arguments, as a future that
+    /// asks it: `Ok` to go on, the refusal otherwise. `None` when the tool asks
+    /// nothing (and always for a call outside a server).
+    pub(crate) fn confirmation(
+        &self,
+        args: &crate::args::Map,
+    ) -> Option<crate::BoxFuture<'static, Result<(), crate::ToolError>>> {
+        #[cfg(feature = "server")]
+        if let Some(confirm) = &self.confirm {
+            let question = crate::ask::Question::new(confirmation_text(&confirm.message, args));
+            let (cx, unsupported) = (self.clone(), confirm.unsupported);
+            return Some(Box::pin(
+                async move { cx.confirm(question, unsupported).await },
+            ));
+        }
+        #[cfg(not(feature = "server"))]
+        let _ = args;
+        None
     }
 
     /// The name of the tool called.
@@ -86,6 +116,35 @@ impl Context {
         }
     }
 
+    /// Asks the `[confirm]` question: accepted goes on; declined, cancelled
+    /// or (with `unsupported = "refuse"`) unaskable refuses the call.
+    async fn confirm(
+        &self,
+        question: crate::ask::Question,
+        unsupported: crate::metadata::Unsupported,
+    ) -> Result<(), crate::ToolError> {
+        use crate::ask::{Answer, AskError};
+        let tool = self.tool();
+        match self.ask(question).await {
+            Ok(Answer::Accept(_)) => Ok(()),
+            Ok(Answer::Decline) => Err(crate::ToolError::new(format!(
+                "`{tool}` did not run: the user declined"
+            ))),
+            Ok(Answer::Cancel) => Err(crate::ToolError::new(format!(
+                "`{tool}` did not run: the user cancelled the confirmation"
+            ))),
+            Err(AskError::Unsupported) => match unsupported {
+                crate::metadata::Unsupported::Proceed => Ok(()),
+                crate::metadata::Unsupported::Refuse => Err(crate::ToolError::new(format!(
+                    "`{tool}` needs the user's confirmation, and this client cannot ask for it"
+                ))),
+            },
+            Err(other) => Err(crate::ToolError::new(format!(
+                "`{tool}` did not run: {other}"
+            ))),
+        }
+    }
+
     /// The request as rmcp received it: its id, `_meta`, extensions and the
     /// peer; `None` for a context made with [`Context::new`].
     pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
@@ -138,4 +197,31 @@ impl Context {
         }
         request.extensions.get::<T>()
     }
+}
+
+/// A `[confirm]` message with each `{parameter}` replaced by its argument as
+/// sent (a string as is, anything else as JSON), shortened so that a huge
+/// argument cannot flood the question.
+#[cfg(feature = "server")]
+fn confirmation_text(message: &str, args: &crate::args::Map) -> String {
+    use crate::metadata::{MessagePart, message_parts};
+    // The build checked the message; a run-time tool's loader did too.
+    let Ok(parts) = message_parts(message) else {
+        return message.to_owned();
+    };
+    let mut text = String::new();
+    for part in parts {
+        match part {
+            MessagePart::Text(t) => text.push_str(t),
+            MessagePart::Placeholder(name) => {
+                let value = match args.get(name) {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(serde_json::Value::Null) | None => "(not given)".to_owned(),
+                    Some(other) => other.to_string(),
+                };
+                text.push_str(&crate::text::shorten(&value, 200));
+            }
+        }
+    }
+    text
 }

@@ -172,6 +172,13 @@ rules! {
     DuplicateTool => "duplicate-tool",
     /// Two tools (or generated types) that map to one Rust name.
     RustNameCollision => "rust-name-collision",
+    /// `[confirm]` without a non-empty `message`.
+    ConfirmMessage => "confirm-message",
+    /// A `[confirm]` message placeholder that names no parameter, or a brace
+    /// that pairs with none.
+    ConfirmPlaceholder => "confirm-placeholder",
+    /// `confirm.unsupported` other than `proceed` or `refuse`.
+    ConfirmUnsupported => "confirm-unsupported",
 }
 
 impl fmt::Display for Rule {

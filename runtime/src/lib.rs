@@ -37,7 +37,7 @@ pub use context::Context;
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use metadata::{Loader, ToolMetadata};
 pub use result::{Content, IntoToolOutput, ToolError, ToolOutput, ToolResult};
-pub use tool_set::{BoxFuture, CallFuture, CallOutcome, ToolEntry, ToolSet};
+pub use tool_set::{BoxFuture, CallFuture, CallOutcome, ConfirmEntry, ToolEntry, ToolSet};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like
 /// `tonic::include_proto!`.

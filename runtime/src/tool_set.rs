@@ -23,6 +23,17 @@ pub struct ToolEntry {
     pub discoverable: bool,
     /// Words `tool_search` matches.
     pub keywords: &'static [&'static str],
+    /// The `[confirm]` question, asked before the handler runs.
+    pub confirm: Option<ConfirmEntry>,
+}
+
+/// A generated tool's `[confirm]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfirmEntry {
+    /// The question, with `{parameter}` placeholders.
+    pub message: &'static str,
+    /// What happens when the client cannot ask.
+    pub unsupported: crate::metadata::Unsupported,
 }
 
 impl ToolEntry {
@@ -33,7 +44,21 @@ impl ToolEntry {
             entry_json,
             discoverable: false,
             keywords: &[],
+            confirm: None,
         }
+    }
+
+    /// Asks the person `message` before the handler runs (`[confirm]`).
+    pub const fn confirm(
+        mut self,
+        message: &'static str,
+        unsupported: crate::metadata::Unsupported,
+    ) -> Self {
+        self.confirm = Some(ConfirmEntry {
+            message,
+            unsupported,
+        });
+        self
     }
 
     /// Words `tool_search` matches besides the name and description.
@@ -72,6 +97,12 @@ pub struct CallFuture<'a> {
 }
 
 enum State<'a> {
+    /// The person is asked first; the handler's future is not polled (so
+    /// its body does not run) until they accept.
+    Confirming {
+        confirm: BoxFuture<'a, Result<(), ToolError>>,
+        then: Option<BoxFuture<'a, ToolResult>>,
+    },
     Running(BoxFuture<'a, ToolResult>),
     Invalid(Option<ArgErrors>),
 }
@@ -81,6 +112,19 @@ impl<'a> CallFuture<'a> {
     pub fn running(future: BoxFuture<'a, ToolResult>) -> Self {
         CallFuture {
             state: State::Running(future),
+        }
+    }
+
+    /// A call whose handler runs once `confirm` resolves to `Ok`.
+    pub fn confirming(
+        confirm: BoxFuture<'a, Result<(), ToolError>>,
+        then: BoxFuture<'a, ToolResult>,
+    ) -> Self {
+        CallFuture {
+            state: State::Confirming {
+                confirm,
+                then: Some(then),
+            },
         }
     }
 
@@ -96,11 +140,23 @@ impl Future for CallFuture<'_> {
     type Output = CallOutcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallOutcome> {
-        match &mut self.get_mut().state {
+        let this = self.get_mut();
+        if let State::Confirming { confirm, then } = &mut this.state {
+            match confirm.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(refused)) => return Poll::Ready(CallOutcome::Failed(refused)),
+                Poll::Ready(Ok(())) => match then.take() {
+                    Some(handler) => this.state = State::Running(handler),
+                    None => return Poll::Pending,
+                },
+            }
+        }
+        match &mut this.state {
             State::Running(future) => future.as_mut().poll(cx).map(|result| match result {
                 Ok(output) => CallOutcome::Output(output),
                 Err(error) => CallOutcome::Failed(error),
             }),
+            State::Confirming { .. } => Poll::Pending,
             State::Invalid(errors) => match errors.take() {
                 Some(errors) => Poll::Ready(CallOutcome::InvalidArguments(errors)),
                 // Polled again after it completed: a caller's bug, as with any
@@ -114,6 +170,7 @@ impl Future for CallFuture<'_> {
 impl std::fmt::Debug for CallFuture<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.state {
+            State::Confirming { .. } => f.write_str("CallFuture::Confirming"),
             State::Running(_) => f.write_str("CallFuture::Running"),
             State::Invalid(errors) => f.debug_tuple("CallFuture::Invalid").field(errors).finish(),
         }

@@ -8,7 +8,7 @@
 
 use proc_macro2::{Ident, Literal as Lit, Span, TokenStream};
 use quote::{format_ident, quote};
-use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType};
+use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, Unsupported};
 
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
@@ -497,7 +497,15 @@ fn entry(tool: &Tool) -> TokenStream {
     let keywords = &tool.keywords;
     let keywords = (!keywords.is_empty()).then(|| quote!(.keywords(&[#(#keywords),*])));
     let discoverable = tool.discoverable.then(|| quote!(.discoverable()));
-    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable)
+    let confirm = tool.confirm.as_ref().map(|c| {
+        let message = &c.message;
+        let unsupported = match c.unsupported {
+            Unsupported::Proceed => quote!(Proceed),
+            Unsupported::Refuse => quote!(Refuse),
+        };
+        quote!(.confirm(#message, ::toolmetadata::metadata::Unsupported::#unsupported))
+    });
+    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #confirm)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use toolmetadata::metadata::{ParamType, ScalarType, ToolMetadata, ToolParameter, names};
+use toolmetadata::metadata::{Confirm, ParamType, ScalarType, ToolMetadata, ToolParameter, names};
 
 use crate::load::{LoadedTool, shown};
 
@@ -27,6 +27,7 @@ pub(crate) struct Tool {
     pub(crate) entry_json: String,
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
+    pub(crate) confirm: Option<Confirm>,
     pub(crate) params: Vec<Field>,
     pub(crate) outputs: Vec<Field>,
     pub(crate) enums: Vec<Enum>,
@@ -173,6 +174,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         entry_json: tool.to_tools_list_json(),
         discoverable: tool.discoverable,
         keywords: tool.keywords.clone(),
+        confirm: tool.confirm.clone(),
         params,
         outputs,
         enums,

@@ -65,8 +65,17 @@ where
     A: FromArguments,
     F: Future<Output = ToolResult> + Send + 'a,
 {
+    // The question is worded from the arguments as sent, before decoding
+    // takes them apart; it is asked only once they decode.
+    let confirm = call.cx.confirmation(&call.args);
     match A::from_arguments(call.args, call.conversion) {
-        Ok(args) => CallFuture::running(Box::pin(method(handler, args, call.cx))),
+        Ok(args) => {
+            let future = Box::pin(method(handler, args, call.cx));
+            match confirm {
+                None => CallFuture::running(future),
+                Some(confirm) => CallFuture::confirming(confirm, future),
+            }
+        }
         Err(errors) => CallFuture::invalid(errors),
     }
 }

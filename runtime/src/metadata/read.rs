@@ -42,6 +42,7 @@ pub(crate) struct RawTool {
     pub(crate) open_world: Option<Sp<bool>>,
     pub(crate) ui: Option<Sp<RawUi>>,
     pub(crate) icons: Vec<RawIcon>,
+    pub(crate) confirm: Option<Sp<RawConfirm>>,
 }
 
 #[derive(Debug, Default)]
@@ -100,6 +101,12 @@ pub(crate) struct RawUi {
 }
 
 #[derive(Debug, Default)]
+pub(crate) struct RawConfirm {
+    pub(crate) message: Option<Sp<String>>,
+    pub(crate) unsupported: Option<Sp<String>>,
+}
+
+#[derive(Debug, Default)]
 pub(crate) struct RawIcon {
     pub(crate) index: usize,
     pub(crate) span: Span,
@@ -122,6 +129,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "ui",
     "icons",
     "output",
+    "confirm",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -139,6 +147,7 @@ const PARAM_KEYS: &[&str] = &[
     "maxItems",
 ];
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
+const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
 /// Reads the document tree of one file into a raw tool, reporting each
@@ -170,6 +179,7 @@ impl Reader<'_> {
                 }
                 "output" => tool.output = self.params(entry, true),
                 "ui" => tool.ui = self.ui(entry),
+                "confirm" => tool.confirm = self.confirm(entry),
                 "icons" => tool.icons = self.icons(entry),
                 _ => {}
             }
@@ -445,6 +455,23 @@ self.report.error(
             }
         }
         Some(Sp::new(ui, entry))
+    }
+
+    fn confirm(&mut self, entry: &Entry) -> Option<Sp<RawConfirm>> {
+        let Value::Table(entries) = &entry.node.value else {
+            self.mismatch(entry, "at top level", "a table");
+            return None;
+        };
+        let place = "in [confirm]";
+        let mut confirm = RawConfirm::default();
+        for (key, field) in self.fields(entries, CONFIRM_KEYS, place) {
+            match key {
+                "message" => confirm.message = self.string(field, place),
+                "unsupported" => confirm.unsupported = self.string(field, place),
+                _ => {}
+            }
+        }
+        Some(Sp::new(confirm, entry))
     }
 
     fn icons(&mut self, entry: &Entry) -> Vec<RawIcon> {

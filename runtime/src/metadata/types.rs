@@ -27,6 +27,9 @@ pub struct ToolMetadata {
     pub ui: Option<UiMeta>,
     /// Icons for the tool's `tools/list` entry.
     pub icons: Vec<Icon>,
+    /// `[confirm]` (ext): the question the server asks the person before the
+    /// handler runs.
+    pub confirm: Option<Confirm>,
 }
 
 impl ToolMetadata {
@@ -368,6 +371,86 @@ impl Theme {
     }
 }
 
+/// `[confirm]` (ext): ask the person before the handler runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    /// The question; `{name}` stands for the argument `name` (`{{` and `}}`
+    /// for literal braces).
+    pub message: String,
+    /// What happens when the client cannot ask.
+    pub unsupported: Unsupported,
+}
+
+/// What a confirmed tool does when the client cannot ask the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unsupported {
+    /// Run the handler anyway (the default).
+    #[default]
+    Proceed,
+    /// Refuse the call, saying that it needs a confirmation.
+    Refuse,
+}
+
+impl Unsupported {
+    /// The value as the metadata writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unsupported::Proceed => "proceed",
+            Unsupported::Refuse => "refuse",
+        }
+    }
+}
+
+/// One piece of a confirmation message: text, or a placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessagePart<'a> {
+    /// Literal text (braces unescaped).
+    Text(&'a str),
+    /// `{name}`: the argument `name`.
+    Placeholder(&'a str),
+}
+
+/// Splits a confirmation message into text and placeholders; an error says
+/// which brace does not pair up. `{{` and `}}` are literal braces.
+pub fn message_parts(message: &str) -> Result<Vec<MessagePart<'_>>, String> {
+    let mut parts = Vec::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let Some(at) = rest.find(['{', '}']) else {
+            parts.push(MessagePart::Text(rest));
+            break;
+        };
+        if at > 0 {
+            parts.push(MessagePart::Text(&rest[..at]));
+        }
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("{{") {
+            parts.push(MessagePart::Text("{"));
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("}}") {
+            parts.push(MessagePart::Text("}"));
+            rest = after;
+        } else if tail.starts_with('}') {
+            return Err("a `}` closes no placeholder (write `}}` for a brace)".to_owned());
+        } else {
+            let inner = &tail[1..];
+            match inner.find(['{', '}']) {
+                Some(end) if inner[end..].starts_with('}') => {
+                    parts.push(MessagePart::Placeholder(&inner[..end]));
+                    rest = &inner[end + 1..];
+                }
+                _ => {
+                    return Err(
+                        "a `{` opens a placeholder that is not closed (write `{{` for a brace)"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+    }
+    Ok(parts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,6 +484,7 @@ mod tests {
     #[test]
     fn description_whitespace_collapses_like_go() {
         let tool = ToolMetadata {
+            confirm: None,
             description: " a\u{2003}b\u{85}c\u{a0} d\u{200b}e\u{1f}f ".into(),
             ..Default::default()
         };

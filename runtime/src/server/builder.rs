@@ -15,7 +15,7 @@ use super::asker::AskSettings;
 use super::call::{Handler, Served};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
-use crate::metadata::ToolMetadata;
+use crate::metadata::{Confirm, ToolMetadata};
 use crate::{CallFuture, CallOutcome, IntoToolOutput, ToolEntry, ToolError, ToolSet};
 
 /// A resource served as it is, such as the HTML view of a tool's `[ui]`.
@@ -155,6 +155,12 @@ impl ServerBuilder {
                 discoverable: entry.discoverable,
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
+                confirm: entry.confirm.map(|c| {
+                    Arc::new(Confirm {
+                        message: c.message.to_owned(),
+                        unsupported: c.unsupported,
+                    })
+                }),
             });
         }
         self
@@ -190,12 +196,15 @@ impl ServerBuilder {
         );
         let name: Arc<str> = metadata.name.as_str().into();
         let erased: Handler = Arc::new(move |args, cx| {
+            let confirm = cx.confirmation(&args);
             Box::pin(match decode_dynamic(&name, args, &specs, &defaults) {
                 Ok(arguments) => {
                     let future = handler(arguments, cx);
-                    CallFuture::running(Box::pin(
-                        async move { future.await.map(O::into_tool_output) },
-                    ))
+                    let future = Box::pin(async move { future.await.map(O::into_tool_output) });
+                    match confirm {
+                        None => CallFuture::running(future),
+                        Some(confirm) => CallFuture::confirming(confirm, future),
+                    }
                 }
                 Err(errors) => CallFuture::invalid(errors),
             })
@@ -206,6 +215,7 @@ impl ServerBuilder {
             discoverable: metadata.discoverable,
             keywords: metadata.keywords.clone(),
             handler: erased,
+            confirm: metadata.confirm.clone().map(Arc::new),
         });
         self
     }

@@ -25,6 +25,7 @@ pub(super) struct Served {
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
     pub(super) handler: Handler,
+    pub(super) confirm: Option<Arc<crate::metadata::Confirm>>,
 }
 
 /// What a handler's [`Context`] holds of the request behind its call: the
@@ -91,7 +92,7 @@ impl Server {
         let served = &self.inner.tools[index];
         let name = served.tool.name.to_string();
         let cancel = link.request.ct.clone();
-        let cx = Context::connected(&name, link);
+        let cx = Context::connected(&name, link, served.confirm.clone());
         let task = tokio::spawn((served.handler)(args, cx));
         let abort = task.abort_handle();
         let joined = tokio::select! {

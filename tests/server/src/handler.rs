@@ -13,9 +13,17 @@ use crate::tools::*;
 #[derive(Default)]
 pub(crate) struct Handler {
     cancellations: Arc<AtomicUsize>,
+    /// Runs of the confirmed tools' handlers, so a test can tell that a
+    /// declined call never ran.
+    confirmed_runs: AtomicUsize,
 }
 
 impl Tools for Handler {
+    async fn archive(&self, args: ArchiveArgs, _: Context) -> ToolResult {
+        let run = self.confirmed_runs.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(format!("archived {} at {} (run #{run})", args.path, args.level).into())
+    }
+
     async fn boom(&self, _: BoomArgs, _: Context) -> ToolResult {
         panic!("boom: a handler bug")
     }
@@ -71,6 +79,11 @@ impl Tools for Handler {
 
     async fn read_file(&self, args: ReadFileArgs, _: Context) -> ToolResult {
         Ok(format!("read {}", args.path).into())
+    }
+
+    async fn remove(&self, args: RemoveArgs, _: Context) -> ToolResult {
+        let run = self.confirmed_runs.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(format!("removed {} (run #{run})", args.path).into())
     }
 
     async fn search_text(&self, args: SearchTextArgs, _: Context) -> ToolResult {

@@ -373,3 +373,94 @@ async fn a_handler_reads_the_request() {
     assert_eq!(seen["header"], Value::Null);
     client.cancel().await.expect("close");
 }
+
+fn call_of(name: &str, args: Value) -> CallToolRequestParams {
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(args)
+}
+
+/// `[confirm]`: asked with the real arguments before the handler runs; a
+/// declined call never reaches the handler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirmed_tools_ask_first_on_both_generations() {
+    let declining = Person::answering(json!({"action": "decline"}));
+    let client = session(&declining, &[]).await;
+    let refused = client
+        .call_tool(call_of("remove", json!({"path": "a.txt"})))
+        .await
+        .expect("call");
+    assert!(is_error(&refused));
+    assert!(
+        text(&refused).contains("the user declined"),
+        "{}",
+        text(&refused)
+    );
+    let cancelling = Person::answering(json!({"action": "cancel"}));
+    let other = session(&cancelling, &[]).await;
+    let cancelled = other
+        .call_tool(call_of("archive", json!({"path": "b"})))
+        .await
+        .expect("call");
+    assert!(
+        text(&cancelled).contains("cancelled"),
+        "{}",
+        text(&cancelled)
+    );
+    assert_eq!(cancelling.asked(), ["Archive b at level (not given)?"]);
+    other.cancel().await.expect("close");
+    // Bad arguments are refused before anyone is asked.
+    let invalid = client
+        .call_tool(call_of("remove", json!({})))
+        .await
+        .expect("call");
+    assert!(text(&invalid).contains("missing required argument `path`"));
+    assert_eq!(declining.asked(), ["Remove a.txt?"]);
+    client.cancel().await.expect("close");
+
+    let accepting = Person::answering(json!({"action": "accept", "content": {}}));
+    let client = session(&accepting, &[]).await;
+    let done = client
+        .call_tool(call_of("archive", json!({"path": "b", "level": 9})))
+        .await
+        .expect("call");
+    // The first run of a fresh server: nothing ran before it.
+    assert_eq!(text(&done), "archived b at 9 (run #1)");
+    assert_eq!(accepting.asked(), ["Archive b at level 9?"]);
+    client.cancel().await.expect("close");
+
+    let server = http_server(BIN, &[]).await;
+    let client = stateless(&accepting, &server.url).await;
+    let done = client
+        .call_tool(call_of("remove", json!({"path": "c.txt"})))
+        .await
+        .expect("call");
+    assert_eq!(text(&done), "removed c.txt (run #1)");
+    client.cancel().await.expect("close");
+}
+
+/// A client that cannot ask: `unsupported = "refuse"` refuses, the default
+/// proceeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirmation_without_a_way_to_ask_follows_unsupported() {
+    let mut mute = Person::answering(accept());
+    mute.can_answer = false;
+    let client = session(&mute, &[]).await;
+    let refused = client
+        .call_tool(call_of("remove", json!({"path": "a.txt"})))
+        .await
+        .expect("call");
+    assert!(is_error(&refused));
+    assert!(
+        text(&refused).contains("needs the user's confirmation"),
+        "{}",
+        text(&refused)
+    );
+    let done = client
+        .call_tool(call_of("archive", json!({"path": "b"})))
+        .await
+        .expect("call");
+    assert_eq!(text(&done), "archived b at 6 (run #1)");
+    client.cancel().await.expect("close");
+}

@@ -29,6 +29,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
     assert_eq!(
         names,
         [
+            "archive",
             "boom",
             "cancellations",
             "deploy",
@@ -38,6 +39,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             "greet",
             "info",
             "progress",
+            "remove",
             "slow",
             "stats",
             "tool_search",
@@ -414,7 +416,7 @@ async fn protocol_eras_discover_and_auto() {
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let tools = client.list_all_tools().await.expect("list");
-        assert_eq!(tools.len(), 13, "{label}");
+        assert_eq!(tools.len(), 15, "{label}");
         assert_eq!(
             text(&call(&client, "echo", json!({"text": "era"})).await),
             "era",

@@ -3,6 +3,7 @@
 //! tool: `param` (names, types, enums), `constraint` (bounds, lengths,
 //! patterns, defaults), `ui` (`[ui]` and icons); this one the tool itself.
 
+mod confirm;
 mod constraint;
 mod param;
 mod ui;
@@ -84,6 +85,10 @@ self.report.error(
             .iter()
             .filter_map(|i| self.check_icon(i))
             .collect();
+        let confirm = raw
+            .confirm
+            .as_ref()
+            .and_then(|c| self.check_confirm(c, &parameters));
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -104,6 +109,7 @@ self.report.error(
             },
             ui,
             icons,
+            confirm,
         }
     }
 
