@@ -30,8 +30,8 @@ fn tutorial_blocks_are_the_compiled_files() {
         rest = &after[body_start + body_len..];
     }
     assert_eq!(
-        checked, 5,
-        "the tutorial's three files and its two examples"
+        checked, 6,
+        "the tutorial's three files, its two examples and the mounted server"
     );
 }
 

@@ -7,29 +7,27 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{RequestStateCodec, Resource, Tool};
+use rmcp::model::{RequestStateCodec, Tool};
 use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
 use super::asker::AskSettings;
 use super::call::{Handler, Served};
+use super::prompts::{Completes, ServedCompletion, ServedPrompt};
+use super::resources::{ServedTemplate, StaticResource};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
 use crate::metadata::{Confirm, ToolMetadata};
 use crate::{CallFuture, CallOutcome, IntoToolOutput, ToolEntry, ToolError, ToolSet};
 
-/// A resource served as it is, such as the HTML view of a tool's `[ui]`.
-#[derive(Debug, Clone)]
-pub(super) struct StaticResource {
-    pub(super) resource: Resource,
-    pub(super) text: String,
-}
-
 /// Builds a [`Server`] from generated tool sets and run-time tools.
 #[must_use]
 #[derive(Default)]
 pub struct ServerBuilder {
-    resources: Vec<StaticResource>,
+    pub(super) resources: Vec<StaticResource>,
+    pub(super) templates: Vec<ServedTemplate>,
+    pub(super) prompts: Vec<ServedPrompt>,
+    pub(super) completions: Vec<ServedCompletion>,
     name: Option<String>,
     version: Option<String>,
     instructions: Option<String>,
@@ -228,24 +226,6 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves a text resource at `uri` (`resources/list`, `resources/read`):
-    /// for a tool's `[ui]`, its HTML view with the MIME type
-    /// `text/html;profile=mcp-app`.
-    pub fn resource(
-        mut self,
-        uri: impl Into<String>,
-        name: impl Into<String>,
-        mime_type: impl Into<String>,
-        text: impl Into<String>,
-    ) -> Self {
-        let text = text.into();
-        let mut resource = Resource::new(uri, name);
-        resource.mime_type = Some(mime_type.into());
-        resource.size = Some(text.len() as u64);
-        self.resources.push(StaticResource { resource, text });
-        self
-    }
-
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on).
     pub fn build(mut self) -> Result<Server, ServerError> {
@@ -287,6 +267,7 @@ impl ServerBuilder {
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
             (i, false) => i,
         };
+        check_extras(&self.prompts, &self.templates, &self.completions)?;
         let ask = AskSettings {
             codec: state_codec(self.state_key)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
@@ -312,10 +293,63 @@ impl ServerBuilder {
                 by_name,
                 meta_tools,
                 resources: self.resources,
+                templates: self.templates,
+                prompts: self.prompts,
+                completions: self.completions,
                 ask,
             }),
         })
     }
+}
+
+/// Prompt names are unique, templates parse, and each completion completes
+/// an argument or variable that exists.
+fn check_extras(
+    prompts: &[ServedPrompt],
+    templates: &[ServedTemplate],
+    completions: &[ServedCompletion],
+) -> Result<(), ServerError> {
+    for (i, p) in prompts.iter().enumerate() {
+        if prompts[..i].iter().any(|q| q.prompt.name == p.prompt.name) {
+            return Err(ServerError::new(format!(
+                "two prompts are named `{}`",
+                p.prompt.name
+            )));
+        }
+    }
+    for t in templates {
+        if let Err(why) = &t.parsed {
+            return Err(ServerError::new(format!("resource template {why}")));
+        }
+    }
+    for c in completions {
+        let found = match &c.completes {
+            Completes::Prompt { name, argument } => prompts.iter().any(|p| {
+                &p.prompt.name == name
+                    && p.prompt
+                        .arguments
+                        .iter()
+                        .flatten()
+                        .any(|a| &a.name == argument)
+            }),
+            Completes::Template {
+                uri_template,
+                variable,
+            } => templates.iter().any(|t| {
+                &t.template.uri_template == uri_template
+                    && t.parsed
+                        .as_ref()
+                        .is_ok_and(|p| p.variables().any(|v| v == variable))
+            }),
+        };
+        if !found {
+            return Err(ServerError::new(format!(
+                "a completion completes {:?}, which the server does not serve",
+                c.completes
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The codec of `requestState`s: the configured key, or a random one.

@@ -1,13 +1,15 @@
 //! The `rmcp::ServerHandler` of [`Server`]: `initialize`, `tools/list` and
-//! `tools/call`, resources, and the tool lookup rmcp uses to check
-//! `Mcp-Param-*` headers.
+//! `tools/call`, resources and resource templates, prompts and completions,
+//! and the tool lookup rmcp uses to check `Mcp-Param-*` headers.
 
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -17,17 +19,21 @@ use std::sync::Arc;
 use super::Server;
 use super::asker::Asker;
 use super::call::Link;
+use super::prompts::Completes;
+use crate::Context;
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.inner.resources.is_empty() {
-            ServerCapabilities::builder().enable_tools().build()
-        } else {
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build()
-        };
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if self.serves_resources() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        if !self.inner.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if !self.inner.completions.is_empty() {
+            capabilities.completions = Some(Default::default());
+        }
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
@@ -77,7 +83,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if self.inner.resources.is_empty() {
+        if !self.serves_resources() {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "resources/list",
@@ -93,29 +99,181 @@ impl ServerHandler for Server {
         ))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if !self.serves_resources() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/templates/list",
+                None,
+            ));
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.inner
+                .templates
+                .iter()
+                .map(|t| t.template.clone())
+                .collect(),
+        ))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let Some(found) = self
+        let not_found = || {
+            ErrorData::resource_not_found(
+                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
+                None,
+            )
+        };
+        if let Some(found) = self
             .inner
             .resources
             .iter()
             .find(|r| r.resource.uri == request.uri)
+        {
+            let contents = ResourceContents::TextResourceContents {
+                uri: found.resource.uri.clone(),
+                mime_type: found.resource.mime_type.clone(),
+                text: found.text.clone(),
+                meta: None,
+            };
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
+        let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
+            let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;
+            Some((t, vars))
+        }) else {
+            return Err(not_found());
+        };
+        let cx = plain_context(&template.template.name, context);
+        match (template.handler)(request.uri.clone(), vars, cx).await {
+            Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
+            Err(e) => Err(ErrorData::invalid_params(
+                format!(
+                    "cannot read `{}`: {}",
+                    crate::text::shorten(&request.uri, 200),
+                    e.message()
+                ),
+                None,
+            )),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if self.inner.prompts.is_empty() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "prompts/list",
+                None,
+            ));
+        }
+        Ok(ListPromptsResult::with_all_items(
+            self.inner
+                .prompts
+                .iter()
+                .map(|p| p.prompt.clone())
+                .collect(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(served) = self
+            .inner
+            .prompts
+            .iter()
+            .find(|p| p.prompt.name == request.name)
         else {
-            return Err(ErrorData::resource_not_found(
-                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt `{}`",
+                    crate::text::shorten(&request.name, 100)
+                ),
                 None,
             ));
         };
-        let contents = ResourceContents::TextResourceContents {
-            uri: found.resource.uri.clone(),
-            mime_type: found.resource.mime_type.clone(),
-            text: found.text.clone(),
-            meta: None,
+        let args = request.arguments.unwrap_or_default();
+        let missing: Vec<&str> = served
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !args.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "prompt `{}`: missing required argument{} {}",
+                    served.prompt.name,
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None,
+            ));
+        }
+        let cx = plain_context(&served.prompt.name, context);
+        match (served.handler)(args, cx).await {
+            Ok(result) => Ok(result.into()),
+            Err(e) => Err(ErrorData::invalid_params(
+                format!("prompt `{}`: {}", served.prompt.name, e.message()),
+                None,
+            )),
+        }
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let wanted = match &request.r#ref {
+            Reference::Prompt(p) => Completes::Prompt {
+                name: p.name.clone(),
+                argument: request.argument.name.clone(),
+            },
+            Reference::Resource(r) => Completes::Template {
+                uri_template: r.uri.clone(),
+                variable: request.argument.name.clone(),
+            },
+            _ => return Ok(CompleteResult::default()),
         };
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        let found = self
+            .inner
+            .completions
+            .iter()
+            .find(|c| c.completes == wanted);
+        let mut values = match found {
+            Some(c) => {
+                let cx = plain_context(&request.argument.name, context);
+                (c.completer)(request.argument.value.clone(), cx).await
+            }
+            None => Vec::new(),
+        };
+        let total = values.len();
+        values.truncate(CompletionInfo::MAX_VALUES);
+        let mut info = CompletionInfo::new(values)
+            .map_err(|e| ErrorData::internal_error(format!("completion: {e}"), None))?;
+        info.total = u32::try_from(total).ok();
+        info.has_more = Some(total > CompletionInfo::MAX_VALUES);
+        Ok(CompleteResult::new(info))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -133,6 +291,22 @@ impl ServerHandler for Server {
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
         Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
+}
+
+impl Server {
+    fn serves_resources(&self) -> bool {
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+    }
+}
+
+/// The context of a prompt, a read or a completion: the request, and no way to
+/// ask the person (questions are for tools).
+fn plain_context(name: &str, context: RequestContext<RoleServer>) -> Context {
+    let link = Link {
+        request: Arc::new(context),
+        asker: Arc::new(Asker::unsupported()),
+    };
+    Context::connected(name, link, None)
 }
 
 /// Whether the request asks for every tool: over HTTP, `X-MCP-Show-All: true`

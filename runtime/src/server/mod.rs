@@ -33,6 +33,9 @@ mod discovery;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod prompts;
+mod resources;
+mod uri_template;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -49,9 +52,10 @@ pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use rmcp;
 
 use crate::BoxFuture;
-use builder::StaticResource;
 pub(crate) use call::Link;
 use call::Served;
+use prompts::{ServedCompletion, ServedPrompt};
+use resources::{ServedTemplate, StaticResource};
 
 /// Why a server could not be built or served.
 #[derive(Debug)]
@@ -86,6 +90,9 @@ struct Inner {
     /// `tool_search` and `execute_tool`, when discoverable tools exist.
     meta_tools: Vec<Tool>,
     resources: Vec<StaticResource>,
+    templates: Vec<ServedTemplate>,
+    prompts: Vec<ServedPrompt>,
+    completions: Vec<ServedCompletion>,
     ask: asker::AskSettings,
 }
 

@@ -126,6 +126,7 @@ async fn main() -> ExitCode {
         .tool_set(tools::tool_set(handler::Handler::default()))
         .tool(greet_tool, greet)
         .show_all(options.show_all);
+    builder = with_prompts_and_notes(builder);
     if let Some(i) = options.instructions {
         builder = builder.instructions(i);
     }
@@ -164,4 +165,63 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+const NOTES: &[(&str, &str)] = &[("groceries", "milk, eggs"), ("todo list", "call Ada")];
+
+/// A prompt with a completed argument, and notes served through a resource
+/// template with a completed variable.
+fn with_prompts_and_notes(
+    builder: toolmetadata::server::ServerBuilder,
+) -> toolmetadata::server::ServerBuilder {
+    use toolmetadata::server::rmcp::model::{
+        GetPromptResult, Prompt, PromptArgument, PromptMessage, ResourceContents, ResourceTemplate,
+        Role,
+    };
+    let names = || NOTES.iter().map(|(name, _)| (*name).to_owned());
+    builder
+        .prompt(
+            Prompt::new(
+                "summarize",
+                Some("Summarize a note"),
+                Some(vec![
+                    PromptArgument::new("note").with_required(true),
+                    PromptArgument::new("style"),
+                ]),
+            ),
+            |args, cx| async move {
+                let note = args
+                    .get("note")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                let style = args
+                    .get("style")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("short");
+                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Summarize the note {note} ({style}, via {})", cx.tool()),
+                )]))
+            },
+        )
+        .complete_prompt("summarize", "note", move |typed, _cx| {
+            let found: Vec<String> = names().filter(|n| n.starts_with(&typed)).collect();
+            async move { found }
+        })
+        .resource_template(
+            ResourceTemplate::new("notes://{name}", "notes").with_mime_type("text/plain"),
+            |uri, vars, _cx| async move {
+                let name = vars.get("name").cloned().unwrap_or_default();
+                match NOTES.iter().find(|(n, _)| *n == name) {
+                    Some((_, text)) => Ok(vec![ResourceContents::text(*text, uri)]),
+                    None => Err(toolmetadata::ToolError::new(format!(
+                        "no note named {name:?}"
+                    ))),
+                }
+            },
+        )
+        .complete_resource("notes://{name}", "name", move |typed, _cx| {
+            let found: Vec<String> = names().filter(|n| n.starts_with(&typed)).collect();
+            async move { found }
+        })
 }
