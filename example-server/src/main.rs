@@ -7,6 +7,11 @@ mod catalog;
 mod command;
 mod files;
 mod handler;
+mod handles;
+mod limits;
+mod lines;
+mod listing;
+mod offload;
 mod roots;
 mod search;
 
@@ -17,6 +22,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use toolmetadata::server::{HttpOptions, Server};
+
+use crate::limits::Limits;
 
 mod tools {
     toolmetadata::include_tools!();
@@ -33,8 +40,10 @@ struct Cli {
     /// Offer only the tools that change nothing.
     #[arg(long)]
     read_only: bool,
-    /// A program run_command may start (repeatable; none by default).
-    #[arg(long = "allow-command", value_name = "PROGRAM")]
+    /// A program run_command may start, optionally with the arguments a call
+    /// must begin with, such as 'git status' (repeatable; none by default).
+    /// Looked up at startup on the absolute entries of PATH.
+    #[arg(long = "allow-command", value_name = "PROGRAM [ARG…]")]
     allowed_commands: Vec<String>,
     /// Serve Streamable HTTP on this address (such as 127.0.0.1:8080) instead of stdio.
     #[arg(long, value_name = "ADDR")]
@@ -59,6 +68,17 @@ struct Cli {
     /// List every tool, discoverable ones included, and no tool_search/execute_tool.
     #[arg(long)]
     show_all: bool,
+    /// Largest file read whole or edited by replace_in_file, and most bytes a
+    /// read of lines returns.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_file_bytes)]
+    max_file_bytes: u64,
+    /// Most bytes of paths or matches in one search, find, listing or tree reply
+    /// (a reply that reaches it says `truncated: true`).
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_reply_bytes)]
+    max_reply_bytes: usize,
+    /// Longest matching line a search returns; longer ones are cut and end in `…`.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_line_bytes)]
+    max_line_bytes: usize,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -100,7 +120,16 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let workspace = handler::Workspace {
         roots: roots.clone(),
         read_only: cli.read_only,
-        allowed_commands: cli.allowed_commands,
+        allowed_commands: command::Allowed::resolve(
+            &cli.allowed_commands,
+            std::env::var_os("PATH"),
+        )?,
+        limits: Limits {
+            max_file_bytes: cli.max_file_bytes,
+            max_reply_bytes: cli.max_reply_bytes,
+            max_line_bytes: cli.max_line_bytes,
+        },
+        offload: offload::Offload::default(),
     };
     let read_only = cli.read_only;
     let server = Server::builder()
