@@ -12,6 +12,8 @@ mod limits;
 mod lines;
 mod listing;
 mod offload;
+#[cfg(test)]
+mod race_tests;
 mod roots;
 mod search;
 
