@@ -21,6 +21,7 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use toolmetadata::server::{HttpOptions, Server};
@@ -67,6 +68,19 @@ struct Cli {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// Largest HTTP request body (a write_file of 10 MB of text fits).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    max_body_bytes: usize,
+    /// Most HTTP sessions kept; a new one beyond closes the least recently used.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    max_sessions: usize,
+    /// Seconds an HTTP session may stay unused before it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    session_idle_secs: u64,
+    /// Seconds an HTTP client has to send a request's headers (idle connections
+    /// close after it too) and, separately, its body.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    request_timeout_secs: u64,
     /// List every tool, discoverable ones included, and no tool_search/execute_tool.
     #[arg(long)]
     show_all: bool,
@@ -169,9 +183,15 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             server.serve_stdio().await?;
         }
         Some(addr) => {
+            let request_timeout = Duration::from_secs(cli.request_timeout_secs.max(1));
             let mut options = HttpOptions::default()
                 .addr(addr)
-                .allow_non_loopback(cli.allow_non_loopback);
+                .allow_non_loopback(cli.allow_non_loopback)
+                .max_body_bytes(cli.max_body_bytes)
+                .max_sessions(cli.max_sessions)
+                .session_idle_timeout(Duration::from_secs(cli.session_idle_secs.max(1)))
+                .header_read_timeout(request_timeout)
+                .body_read_timeout(request_timeout);
             for origin in cli.allowed_origins {
                 options = options.allow_origin(origin);
             }
