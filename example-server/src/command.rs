@@ -54,8 +54,12 @@ pub(crate) struct Allowed {
 
 /// The absolute entries of a `PATH` value.
 fn absolute_entries(path: Option<OsString>) -> Vec<PathBuf> {
-    path.map(|p| std::env::split_paths(&p).filter(|d| d.is_absolute()).collect())
-        .unwrap_or_default()
+    path.map(|p| {
+        std::env::split_paths(&p)
+            .filter(|d| d.is_absolute())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 fn executable(path: &Path) -> bool {
@@ -112,7 +116,10 @@ impl Allowed {
             )
         } else if named.is_empty() {
             let all: Vec<&Rule> = self.rules.iter().collect();
-            format!("`{program}` is not allowed; allowed programs: {}", list(&all))
+            format!(
+                "`{program}` is not allowed; allowed programs: {}",
+                list(&all)
+            )
         } else {
             format!(
                 "these arguments are not allowed; `{program}` may run only as: {}",
@@ -204,22 +211,25 @@ pub(crate) async fn run_command(
     };
     // The program may have exited leaving children that hold its pipes: they
     // get the rest of the time, then the group is killed.
-    let ((out, out_cut), (err, err_cut)) =
-        match tokio::time::timeout_at(deadline.max(tokio::time::Instant::now()), &mut readers).await
-        {
-            Ok(done) => done,
-            Err(_) => {
-                timed_out = true;
-                group.kill();
-                tokio::time::timeout(AFTER_KILL, &mut readers)
+    let ((out, out_cut), (err, err_cut)) = match tokio::time::timeout_at(
+        deadline.max(tokio::time::Instant::now()),
+        &mut readers,
+    )
+    .await
+    {
+        Ok(done) => done,
+        Err(_) => {
+            timed_out = true;
+            group.kill();
+            tokio::time::timeout(AFTER_KILL, &mut readers)
                     .await
                     .map_err(|_| {
                         ToolError::new(
                             "the program's output stayed open after it was killed (a process left its group)",
                         )
                     })?
-            }
-        };
+        }
+    };
     // Everything ended and the pipes closed; the group is gone or will be
     // killed on drop, which is harmless then.
     Ok(RunCommandOutput {
@@ -264,7 +274,8 @@ mod tests {
         // its directory, is dropped before any lookup.
         let relative = dir.path().strip_prefix("/").expect("absolute tempdir");
         let path = format!("{}:/bin:/usr/bin", relative.display());
-        let allowed = Allowed::resolve(&["sh".into()], Some(path.into())).expect("sh is on /bin or /usr/bin");
+        let allowed =
+            Allowed::resolve(&["sh".into()], Some(path.into())).expect("sh is on /bin or /usr/bin");
         assert!(allowed.rules[0].path.is_absolute());
         assert_ne!(allowed.rules[0].path, fake);
         assert_eq!(allowed.path_env, OsString::from("/bin:/usr/bin"));
@@ -277,9 +288,11 @@ mod tests {
 
     #[test]
     fn leading_arguments_restrict_a_program() {
-        let allowed =
-            Allowed::resolve(&["sh -c".into(), "true".into()], Some("/bin:/usr/bin".into()))
-                .expect("resolve");
+        let allowed = Allowed::resolve(
+            &["sh -c".into(), "true".into()],
+            Some("/bin:/usr/bin".into()),
+        )
+        .expect("resolve");
         assert!(allowed.allows("sh", &["-c".into(), "x".into()]).is_ok());
         let refused = allowed.allows("sh", &["-x".into()]).unwrap_err();
         assert_eq!(

@@ -23,22 +23,26 @@ enum Selection {
 }
 
 fn selection(args: &ReadFileArgs) -> Result<Selection, ToolError> {
-    Ok(match (args.head, args.tail, args.start_line, args.end_line) {
-        (Some(_), Some(_), _, _) => return Err(ToolError::new("give `head` or `tail`, not both")),
-        (Some(n), None, _, _) => Selection::Lines(0, Some(to_usize(n))),
-        (None, Some(n), _, _) => Selection::Tail(to_usize(n)),
-        (None, None, None, None) => Selection::Whole,
-        (None, None, start, end) => {
-            if let (Some(s), Some(e)) = (start, end)
-                && s > e
-            {
-                return Err(ToolError::new(format!(
-                    "start_line {s} is after end_line {e}"
-                )));
+    Ok(
+        match (args.head, args.tail, args.start_line, args.end_line) {
+            (Some(_), Some(_), _, _) => {
+                return Err(ToolError::new("give `head` or `tail`, not both"));
             }
-            Selection::Lines(start.map_or(0, |s| to_usize(s) - 1), end.map(to_usize))
-        }
-    })
+            (Some(n), None, _, _) => Selection::Lines(0, Some(to_usize(n))),
+            (None, Some(n), _, _) => Selection::Tail(to_usize(n)),
+            (None, None, None, None) => Selection::Whole,
+            (None, None, start, end) => {
+                if let (Some(s), Some(e)) = (start, end)
+                    && s > e
+                {
+                    return Err(ToolError::new(format!(
+                        "start_line {s} is after end_line {e}"
+                    )));
+                }
+                Selection::Lines(start.map_or(0, |s| to_usize(s) - 1), end.map(to_usize))
+            }
+        },
+    )
 }
 
 fn to_usize(n: i64) -> usize {
@@ -184,7 +188,9 @@ pub(crate) fn replace_in_file(
         )));
     }
     let mut bytes = Vec::new();
-    (&mut file).take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    (&mut file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(ToolError::new(format!(
             "{} grew past the {max} bytes replace_in_file edits; nothing was changed",
@@ -192,7 +198,10 @@ pub(crate) fn replace_in_file(
         )));
     }
     let text = String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(format!("cannot read {} as text: it is not UTF-8", args.path))
+        ToolError::new(format!(
+            "cannot read {} as text: it is not UTF-8",
+            args.path
+        ))
     })?;
     let found = text.matches(&args.old_text).count();
     let expected = usize::try_from(args.expected_count).unwrap_or(usize::MAX);
@@ -236,9 +245,7 @@ pub(crate) fn create_directory(roots: &Roots, args: CreateDirectoryArgs) -> Tool
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(at.error(&e).into()),
     }
-    at.dir
-        .create_dir_all(&at.rel)
-        .map_err(|e| at.error(&e))?;
+    at.dir.create_dir_all(&at.rel).map_err(|e| at.error(&e))?;
     Ok(format!("created {}", args.path).into())
 }
 
@@ -264,6 +271,12 @@ pub(crate) fn move_path(roots: &Roots, args: MovePathArgs) -> ToolResult {
     source
         .dir
         .rename(&source.rel, destination.dir, &destination.rel)
-        .map_err(|e| ToolError::new(format!("cannot move {}: {}", args.source, destination.error(&e))))?;
+        .map_err(|e| {
+            ToolError::new(format!(
+                "cannot move {}: {}",
+                args.source,
+                destination.error(&e)
+            ))
+        })?;
     Ok(format!("moved {} to {}", args.source, args.destination).into())
 }

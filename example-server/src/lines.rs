@@ -150,7 +150,11 @@ mod tests {
                 for to in from..=all.len() + 1 {
                     let got = range(text.as_bytes(), from, Some(to), 1000).unwrap();
                     let want = all[from.min(all.len())..to.min(all.len())].join("\n");
-                    assert_eq!(String::from_utf8(got).unwrap(), want, "{text:?} {from}..{to}");
+                    assert_eq!(
+                        String::from_utf8(got).unwrap(),
+                        want,
+                        "{text:?} {from}..{to}"
+                    );
                 }
             }
             for n in 1..=all.len() + 1 {
@@ -167,7 +171,13 @@ mod tests {
         let got = tail(Cursor::new(text.as_bytes()), text.len() as u64, 3, 1000).unwrap();
         assert_eq!(got, b"line 49997\nline 49998\nline 49999");
         let all = lines_of(&text);
-        let got = tail(Cursor::new(text.as_bytes()), text.len() as u64, 20_000, 10_000_000).unwrap();
+        let got = tail(
+            Cursor::new(text.as_bytes()),
+            text.len() as u64,
+            20_000,
+            10_000_000,
+        )
+        .unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), all[30_000..].join("\n"));
     }
 

@@ -135,10 +135,17 @@ fn swapped_file_links_never_read_or_write_outside() {
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swaps.join().expect("swapper");
-    assert_eq!(outside_listing(&s.outside), before, "nothing changed outside");
+    assert_eq!(
+        outside_listing(&s.outside),
+        before,
+        "nothing changed outside"
+    );
     // The race was really run: both outcomes happened many times.
     assert!(swaps > 100, "only {swaps} swaps");
-    assert!(reads_inside > 100 && reads_inside < 6_000, "{reads_inside} reads succeeded");
+    assert!(
+        reads_inside > 100 && reads_inside < 6_000,
+        "{reads_inside} reads succeeded"
+    );
     assert!(writes_done > 100, "{writes_done} writes succeeded");
 }
 
@@ -195,7 +202,11 @@ fn swapped_directory_links_never_move_or_create_outside() {
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swaps.join().expect("swapper");
-    assert_eq!(outside_listing(&s.outside), before, "nothing changed outside");
+    assert_eq!(
+        outside_listing(&s.outside),
+        before,
+        "nothing changed outside"
+    );
     let stolen = std::fs::read_dir(&s.root)
         .expect("list root")
         .filter_map(Result::ok)
@@ -203,5 +214,8 @@ fn swapped_directory_links_never_move_or_create_outside() {
         .count();
     assert_eq!(stolen, 0, "an outside file was moved in");
     assert!(swaps > 50, "only {swaps} swaps");
-    assert!(made > 50 && moved > 50 && written > 50, "{made} {moved} {written}");
+    assert!(
+        made > 50 && moved > 50 && written > 50,
+        "{made} {moved} {written}"
+    );
 }

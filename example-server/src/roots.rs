@@ -115,7 +115,8 @@ pub(crate) fn io_error(given: &str, e: &io::Error) -> PathError {
 /// from its own resolver where `openat2` is missing).
 fn is_escape(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::PermissionDenied
-        && e.to_string().contains("a path led outside of the filesystem")
+        && e.to_string()
+            .contains("a path led outside of the filesystem")
 }
 
 fn outside(path: &str) -> PathError {

@@ -96,16 +96,32 @@ async fn special_files_are_refused_quickly_while_other_calls_are_served() {
         ("read_file", json!({"path": "fifo"}), "a FIFO"),
         ("read_file", json!({"path": "fifo"}), "a FIFO"),
         ("read_file", json!({"path": "fifo", "head": 1}), "a FIFO"),
-        ("write_file", json!({"path": "fifo", "content": "x"}), "a FIFO"),
-        ("write_file", json!({"path": "fifo", "content": "x"}), "a FIFO"),
+        (
+            "write_file",
+            json!({"path": "fifo", "content": "x"}),
+            "a FIFO",
+        ),
+        (
+            "write_file",
+            json!({"path": "fifo", "content": "x"}),
+            "a FIFO",
+        ),
         (
             "replace_in_file",
             json!({"path": "fifo", "old_text": "a", "new_text": "b"}),
             "a FIFO",
         ),
         ("read_file", json!({"path": "sock"}), "a socket"),
-        ("write_file", json!({"path": "sock", "content": "x"}), "a socket"),
-        ("read_file", json!({"path": "zero_link"}), "outside the allowed roots"),
+        (
+            "write_file",
+            json!({"path": "sock", "content": "x"}),
+            "a socket",
+        ),
+        (
+            "read_file",
+            json!({"path": "zero_link"}),
+            "outside the allowed roots",
+        ),
     ];
     if device {
         calls.push(("read_file", json!({"path": "zero"}), "a character device"));
@@ -190,7 +206,10 @@ async fn huge_files_are_refused_or_read_in_bounded_parts() {
         json!({"path": "sparse.bin", "old_text": "a", "new_text": "b"}),
     )
     .await;
-    assert!(m.contains("more than the 10485760 replace_in_file edits"), "{m}");
+    assert!(
+        m.contains("more than the 10485760 replace_in_file edits"),
+        "{m}"
+    );
     // One 2 GiB line: refused once the limit is passed, not read to the end.
     let m = refused(c, "read_file", json!({"path": "sparse.bin", "head": 1})).await;
     assert!(m.contains("hold more than"), "{m}");
@@ -263,7 +282,10 @@ async fn replacement_and_search_replies_are_bounded() {
     )
     .await;
     assert!(m.contains("the result would have 100001000 bytes"), "{m}");
-    assert_eq!(std::fs::read_to_string(root.join("many.txt")).expect("read"), many);
+    assert_eq!(
+        std::fs::read_to_string(root.join("many.txt")).expect("read"),
+        many
+    );
     let r = timed(
         c,
         "search_files",
@@ -271,7 +293,11 @@ async fn replacement_and_search_replies_are_bounded() {
     )
     .await;
     let out = r.structured_content.clone().expect("structured");
-    assert_eq!(out["skipped"], json!(1), "the 30 MiB line is not searched: {out}");
+    assert_eq!(
+        out["skipped"],
+        json!(1),
+        "the 30 MiB line is not searched: {out}"
+    );
     let matches = out["matches"].as_array().expect("matches");
     assert_eq!(matches.len(), 1);
     let line = matches[0].as_str().expect("a match");
@@ -299,7 +325,10 @@ fn processes_with(marker: &str) -> Vec<String> {
         if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
             if cmdline.contains(marker) {
-                found.push(format!("{}: {cmdline}", entry.file_name().to_string_lossy()));
+                found.push(format!(
+                    "{}: {cmdline}",
+                    entry.file_name().to_string_lossy()
+                ));
             }
         }
     }
@@ -334,7 +363,10 @@ async fn commands_past_their_timeout_leave_no_process() {
         assert!(!is_error(&r), "{}", text(&r));
         let out = r.structured_content.clone().expect("structured");
         assert_eq!(out["timed_out"], json!(true), "{script}: {out}");
-        assert!(elapsed < Duration::from_secs(8), "{script}: took {elapsed:?}");
+        assert!(
+            elapsed < Duration::from_secs(8),
+            "{script}: took {elapsed:?}"
+        );
         // SIGKILL is delivered at once, but give the kernel a moment to reap.
         let mut left = processes_with(marker);
         for _ in 0..20 {
@@ -368,11 +400,8 @@ async fn a_workspace_file_named_like_an_allowed_program_never_runs() {
     let (_dir, root) = root();
     let fake = root.join("echo");
     std::fs::write(&fake, "#!/bin/sh\necho fake\n").expect("write");
-    std::fs::set_permissions(
-        &fake,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
     let root_arg = root.display().to_string();
     // `.` first on PATH, and the server started in the workspace.
     let s = server(

@@ -60,7 +60,12 @@ async fn duplicated_headers_and_invalid_json_are_refused() {
     let root = dir.path().display().to_string();
     let server = http_server(BIN, &["--root", &root]).await;
     let addr = address(&server.url);
-    let r = exchange(&addr, &post(&addr, "Host: evil.example\r\n", INITIALIZE), b"").await;
+    let r = exchange(
+        &addr,
+        &post(&addr, "Host: evil.example\r\n", INITIALIZE),
+        b"",
+    )
+    .await;
     assert_eq!(status(&r), "400", "{r}");
     let r = exchange(
         &addr,
@@ -149,7 +154,9 @@ async fn a_ten_megabyte_write_fits_the_body_limit() {
     .await;
     assert!(!is_error(&r), "{}", text(&r));
     assert_eq!(
-        std::fs::metadata(dir.path().join("big.txt")).expect("written").len(),
+        std::fs::metadata(dir.path().join("big.txt"))
+            .expect("written")
+            .len(),
         content.len() as u64
     );
     client.cancel().await.expect("close");

@@ -46,10 +46,109 @@ pub(super) async fn buffered(
                 .next()
                 .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
         });
-    if json && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-        return Err(parse_error(&e.to_string()));
+    if json {
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            return Err(parse_error(&e.to_string()));
+        }
+        if let Some(refused) = arguments_not_an_object(&bytes) {
+            return Err(refused);
+        }
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+/// The parts of a request this module looks at; the rest is skipped, not
+/// kept, so a large body is not copied.
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(default)]
+    id: serde_json::Value,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<PeekParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekParams {
+    #[serde(default)]
+    arguments: Option<Shape>,
+}
+
+/// Whether a JSON value is an object, read without keeping it.
+enum Shape {
+    Object,
+    Other(&'static str),
+}
+
+impl<'de> serde::Deserialize<'de> for Shape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Kind;
+        impl<'de> serde::de::Visitor<'de> for Kind {
+            type Value = Shape;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Shape, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Shape::Object)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Shape, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Shape::Other("an array"))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+                Ok(Shape::Other("a string"))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+                Ok(Shape::Other("a boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+        }
+        d.deserialize_any(Kind)
+    }
+}
+
+/// rmcp reads a `tools/call` whose `arguments` is not an object as an
+/// unknown method; the client's mistake is in the params.
+fn arguments_not_an_object(bytes: &[u8]) -> Option<Response> {
+    let peek: Peek = serde_json::from_slice(bytes).ok()?;
+    if peek.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    let Some(Shape::Other(what)) = peek.params?.arguments else {
+        return None;
+    };
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": peek.id,
+        "error": {"code": -32602, "message": format!("`arguments` must be an object, not {what}")},
+    });
+    Some(
+        (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response(),
+    )
 }
 
 /// JSON-RPC's parse error: code -32700, `id` null, HTTP 400.
@@ -90,6 +189,42 @@ mod tests {
         let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
         assert_eq!(value["error"]["code"], -32700);
         assert_eq!(value["id"], serde_json::Value::Null);
+    }
+
+    #[tokio::test]
+    async fn arguments_that_are_not_an_object_are_invalid_params() {
+        for (arguments, what) in [
+            ("[\"x\"]", "an array"),
+            ("\"x\"", "a string"),
+            ("3", "a number"),
+        ] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+            );
+            let request = Request::post("/mcp")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body))
+                .expect("request");
+            let refused = buffered(request, 1000, Duration::from_secs(1))
+                .await
+                .expect_err("refused");
+            let body = axum::body::to_bytes(refused.into_body(), 1000)
+                .await
+                .expect("body");
+            let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+            assert_eq!(value["error"]["code"], -32602, "{arguments}");
+            assert_eq!(value["id"], 7);
+            assert_eq!(
+                value["error"]["message"],
+                format!("`arguments` must be an object, not {what}")
+            );
+        }
+        let fine = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"a":[1]}}}"#;
+        assert!(
+            buffered(post(fine), 1000, Duration::from_secs(1))
+                .await
+                .is_ok()
+        );
     }
 
     #[tokio::test]

@@ -206,7 +206,10 @@ mod tests {
         let (c, _tc) = sessions.create_session().await.expect("c");
         assert_eq!(sessions.len(), 2);
         assert!(sessions.has_session(&a).await.expect("a"));
-        assert!(!sessions.has_session(&b).await.expect("b"), "b was least recently used");
+        assert!(
+            !sessions.has_session(&b).await.expect("b"),
+            "b was least recently used"
+        );
         assert!(sessions.has_session(&c).await.expect("c"));
     }
 
