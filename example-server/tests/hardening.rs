@@ -442,3 +442,43 @@ async fn a_workspace_file_named_like_an_allowed_program_never_runs() {
         String::from_utf8_lossy(&failed.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_cannot_be_searched_is_counted_and_outside_paths_all_read_alike() {
+    let (_dir, root) = root();
+    // A file deeper than PATH_MAX (4,096 bytes): created level by level
+    // through handles, since no path to it can be given whole.
+    let mut dir = cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority())
+        .expect("open root");
+    let name = "d".repeat(250);
+    for _ in 0..20 {
+        dir.create_dir(&name).expect("mkdir");
+        dir = dir.open_dir(&name).expect("open");
+    }
+    dir.write("deep.txt", "needle\n").expect("write");
+    std::fs::write(root.join("near.txt"), "needle\n").expect("write");
+    std::os::unix::fs::symlink("/", root.join("link")).expect("symlink");
+    let root_arg = root.display().to_string();
+    let s = server(&root, SYSTEM_PATH, &["--root", &root_arg]).await;
+    let c = &s.client;
+    let r = timed(c, "search_files", json!({"pattern": "needle"})).await;
+    let out = r.structured_content.clone().expect("structured");
+    assert_eq!(out["matches"], json!(["near.txt:1:needle"]), "{out}");
+    assert!(out["skipped"].as_i64().is_some_and(|n| n >= 1), "{out}");
+    let r = timed(c, "find_files", json!({"glob": "*.txt"})).await;
+    let out = r.structured_content.clone().expect("structured");
+    assert!(out["skipped"].as_i64().is_some_and(|n| n >= 1), "{out}");
+    // Through an outward link, an existing and a missing file read the same.
+    let existing = refused(c, "read_file", json!({"path": "link/etc/passwd"})).await;
+    let missing = refused(c, "read_file", json!({"path": "link/etc/nope"})).await;
+    assert_eq!(
+        existing.replace("passwd", "X"),
+        missing.replace("nope", "X"),
+        "{existing} / {missing}"
+    );
+    assert!(existing.contains("outside the allowed roots"), "{existing}");
+    let existing = refused(c, "file_info", json!({"path": "link/etc/passwd"})).await;
+    let missing = refused(c, "file_info", json!({"path": "link/etc/nope"})).await;
+    assert_eq!(existing.replace("passwd", "X"), missing.replace("nope", "X"));
+    s.client.cancel().await.expect("close");
+}
