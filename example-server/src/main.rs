@@ -32,6 +32,13 @@ mod tools {
     toolmetadata::include_tools!();
 }
 
+/// jemalloc, with its background thread, gives freed memory back to the
+/// system within seconds; with glibc's allocator a burst of HTTP sessions
+/// left the process at several times its baseline long after every session
+/// was closed (the freed memory was fragmented, so never trimmed).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// An MCP server for a workspace: read, search and change files under the
 /// given roots, and run allowed commands.
 #[derive(Parser)]

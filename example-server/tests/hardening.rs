@@ -448,8 +448,8 @@ async fn what_cannot_be_searched_is_counted_and_outside_paths_all_read_alike() {
     let (_dir, root) = root();
     // A file deeper than PATH_MAX (4,096 bytes): created level by level
     // through handles, since no path to it can be given whole.
-    let mut dir = cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority())
-        .expect("open root");
+    let mut dir =
+        cap_std::fs::Dir::open_ambient_dir(&root, cap_std::ambient_authority()).expect("open root");
     let name = "d".repeat(250);
     for _ in 0..20 {
         dir.create_dir(&name).expect("mkdir");
@@ -479,6 +479,9 @@ async fn what_cannot_be_searched_is_counted_and_outside_paths_all_read_alike() {
     assert!(existing.contains("outside the allowed roots"), "{existing}");
     let existing = refused(c, "file_info", json!({"path": "link/etc/passwd"})).await;
     let missing = refused(c, "file_info", json!({"path": "link/etc/nope"})).await;
-    assert_eq!(existing.replace("passwd", "X"), missing.replace("nope", "X"));
+    assert_eq!(
+        existing.replace("passwd", "X"),
+        missing.replace("nope", "X")
+    );
     s.client.cancel().await.expect("close");
 }
