@@ -76,8 +76,15 @@ pub(crate) fn read_file(roots: &Roots, limits: Limits, args: ReadFileArgs) -> To
                 )));
             }
             let mut bytes = Vec::new();
-            // The size may have grown since it was read: the limit holds anyway.
-            file.take(max).read_to_end(&mut bytes)?;
+            // The file may have grown since its size was read: the limit
+            // holds anyway, and a cut file is an error, not a short answer.
+            file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > max {
+                return Err(ToolError::new(format!(
+                    "{} grew past the {max} bytes a read returns whole; read part of it with start_line/end_line, head or tail",
+                    args.path
+                )));
+            }
             bytes
         }
         Selection::Lines(from, to) => match lines::range(file, from, to, max) {
