@@ -485,3 +485,57 @@ async fn what_cannot_be_searched_is_counted_and_outside_paths_all_read_alike() {
     );
     s.client.cancel().await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_command_leaves_no_process() {
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let (_dir, root) = root();
+    let root_arg = root.display().to_string();
+    let s = server(
+        &root,
+        SYSTEM_PATH,
+        &["--root", &root_arg, "--allow-command", "sh"],
+    )
+    .await;
+    let marker = "sleep 31.4153";
+    let Value::Object(arguments) = json!({
+        "program": "sh",
+        "args": ["-c", format!("{marker}; echo done")],
+        "timeout_secs": 60,
+    }) else {
+        unreachable!("an object")
+    };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("run_command").with_arguments(arguments),
+    ));
+    let handle = s
+        .client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .expect("sent");
+    let mut running = processes_with(marker);
+    for _ in 0..50 {
+        if !running.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        running = processes_with(marker);
+    }
+    assert!(!running.is_empty(), "the command started");
+    handle.cancel(None).await.expect("cancel");
+    let mut left = processes_with(marker);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = processes_with(marker);
+    }
+    assert!(left.is_empty(), "left running after cancellation: {left:?}");
+    // The server still serves.
+    let r = timed(&s.client, "read_file", json!({"path": "plain.txt"})).await;
+    assert_eq!(text(&r), "plain\n");
+    s.client.cancel().await.expect("close");
+}
