@@ -19,6 +19,8 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::AsyncReadExt;
 use toolmetadata::{ToolError, ToolResult};
 
+use cap_std::fs::Dir;
+
 use crate::roots::Roots;
 use crate::tools::*;
 
@@ -99,6 +101,11 @@ impl Allowed {
         Ok(Allowed { rules, path_env })
     }
 
+    /// Refuses a call this server does not allow, before any work is done.
+    pub(crate) fn check(&self, program: &str, args: &[String]) -> Result<(), ToolError> {
+        self.allows(program, args).map(|_| ())
+    }
+
     /// The rule that allows `program` with `args`.
     fn allows(&self, program: &str, args: &[String]) -> Result<&Rule, ToolError> {
         let named: Vec<&Rule> = self.rules.iter().filter(|r| r.name == program).collect();
@@ -148,23 +155,24 @@ impl Drop for Group {
     }
 }
 
+/// The working directory of a call, opened beneath its root. Blocking file
+/// system work: the handler runs it on the blocking pool.
+pub(crate) fn open_cwd(roots: &Roots, cwd: &str) -> Result<Dir, ToolError> {
+    let at = roots.locate(cwd)?;
+    match at.dir.metadata(&at.rel) {
+        Ok(m) if m.is_dir() => Ok(at.dir.open_dir(&at.rel).map_err(|e| at.error(&e))?),
+        Ok(_) => Err(ToolError::new(format!("cwd {cwd} is not a directory"))),
+        Err(e) => Err(at.error(&e).into()),
+    }
+}
+
+/// Runs `args` in `cwd` (from [`open_cwd`]) if `allowed` allows it.
 pub(crate) async fn run_command(
-    roots: &Roots,
+    cwd: Dir,
     allowed: &Allowed,
     args: RunCommandArgs,
 ) -> ToolResult<RunCommandOutput> {
     let rule = allowed.allows(&args.program, &args.args)?;
-    let at = roots.locate(&args.cwd)?;
-    let cwd = match at.dir.metadata(&at.rel) {
-        Ok(m) if m.is_dir() => at.dir.open_dir(&at.rel).map_err(|e| at.error(&e))?,
-        Ok(_) => {
-            return Err(ToolError::new(format!(
-                "cwd {} is not a directory",
-                args.cwd
-            )));
-        }
-        Err(e) => return Err(at.error(&e).into()),
-    };
     // The child changes into the directory through the handle opened beneath
     // the root (its inherited descriptor, before exec), not by name again.
     let cwd_path = format!("/proc/self/fd/{}", cwd.as_fd().as_raw_fd());

@@ -92,7 +92,14 @@ impl Tools for Workspace {
 
     async fn run_command(&self, args: RunCommandArgs, cx: Context) -> ToolResult<RunCommandOutput> {
         self.writable(cx.tool())?;
-        command::run_command(&self.roots, &self.allowed_commands, args).await
+        self.allowed_commands.check(&args.program, &args.args)?;
+        let roots = self.roots.clone();
+        let cwd_arg = args.cwd.clone();
+        let cwd = self
+            .offload
+            .run(move || command::open_cwd(&roots, &cwd_arg))
+            .await?;
+        command::run_command(cwd, &self.allowed_commands, args).await
     }
 
     async fn search_files(
