@@ -219,3 +219,69 @@ fn swapped_directory_links_never_move_or_create_outside() {
         "{made} {moved} {written}"
     );
 }
+
+#[test]
+fn swapped_links_never_show_outside_contents_or_names_in_search_and_listings() {
+    let s = setup();
+    std::fs::create_dir(s.root.join("sub")).expect("mkdir");
+    let stop = Arc::new(AtomicBool::new(false));
+    let file_swaps = swapper(
+        &s.root,
+        "swap.txt",
+        s.outside.join("secret.txt"),
+        |p| std::fs::write(p, "inside\n").expect("write"),
+        stop.clone(),
+    );
+    let dir_swaps = swapper(
+        &s.root.join("sub"),
+        "dir",
+        s.outside.clone(),
+        |p| std::fs::create_dir(p).expect("mkdir"),
+        stop.clone(),
+    );
+    let limits = Limits::default();
+    for i in 0..800 {
+        let found = crate::search::search_files(
+            &s.roots,
+            limits,
+            SearchFilesArgs {
+                pattern: "secret".into(),
+                path: ".".into(),
+                glob: None,
+                case: SearchFilesCase::Sensitive,
+                max_results: 100,
+            },
+        )
+        .expect("search");
+        assert!(found.matches.is_empty(), "call {i}: {:?}", found.matches);
+        let found = crate::search::find_files(
+            &s.roots,
+            limits,
+            FindFilesArgs {
+                glob: "**/secret.txt".into(),
+                path: ".".into(),
+                max_results: 100,
+            },
+        )
+        .expect("find");
+        assert!(found.files.is_empty(), "call {i}: {:?}", found.files);
+        if let Ok(listed) = crate::listing::list_directory(
+            &s.roots,
+            limits,
+            ListDirectoryArgs {
+                path: "sub/dir".into(),
+                depth: 2,
+                hidden: true,
+            },
+        ) {
+            assert!(
+                !listed.entries.iter().any(|e| e.contains("secret")),
+                "call {i}: {:?}",
+                listed.entries
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = file_swaps.join().expect("swapper") + dir_swaps.join().expect("swapper");
+    assert!(swaps > 100, "only {swaps} swaps");
+}
