@@ -1,8 +1,8 @@
 //! `--list`: the tool catalog as a table.
 
-use toolmetadata::serde_json::Value;
+use serde_json::Value;
 
-use crate::tools::TOOLS;
+use crate::tools::TOOL_ENTRIES;
 
 /// One row per tool: name, title, hints, parameters (`*` marks required ones).
 pub(crate) fn table(read_only: bool) -> String {
@@ -12,9 +12,8 @@ pub(crate) fn table(read_only: bool) -> String {
         "HINTS".to_owned(),
         "PARAMETERS".to_owned(),
     ]];
-    for entry in TOOLS {
-        let tool: Value =
-            toolmetadata::serde_json::from_str(entry.entry_json).unwrap_or(Value::Null);
+    for entry in TOOL_ENTRIES {
+        let tool: Value = serde_json::from_str(entry.entry_json).unwrap_or(Value::Null);
         let hints = &tool["annotations"];
         if read_only && hints["readOnlyHint"] != Value::Bool(true) {
             continue;

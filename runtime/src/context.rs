@@ -1,14 +1,16 @@
-//! [`Context`]: what a handler knows of the call it serves, and how it talks
-//! back: cancellation and progress.
+//! [`Context`]: what a handler knows of the call it serves (the tool, and with
+//! the `server` feature the request, the client and the HTTP request), and how
+//! it talks back: cancellation, progress, and questions for the person.
 
 use std::sync::Arc;
 
-/// The call a handler serves. The server gives each call its own.
+/// The call a handler serves. The server gives each call its own; cloning it
+/// is cheap (the request behind it is shared, never copied).
 #[derive(Debug, Clone)]
 pub struct Context {
     tool: Arc<str>,
     #[cfg(feature = "server")]
-    call: Option<crate::server::CallParts>,
+    link: Option<crate::server::Link>,
 }
 
 impl Context {
@@ -18,15 +20,15 @@ impl Context {
         Context {
             tool: tool.into(),
             #[cfg(feature = "server")]
-            call: None,
+            link: None,
         }
     }
 
     #[cfg(feature = "server")]
-    pub(crate) fn connected(tool: &str, call: crate::server::CallParts) -> Self {
+    pub(crate) fn connected(tool: &str, link: crate::server::Link) -> Self {
         Context {
             tool: tool.into(),
-            call: Some(call),
+            link: Some(link),
         }
     }
 
@@ -39,8 +41,8 @@ impl Context {
     /// handler's future at that point; this is for work done outside it.
     pub fn is_cancelled(&self) -> bool {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            return call.cancel.is_cancelled();
+        if let Some(link) = &self.link {
+            return link.request.ct.is_cancelled();
         }
         false
     }
@@ -49,8 +51,8 @@ impl Context {
     /// can cancel.
     pub async fn cancelled(&self) {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            return call.cancel.cancelled().await;
+        if let Some(link) = &self.link {
+            return link.request.ct.cancelled().await;
         }
         std::future::pending::<()>().await
     }
@@ -60,10 +62,80 @@ impl Context {
     /// grow with each report; `total` is the value it will reach, if known.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         #[cfg(feature = "server")]
-        if let Some(call) = &self.call {
-            call.progress(progress, total, message).await;
+        if let Some(link) = &self.link {
+            link.progress(progress, total, message).await;
         }
         #[cfg(not(feature = "server"))]
         let _ = (progress, total, message);
+    }
+}
+
+/// The request behind the call, on a server (feature `server`).
+#[cfg(feature = "server")]
+impl Context {
+    /// Asks the person a question and returns their answer; see
+    /// [`crate::ask`] for how it travels on each protocol generation and what
+    /// that means for work done before the question.
+    pub async fn ask(
+        &self,
+        question: crate::ask::Question,
+    ) -> Result<crate::ask::Answer, crate::ask::AskError> {
+        match &self.link {
+            Some(link) => link.asker.ask(question).await,
+            None => Err(crate::ask::AskError::Unsupported),
+        }
+    }
+
+    /// The request as rmcp received it: its id, `_meta`, extensions and the
+    /// peer; `None` for a context made with [`Context::new`].
+    pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
+        self.link.as_ref().map(|link| &*link.request)
+    }
+
+    /// The protocol version of the call: the request's own on 2026-07-28, the
+    /// session's on earlier versions.
+    pub fn protocol_version(&self) -> Option<rmcp::model::ProtocolVersion> {
+        self.request()?.protocol_version()
+    }
+
+    /// The client's name and version, as the request or the session gives it.
+    pub fn client_info(&self) -> Option<rmcp::model::Implementation> {
+        self.request()?.client_info()
+    }
+
+    /// What the client can do (elicitation, sampling, roots, …).
+    pub fn client_capabilities(&self) -> Option<rmcp::model::ClientCapabilities> {
+        self.request()?.client_capabilities()
+    }
+
+    /// The request's `_meta` object (progress token, protocol keys, and
+    /// whatever else the client sent there).
+    pub fn meta(&self) -> Option<&rmcp::model::RequestMetaObject> {
+        Some(&self.request()?.meta)
+    }
+
+    /// The HTTP request the call came in (method, URI, headers, extensions),
+    /// when served over Streamable HTTP (feature `http`).
+    #[cfg(feature = "http")]
+    pub fn http_request(&self) -> Option<&axum::http::request::Parts> {
+        self.request()?
+            .extensions
+            .get::<axum::http::request::Parts>()
+    }
+
+    /// A value the HTTP layer put in the request's extensions, such as the
+    /// principal an authorization layer verified; found in the HTTP request's
+    /// extensions, then in rmcp's.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        let request = self.request()?;
+        #[cfg(feature = "http")]
+        if let Some(found) = request
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<T>())
+        {
+            return Some(found);
+        }
+        request.extensions.get::<T>()
     }
 }

@@ -1,33 +1,43 @@
-//! MCP tools described by metadata files: the format, and what the code that
-//! `toolmetadata-build` generates calls at run time.
+//! MCP tools described by metadata files: the format, the arguments and results
+//! of generated handlers, and the server that serves them.
 //!
-//! - [`metadata`]: the tool metadata format (TOML and JSON, as the Go package
-//!   `toolmetadata` reads it), loaded with every check and rendered as the
-//!   `tools/list` entry. Usable at run time to load tools from any source.
-//! - [`args`]: decoding `tools/call` arguments, with lenient conversions and
-//!   errors that name every bad argument.
-//! - [`ToolResult`], [`ToolOutput`], [`ToolError`]: what handlers return.
-//! - [`include_tools!`]: brings the generated code into a module.
-//! - [`Diagnostic`]: what is wrong in a metadata file, rendered like rustc.
+//! A `build.rs` calls `toolmetadata-build` to turn a directory of metadata files
+//! into Rust: an argument struct per tool and a `Tools` trait with one method
+//! per tool. What you write and call:
+//!
+//! - [`include_tools!`] brings the generated code into a module.
+//! - Each handler method receives its argument struct and a [`Context`] (the
+//!   call's cancellation and progress), and returns a [`ToolResult`]: a
+//!   [`ToolOutput`] (text, JSON, [`Content`] blocks, structured content) or a
+//!   [`ToolError`] (any `std::error::Error` converts with `?`).
+//! - The generated `tool_set(handler)` gives a [`ToolSet`], which
+//!   [`server::Server`] serves on stdio or Streamable HTTP (feature `server`,
+//!   on by default), or whose tools you call yourself with [`ToolSet::call`].
+//! - [`args`]: [`args::FromArg`] for your own parameter types, and the argument
+//!   errors a call can end with.
+//! - [`metadata`]: the format itself, to load tools at run time (from a
+//!   database, an API) with every check of the build; [`Diagnostic`] renders a
+//!   problem like rustc.
 
 pub mod args;
+#[cfg(feature = "server")]
+pub mod ask;
+#[doc(hidden)]
+pub mod codegen;
 mod context;
 pub mod diagnostic;
-pub mod dispatch;
 pub mod metadata;
 mod result;
 #[cfg(feature = "server")]
 pub mod server;
+mod text;
+mod tool_set;
 
 pub use context::Context;
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use metadata::{Loader, ToolMetadata};
-pub use result::{
-    Content, IntoJson, IntoToolOutput, Structured, ToolError, ToolOutput, ToolResult, put_field,
-};
-
-/// The `serde_json` this crate uses, for generated code.
-pub use serde_json;
+pub use result::{Content, IntoToolOutput, ToolError, ToolOutput, ToolResult};
+pub use tool_set::{BoxFuture, CallFuture, CallOutcome, ToolEntry, ToolSet};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like
 /// `tonic::include_proto!`.

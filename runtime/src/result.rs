@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// What a handler returns; `T` is [`ToolOutput`] (or anything that converts into
 /// it), or the generated output struct of a tool with `[[output]]`.
@@ -138,62 +138,6 @@ impl IntoToolOutput for Vec<Content> {
     }
 }
 
-/// A generated output struct: its fields as the `structuredContent` object.
-pub trait Structured {
-    /// The fields as a JSON object, absent optional fields left out.
-    fn to_structured(&self) -> Value;
-}
-
-/// A value of an output field as JSON.
-pub trait IntoJson {
-    /// The value as JSON; `Null` means "leave the field out".
-    fn to_json(&self) -> Value;
-}
-
-impl IntoJson for String {
-    fn to_json(&self) -> Value {
-        Value::from(self.as_str())
-    }
-}
-
-impl IntoJson for i64 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-}
-
-impl IntoJson for f64 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-}
-
-impl IntoJson for bool {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-}
-
-impl<T: IntoJson> IntoJson for Vec<T> {
-    fn to_json(&self) -> Value {
-        Value::Array(self.iter().map(IntoJson::to_json).collect())
-    }
-}
-
-impl<T: IntoJson> IntoJson for Option<T> {
-    fn to_json(&self) -> Value {
-        self.as_ref().map_or(Value::Null, IntoJson::to_json)
-    }
-}
-
-/// Puts one output field into the structured object, leaving out absent ones.
-pub fn put_field(map: &mut Map<String, Value>, name: &str, value: &impl IntoJson) {
-    let value = value.to_json();
-    if !value.is_null() {
-        map.insert(name.to_owned(), value);
-    }
-}
-
 /// A tool's failure, shown to the model as an error result (`isError: true`).
 ///
 /// Any error converts with `?`; its `Display` (and its sources') becomes the
@@ -263,9 +207,5 @@ mod tests {
         let s = ToolOutput::structured(serde_json::json!({"a": 1}));
         assert_eq!(s.text_content(), r#"{"a":1}"#);
         assert_eq!(s.structured_content(), Some(&serde_json::json!({"a": 1})));
-        let mut map = Map::new();
-        put_field(&mut map, "x", &Some(3_i64));
-        put_field(&mut map, "y", &None::<String>);
-        assert_eq!(Value::Object(map), serde_json::json!({"x": 3}));
     }
 }

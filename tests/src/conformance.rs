@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use toolmetadata::metadata::Loader;
 
 /// The corpus directory: `$TOOLMETADATA_CONFORMANCE_DIR`, or the copy in this crate.
@@ -32,24 +32,8 @@ pub fn expectations(dir: &Path) -> Vec<Value> {
 /// Loads one file through the library and returns its result as a json-lines record.
 pub fn library_record(path: &Path, shown: &str) -> Value {
     match Loader::new().load_file(path) {
-        Ok(loaded) => json!({
-            "file": shown,
-            "tool": loaded.tool.to_tools_list_entry(),
-            "discoverable": loaded.tool.discoverable,
-            "keywords": loaded.tool.keywords,
-        }),
-        Err(diagnostics) => json!({
-            "file": shown,
-            "errors": diagnostics.iter().map(|d| {
-                let (line, column) = d.line_column().unzip();
-                json!({
-                    "code": d.rule().code(),
-                    "message": d.message(),
-                    "line": line,
-                    "column": column,
-                })
-            }).collect::<Vec<_>>(),
-        }),
+        Ok(loaded) => toolmetadata_build::json_lines_record(shown, Ok::<_, Vec<_>>(&loaded.tool)),
+        Err(diagnostics) => toolmetadata_build::json_lines_record(shown, Err(&diagnostics)),
     }
 }
 

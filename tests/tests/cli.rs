@@ -9,36 +9,36 @@ use toolmetadata_tests::{cli, conformance};
 #[test]
 fn list_json_lines_meets_every_expectation() {
     let dir = conformance::dir();
-    let expectations = conformance::expectations(&dir);
     let corpus = dir.join("corpus");
-    let output = Command::new(cli::binary())
-        .args(["list", "--format", "json-lines"])
-        .arg(&corpus)
-        .output()
-        .expect("toolmetadata runs");
-    assert_eq!(output.status.code(), Some(1), "the corpus has bad files");
-    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
-    let records: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-        .collect();
-    assert_eq!(records.len(), expectations.len(), "one line per file");
-
     let mut failures = Vec::new();
-    for record in &records {
-        let shown = record["file"].as_str().expect("file");
-        let name = std::path::Path::new(shown)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("file name");
-        let expected = expectations
-            .iter()
-            .find(|e| e["file"] == name)
-            .unwrap_or_else(|| panic!("no expectation for {name}"));
-        if let Err(why) = conformance::check(expected, record) {
+    // Each corpus file is a case of its own (the corpus holds TOML and JSON
+    // twins of one tool name), so each is listed alone.
+    for expected in conformance::expectations(&dir) {
+        let name = expected["file"].as_str().expect("file");
+        let path = corpus.join(name);
+        let output = Command::new(cli::binary())
+            .args(["list", "--format", "json-lines"])
+            .arg(&path)
+            .output()
+            .expect("toolmetadata runs");
+        let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+        let records: Vec<serde_json::Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+            .collect();
+        let [record] = records.as_slice() else {
+            failures.push(format!("{name}: {} lines, not one", records.len()));
+            continue;
+        };
+        let failed = record.get("errors").is_some();
+        if output.status.code() != Some(if failed { 1 } else { 0 }) {
+            failures.push(format!("{name}: exit status {:?}", output.status.code()));
+        }
+        if let Err(why) = conformance::check(&expected, record) {
             failures.push(format!("{name}: {why}"));
         }
-        let library = conformance::library_record(&corpus.join(name), shown);
+        let shown = record["file"].as_str().expect("file");
+        let library = conformance::library_record(&path, shown);
         if !conformance::json_eq(&library, record) {
             failures.push(format!(
                 "{name}: CLI {record} differs from library {library}"
@@ -164,4 +164,70 @@ fn check_prints_exactly_what_a_failed_build_prints() {
         .generate()
         .expect_err("bad metadata");
     assert_eq!(String::from_utf8_lossy(&output.stderr), error.to_string());
+}
+
+/// `check` reports every error the build reports across files: a tool defined
+/// in two directories, two file names that give one Rust method, a generated
+/// type that two tools would both define.
+#[test]
+fn check_reports_what_the_build_reports_across_files() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let write = |dir: &str, name: &str, text: &str| {
+        let dir = root.path().join(dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join(name), text).expect("write");
+    };
+    let plain = "description = \"x\"\n";
+    let with_enum = "description = \"x\"\n\n[[parameters]]\nname = \"args\"\ntype = \"string\"\nenum = [\"a\"]\n";
+    for (case, files, code) in [
+        (
+            "same tool in two directories",
+            vec![
+                ("one", "search.toml", plain),
+                ("two", "search.json", "{\"description\": \"x\"}"),
+            ],
+            "duplicate-tool",
+        ),
+        (
+            "one Rust method for two names",
+            vec![
+                ("one", "get-user.toml", plain),
+                ("one", "get_user.toml", plain),
+            ],
+            "rust-name-collision",
+        ),
+        (
+            "one generated type for two tools",
+            vec![
+                ("one", "list.toml", with_enum),
+                ("one", "list_args.toml", plain),
+            ],
+            "rust-name-collision",
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(root.path().join("one"));
+        let _ = std::fs::remove_dir_all(root.path().join("two"));
+        let mut builder = toolmetadata_build::Builder::new().emit_cargo_directives(false);
+        let mut command = Command::new(cli::binary());
+        command.args(["check", "--color", "never"]);
+        for (dir, name, text) in &files {
+            write(dir, name, text);
+        }
+        for dir in ["one", "two"] {
+            let path = root.path().join(dir);
+            if path.exists() {
+                builder = builder.dir(&path);
+                command.arg(&path);
+            }
+        }
+        let built = builder.generate().expect_err(case).to_string();
+        let output = command.output().expect("toolmetadata runs");
+        let checked = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{case}: {checked}");
+        assert!(built.contains(&format!("error[{code}]")), "{case}: {built}");
+        assert!(
+            checked.starts_with(&built),
+            "{case}:\n{checked}\nbuild:\n{built}"
+        );
+    }
 }

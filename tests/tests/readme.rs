@@ -30,8 +30,8 @@ fn tutorial_blocks_are_the_compiled_files() {
         rest = &after[body_start + body_len..];
     }
     assert_eq!(
-        checked, 4,
-        "the tutorial's three files and the run-time example"
+        checked, 5,
+        "the tutorial's three files and its two examples"
     );
 }
 

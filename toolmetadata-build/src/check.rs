@@ -1,5 +1,6 @@
-//! Checks across files: one tool name per file, one Rust name per tool, and
-//! builder options that name tools and parameters that exist.
+//! The checks the build adds to each file's own: across files (one tool name
+//! per file, one Rust method per tool, one generated type per name), and
+//! builder options that name tools, parameters and types that exist.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -7,10 +8,24 @@ use std::sync::Arc;
 use toolmetadata::metadata::names;
 use toolmetadata::{Diagnostic, Rule, SourceFile};
 
+use crate::Error;
 use crate::load::{LoadedTool, shown};
+use crate::model;
+
+/// Every error across `tools`; `Err` when a builder option names what does
+/// not exist.
+pub(crate) fn across_files(
+    tools: &[LoadedTool],
+    custom: &BTreeMap<(String, String), String>,
+) -> Result<Vec<Diagnostic>, Error> {
+    custom_types(tools, custom)?;
+    let mut errors = clashes(tools);
+    errors.extend(type_clashes(tools, custom));
+    Ok(errors)
+}
 
 /// Errors about tools that clash with each other, each naming both files.
-pub(crate) fn clashes(tools: &[LoadedTool]) -> Vec<Diagnostic> {
+fn clashes(tools: &[LoadedTool]) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let mut by_name: BTreeMap<&str, &LoadedTool> = BTreeMap::new();
     let mut by_method: BTreeMap<String, &LoadedTool> = BTreeMap::new();
@@ -52,7 +67,84 @@ pub(crate) fn clashes(tools: &[LoadedTool]) -> Vec<Diagnostic> {
 }
 
 /// An error about a whole file (no position in it).
-pub(crate) fn file_error(tool: &LoadedTool, rule: Rule, message: String, help: &str) -> Diagnostic {
+fn file_error(tool: &LoadedTool, rule: Rule, message: String, help: &str) -> Diagnostic {
     let file = Arc::new(SourceFile::new(shown(&tool.path), ""));
     Diagnostic::error(rule, file, message).with_help(help)
+}
+
+/// Generated type names that two tools share, or that the module defines
+/// itself, each named with both tools.
+fn type_clashes(
+    tools: &[LoadedTool],
+    custom: &BTreeMap<(String, String), String>,
+) -> Vec<Diagnostic> {
+    let mut sorted: Vec<&LoadedTool> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+    let mut errors = Vec::new();
+    let mut types: BTreeMap<String, &LoadedTool> = BTreeMap::new();
+    // A tool defined twice is reported once, as a duplicate, by `clashes`.
+    sorted.dedup_by(|b, a| a.tool.name == b.tool.name);
+    for loaded in sorted {
+        for name in model::type_names(&loaded.tool, custom) {
+            let clash = if model::RESERVED.contains(&name.as_str()) {
+                Some(format!(
+                    "the tool `{}` would generate the type `{name}`, which the module defines itself",
+                    loaded.tool.name
+                ))
+            } else {
+                types.get(&name).map(|first| {
+                    format!(
+                        "the tools `{}` ({}) and `{}` would both generate the type `{name}`",
+                        first.tool.name,
+                        shown(&first.path),
+                        loaded.tool.name
+                    )
+                })
+            };
+            match clash {
+                Some(message) => errors.push(file_error(
+                    loaded,
+                    Rule::RustNameCollision,
+                    message,
+                    "rename the tool or the parameter",
+                )),
+                None => {
+                    types.insert(name, loaded);
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// `param_type` options must name a tool, one of its parameters, and a type.
+fn custom_types(
+    tools: &[LoadedTool],
+    custom: &BTreeMap<(String, String), String>,
+) -> Result<(), Error> {
+    for ((tool, param), ty) in custom {
+        let Some(found) = tools.iter().find(|t| &t.tool.name == tool) else {
+            return Err(Error::config(format!(
+                "param_type(\"{tool}\", \"{param}\", \"{ty}\"): there is no tool `{tool}`"
+            )));
+        };
+        if found.tool.parameter(param).is_none() {
+            let names: Vec<&str> = found
+                .tool
+                .parameters
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            return Err(Error::config(format!(
+                "param_type(\"{tool}\", \"{param}\", \"{ty}\"): the tool `{tool}` has no parameter `{param}` (its parameters: {})",
+                names.join(", ")
+            )));
+        }
+        if syn::parse_str::<syn::Type>(ty).is_err() {
+            return Err(Error::config(format!(
+                "param_type(\"{tool}\", \"{param}\", \"{ty}\"): `{ty}` is not a Rust type"
+            )));
+        }
+    }
+    Ok(())
 }

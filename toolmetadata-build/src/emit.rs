@@ -1,6 +1,10 @@
 //! The model → Rust tokens. Every path is fully qualified, so tools and
 //! parameters named `Option`, `String` or `clone` cannot shadow anything, and
-//! trait methods are called as `<T as Tools>::method`.
+//! handler methods are called through the trait bound (`T::method`).
+//!
+//! The generated code binds no local a parameter name could shadow: a
+//! decoder's fields are taken into one tuple and named only inside the closure
+//! that builds the struct, where nothing else is used.
 
 use proc_macro2::{Ident, Literal as Lit, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -22,10 +26,19 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     } else {
         quote!(::toolmetadata::args::Conversion::Lenient)
     };
-    let unused = module
-        .tools
-        .is_empty()
-        .then(|| quote!(let _ = (tools, args, cx, conversion);));
+    let body = if module.tools.is_empty() {
+        quote! {
+            let _ = (handler, name, call);
+            ::core::option::Option::None
+        }
+    } else {
+        quote! {
+            ::core::option::Option::Some(match name {
+                #(#arms)*
+                _ => return ::core::option::Option::None,
+            })
+        }
+    };
     out.extend(quote! {
         /// The handlers of this tool set: one method per tool, so that a tool added
         /// to the metadata is a compile error until it is handled.
@@ -37,43 +50,37 @@ pub(crate) fn module(module: &Module) -> TokenStream {
         /// Every tool of this set, sorted by name, with its `tools/list` entry
         /// rendered at build time.
         #allow
-        pub static TOOLS: &[::toolmetadata::dispatch::ToolEntry] = &[#(#entries),*];
+        pub static TOOL_ENTRIES: &[::toolmetadata::ToolEntry] = &[#(#entries),*];
 
         /// This tool set with `handler`, ready to be served.
         #allow
-        pub fn tool_set<T: Tools>(handler: T) -> ::toolmetadata::dispatch::Handled<T> {
-            ::toolmetadata::dispatch::Handled::new(
+        pub fn tool_set<T: Tools>(handler: T) -> ::toolmetadata::ToolSet<T> {
+            ::toolmetadata::codegen::tool_set(
                 handler,
-                TOOLS,
+                TOOL_ENTRIES,
                 dispatch::<T>,
+                #conversion,
                 ::core::env!("CARGO_PKG_NAME"),
                 ::core::env!("CARGO_PKG_VERSION"),
             )
         }
 
-        /// Decodes the arguments of a call of `name` and calls its handler;
+        /// Decodes the arguments of a call of `name` and starts its handler;
         /// `None` when this set has no tool `name`.
-        #allow
-        pub fn dispatch<'a, T: Tools>(
-            tools: &'a T,
+        fn dispatch<'a, T: Tools>(
+            handler: &'a T,
             name: &str,
-            args: ::toolmetadata::args::Map,
-            cx: ::toolmetadata::Context,
-        ) -> ::core::option::Option<::toolmetadata::dispatch::Call<'a>> {
-            let conversion = #conversion;
-            #unused
-            match name {
-                #(#arms)*
-                _ => ::core::option::Option::None,
-            }
+            call: ::toolmetadata::codegen::Call,
+        ) -> ::core::option::Option<::toolmetadata::CallFuture<'a>> {
+            #body
         }
     });
     out
 }
 
 /// On every generated item: in a binary crate, generated items the program
-/// does not use (a tool's argument it ignores, `tool_set` when it calls
-/// `dispatch` itself) are not the user's dead code to fix.
+/// does not use (a tool's argument it ignores, `tool_set` when it never serves
+/// the set) are not the user's dead code to fix.
 fn allow() -> TokenStream {
     quote!(#[allow(dead_code, unreachable_pub)])
 }
@@ -87,22 +94,32 @@ fn ident(text: &str) -> Ident {
 
 /// Text for a `#[doc]`: one line, and nothing rustdoc would read as a link, an
 /// HTML tag or the start of a code block (which `cargo test --doc` would run).
+/// Code spans (between backticks) are left as written: rustdoc shows them
+/// literally, escapes included.
 fn doc(text: &str) -> TokenStream {
-    let mut line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    for (from, to) in [
-        ("\\", "\\\\"),
-        ("[", "\\["),
-        ("]", "\\]"),
-        ("<", "&lt;"),
-        (">", "&gt;"),
-    ] {
-        line = line.replace(from, to);
-    }
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut escaped = String::with_capacity(line.len() + 1);
+    escaped.push(' ');
     if line.starts_with("```") || line.starts_with("~~~") || line.starts_with('#') {
-        line.insert(0, '\\');
+        escaped.push('\\');
     }
-    let line = format!(" {line}");
-    quote!(#[doc = #line])
+    let mut in_code = false;
+    for c in line.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                escaped.push(c);
+            }
+            _ if in_code => escaped.push(c),
+            '\\' => escaped.push_str("\\\\"),
+            '[' => escaped.push_str("\\["),
+            ']' => escaped.push_str("\\]"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            _ => escaped.push(c),
+        }
+    }
+    quote!(#[doc = #escaped])
 }
 
 fn tool_items(tool: &Tool) -> TokenStream {
@@ -144,10 +161,13 @@ fn field_type(field: &Field) -> TokenStream {
     }
 }
 
+/// A field's doc: its description, or else what the metadata says of it (its
+/// type and whether it is required); then its default.
 fn field_doc(field: &Field) -> TokenStream {
     let p = &field.param;
     let mut text = if p.description.trim().is_empty() {
-        format!("`{}`", p.name)
+        let need = if p.required { "required" } else { "optional" };
+        format!("`{}`: {}, {need}", p.name, p.ty)
     } else {
         p.description.clone()
     };
@@ -155,6 +175,15 @@ fn field_doc(field: &Field) -> TokenStream {
         text.push_str(&format!(" (default: `{}`)", default.to_json()));
     }
     doc(&text)
+}
+
+fn struct_fields(fields: &[Field]) -> impl Iterator<Item = TokenStream> + '_ {
+    fields.iter().map(|f| {
+        let doc = field_doc(f);
+        let ident = ident(&f.ident);
+        let ty = field_type(f);
+        quote!(#doc pub #ident: #ty,)
+    })
 }
 
 fn args_struct(tool: &Tool) -> TokenStream {
@@ -169,56 +198,39 @@ fn args_struct(tool: &Tool) -> TokenStream {
             &tool.description
         }
     ));
-    let fields = tool.params.iter().map(|f| {
-        let doc = field_doc(f);
-        let ident = ident(&f.ident);
-        let ty = field_type(f);
-        quote!(#doc pub #ident: #ty,)
-    });
+    let fields = struct_fields(&tool.params);
     let count = Lit::usize_unsuffixed(tool.params.len());
     let specs = tool.params.iter().map(spec);
-    let decodes = tool
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, f)| decode_field(i, f));
+    let takes = tool.params.iter().enumerate().map(|(i, f)| take(i, f));
     let idents: Vec<Ident> = tool.params.iter().map(|f| ident(&f.ident)).collect();
-    let required: Vec<&Ident> = tool
-        .params
-        .iter()
-        .zip(&idents)
-        .filter(|(f, _)| !f.is_option() && f.param.default.is_none())
-        .map(|(_, i)| i)
-        .collect();
-    let build = quote!(::core::result::Result::Ok(Self { #(#idents),* }));
-    let allow = allow();
-    let body = if required.is_empty() {
-        quote! {
-            if decoder.is_ok() {
-                #build
-            } else {
-                ::core::result::Result::Err(decoder.into_errors())
-            }
+    // Required fields arrive as `Option`s, each `Some` once `finish` has found
+    // no error.
+    let values = tool.params.iter().zip(&idents).map(|(f, i)| {
+        if f.param.required {
+            quote!(#i: #i?)
+        } else {
+            quote!(#i)
         }
-    } else {
-        quote! {
-            match (#(#required,)*) {
-                (#(::core::option::Option::Some(#required),)*) if decoder.is_ok() => #build,
-                _ => ::core::result::Result::Err(decoder.into_errors()),
-            }
-        }
-    };
+    });
     let derives = if tool.params.is_empty() {
         quote!(#[derive(Debug, Clone, PartialEq, Default)])
     } else {
         quote!(#[derive(Debug, Clone, PartialEq)])
     };
-    let allow_unused_mut = tool.params.is_empty().then(|| quote!(#[allow(unused_mut)]));
-    // `[const { None }; 0]` trips clippy's `zero_repeat_side_effects`.
-    let slots = if tool.params.is_empty() {
-        quote!([])
+    let allow = allow();
+    let build = quote!(::core::option::Option::Some(Self { #(#values),* }));
+    // A tool without parameters only checks that no argument was given.
+    let decode = if tool.params.is_empty() {
+        quote! {
+            let decoder = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
+            decoder.finish((), |()| #build)
+        }
     } else {
-        quote!([const { ::core::option::Option::None }; #count])
+        quote! {
+            let mut decoder = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
+            let fields = (#(#takes,)*);
+            decoder.finish(fields, |(#(#idents,)*)| #build)
+        }
     };
     quote! {
         #struct_doc
@@ -235,45 +247,10 @@ fn args_struct(tool: &Tool) -> TokenStream {
                 args: ::toolmetadata::args::Map,
                 conversion: ::toolmetadata::args::Conversion,
             ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgErrors> {
-                static PARAMS: [::toolmetadata::args::ParamSpec; #count] = [#(#specs),*];
-                let mut slots = #slots;
-                #allow_unused_mut
-                let mut decoder = ::toolmetadata::args::Decoder::new(Self::TOOL, args, &PARAMS, &mut slots, conversion);
-                #(#decodes)*
-                #body
+                static PARAMS: ::toolmetadata::codegen::Params<#count> = ::toolmetadata::codegen::Params([#(#specs),*]);
+                let mut slots = PARAMS.slots();
+                #decode
             }
-        }
-    }
-}
-
-fn param_type(ty: ParamType) -> TokenStream {
-    let scalar = |s: ScalarType| match s {
-        ScalarType::String => quote!(::toolmetadata::metadata::ScalarType::String),
-        ScalarType::Integer => quote!(::toolmetadata::metadata::ScalarType::Integer),
-        ScalarType::Number => quote!(::toolmetadata::metadata::ScalarType::Number),
-        ScalarType::Boolean => quote!(::toolmetadata::metadata::ScalarType::Boolean),
-    };
-    match ty {
-        ParamType::Scalar(s) => {
-            let s = scalar(s);
-            quote!(::toolmetadata::metadata::ParamType::Scalar(#s))
-        }
-        ParamType::Array(s) => {
-            let s = scalar(s);
-            quote!(::toolmetadata::metadata::ParamType::Array(#s))
-        }
-    }
-}
-
-fn number(n: Number) -> TokenStream {
-    match n {
-        Number::Integer(i) => {
-            let i = Lit::i64_suffixed(i);
-            quote!(::toolmetadata::metadata::Number::Integer(#i))
-        }
-        Number::Float(x) => {
-            let x = Lit::f64_suffixed(x);
-            quote!(::toolmetadata::metadata::Number::Float(#x))
         }
     }
 }
@@ -282,7 +259,10 @@ fn spec(field: &Field) -> TokenStream {
     let p = &field.param;
     let c = &p.constraints;
     let name = &p.name;
-    let ty = param_type(p.ty);
+    let constructor = match p.ty {
+        ParamType::Scalar(s) => format_ident!("{}", scalar_name(s)),
+        ParamType::Array(s) => format_ident!("{}_array", scalar_name(s)),
+    };
     let mut calls = Vec::new();
     if p.required {
         calls.push(quote!(.required()));
@@ -290,13 +270,19 @@ fn spec(field: &Field) -> TokenStream {
     if let Some(values) = &p.enum_values {
         calls.push(quote!(.one_of(&[#(#values),*])));
     }
-    if let Some(n) = c.minimum {
-        let n = number(n);
-        calls.push(quote!(.minimum(#n)));
-    }
-    if let Some(n) = c.maximum {
-        let n = number(n);
-        calls.push(quote!(.maximum(#n)));
+    for (bound, value) in [("minimum", c.minimum), ("maximum", c.maximum)] {
+        calls.extend(value.map(|n| match n {
+            Number::Integer(i) => {
+                let method = format_ident!("{bound}_integer");
+                let i = Lit::i64_unsuffixed(i);
+                quote!(.#method(#i))
+            }
+            Number::Float(x) => {
+                let method = format_ident!("{bound}_number");
+                let x = Lit::f64_suffixed(x);
+                quote!(.#method(#x))
+            }
+        }));
     }
     for (method, value) in [
         ("min_length", c.min_length),
@@ -306,20 +292,29 @@ fn spec(field: &Field) -> TokenStream {
     ] {
         if let Some(v) = value {
             let method = format_ident!("{method}");
-            let v = Lit::u64_suffixed(v);
+            let v = Lit::u64_unsuffixed(v);
             calls.push(quote!(.#method(#v)));
         }
     }
     if let Some(pattern) = &c.pattern {
         calls.push(quote!(.pattern(#pattern)));
     }
-    quote!(::toolmetadata::args::ParamSpec::new(#name, #ty) #(#calls)*)
+    quote!(::toolmetadata::codegen::ParamSpec::#constructor(#name) #(#calls)*)
 }
 
-fn decode_field(index: usize, field: &Field) -> TokenStream {
+fn scalar_name(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::String => "string",
+        ScalarType::Integer => "integer",
+        ScalarType::Number => "number",
+        ScalarType::Boolean => "boolean",
+    }
+}
+
+/// Taking parameter `index` from the decoder, its default filled in. The
+/// value's type is inferred from the struct field it ends in.
+fn take(index: usize, field: &Field) -> TokenStream {
     let index = Lit::usize_unsuffixed(index);
-    let ident = ident(&field.ident);
-    let ty = rust_type(&field.ty);
     let custom = matches!(field.ty, FieldType::Custom(_));
     let method = match (field.param.required, custom) {
         (true, false) => quote!(required),
@@ -327,7 +322,7 @@ fn decode_field(index: usize, field: &Field) -> TokenStream {
         (false, false) => quote!(optional),
         (false, true) => quote!(optional_custom),
     };
-    let call = quote!(decoder.#method::<#ty>(#index));
+    let call = quote!(decoder.#method(#index));
     match &field.param.default {
         Some(default) => {
             let value = literal(default, &field.ty);
@@ -336,12 +331,12 @@ fn decode_field(index: usize, field: &Field) -> TokenStream {
             if matches!(default, Literal::String(_) | Literal::Array(_))
                 && !matches!(field.ty, FieldType::Enum(_))
             {
-                quote!(let #ident = #call.unwrap_or_else(|| #value);)
+                quote!(#call.unwrap_or_else(|| #value))
             } else {
-                quote!(let #ident = #call.unwrap_or(#value);)
+                quote!(#call.unwrap_or(#value))
             }
         }
-        None => quote!(let #ident = #call;),
+        None => call,
     }
 }
 
@@ -380,17 +375,12 @@ fn output_struct(tool: &Tool, name: &str) -> TokenStream {
         "The structured result of `{}` (its `outputSchema`).",
         tool.name
     ));
-    let fields = tool.outputs.iter().map(|f| {
-        let doc = field_doc(f);
-        let ident = ident(&f.ident);
-        let ty = field_type(f);
-        quote!(#doc pub #ident: #ty,)
-    });
+    let fields = struct_fields(&tool.outputs);
     let allow = allow();
     let puts = tool.outputs.iter().map(|f| {
         let ident = ident(&f.ident);
         let key = &f.param.name;
-        quote!(::toolmetadata::put_field(&mut map, #key, &self.#ident);)
+        quote!(::toolmetadata::codegen::put_field(&mut map, #key, &self.#ident);)
     });
     quote! {
         #struct_doc
@@ -400,11 +390,11 @@ fn output_struct(tool: &Tool, name: &str) -> TokenStream {
             #(#fields)*
         }
 
-        impl ::toolmetadata::Structured for #name {
-            fn to_structured(&self) -> ::toolmetadata::serde_json::Value {
-                let mut map = ::toolmetadata::serde_json::Map::new();
+        impl ::toolmetadata::codegen::Structured for #name {
+            fn to_structured(&self) -> ::toolmetadata::codegen::serde_json::Value {
+                let mut map = ::toolmetadata::codegen::serde_json::Map::new();
                 #(#puts)*
-                ::toolmetadata::serde_json::Value::Object(map)
+                ::toolmetadata::codegen::serde_json::Value::Object(map)
             }
         }
     }
@@ -449,26 +439,24 @@ fn enum_items(e: &Enum) -> TokenStream {
             type Err = ::toolmetadata::args::ArgProblem;
 
             fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
-                <Self as ::toolmetadata::args::FromArg>::from_arg(
-                    &::toolmetadata::serde_json::Value::from(s),
-                )
+                match s {
+                    #(#values => ::core::result::Result::Ok(Self::#variants),)*
+                    _ => ::core::result::Result::Err(::toolmetadata::codegen::not_one_of(s, &[#(#values),*])),
+                }
             }
         }
 
         impl ::toolmetadata::args::FromArg for #name {
             fn from_arg(
-                value: &::toolmetadata::serde_json::Value,
+                value: &::toolmetadata::codegen::serde_json::Value,
             ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgProblem> {
-                let index = ::toolmetadata::args::enum_index(value, &[#(#values),*])?;
-                Self::ALL.get(index).copied().ok_or_else(|| {
-                    ::toolmetadata::args::ArgProblem::expected("a value of the enum", value)
-                })
+                ::toolmetadata::codegen::enum_from_arg(value)
             }
         }
 
-        impl ::toolmetadata::IntoJson for #name {
-            fn to_json(&self) -> ::toolmetadata::serde_json::Value {
-                ::toolmetadata::serde_json::Value::from(self.as_str())
+        impl ::toolmetadata::codegen::ToJson for #name {
+            fn to_json(&self) -> ::toolmetadata::codegen::serde_json::Value {
+                ::toolmetadata::codegen::serde_json::Value::from(self.as_str())
             }
         }
     }
@@ -506,16 +494,10 @@ fn trait_method(tool: &Tool) -> TokenStream {
 fn entry(tool: &Tool) -> TokenStream {
     let name = &tool.name;
     let json = raw_string(&tool.entry_json);
-    let discoverable = tool.discoverable;
     let keywords = &tool.keywords;
-    quote! {
-        ::toolmetadata::dispatch::ToolEntry {
-            name: #name,
-            entry_json: #json,
-            discoverable: #discoverable,
-            keywords: &[#(#keywords),*],
-        }
-    }
+    let keywords = (!keywords.is_empty()).then(|| quote!(.keywords(&[#(#keywords),*])));
+    let discoverable = tool.discoverable.then(|| quote!(.discoverable()));
+    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.
@@ -532,20 +514,14 @@ fn raw_string(text: &str) -> Lit {
 fn dispatch_arm(tool: &Tool) -> TokenStream {
     let name = &tool.name;
     let method = ident(&tool.method);
-    let args = ident(&tool.args_type);
-    let handler = quote!(<T as Tools>::#method(tools, a, cx));
-    // The handler's future is boxed here, where its type is known, so that
-    // everything after it is shared by all tools.
-    let future = if tool.output_type.is_some() {
-        quote!(::toolmetadata::dispatch::structured(#handler))
+    // `T::method` resolves through the only trait bound of `T`, so a tool
+    // called `clone` or `drop` is still this trait's method.
+    let run = if tool.output_type.is_some() {
+        quote!(run_structured)
     } else {
-        quote!(::std::boxed::Box::pin(#handler))
+        quote!(run)
     };
     quote! {
-        #name => ::core::option::Option::Some(::toolmetadata::dispatch::call(
-            args,
-            conversion,
-            move |a: #args| #future,
-        )),
+        #name => ::toolmetadata::codegen::#run(handler, T::#method, call),
     }
 }

@@ -10,7 +10,8 @@
 //!   output struct (`GetUserOutput`) for tools with `[[output]]`;
 //! - a trait `Tools` with one method per tool, so a tool added to the metadata is
 //!   a compile error until it is handled;
-//! - `TOOLS`, the `tools/list` entries rendered at build time, and `dispatch`.
+//! - `TOOL_ENTRIES`, the `tools/list` entries rendered at build time, and
+//!   `tool_set(handler)`, the tool set a server serves.
 //!
 //! ```no_run
 //! // build.rs
@@ -41,6 +42,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use toolmetadata::Severity;
+use toolmetadata::metadata::ToolMetadata;
 use toolmetadata::{Diagnostic, Diagnostics};
 
 /// Generates `OUT_DIR/tools.rs` from the metadata files of `dir`, with the
@@ -71,8 +73,7 @@ pub fn compile(dir: impl AsRef<Path>) -> Result<(), Error> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Builder {
-    dirs: Vec<PathBuf>,
-    files: Vec<PathBuf>,
+    sources: Vec<load::Source>,
     module: String,
     strict: bool,
     unknown_keys: Severity,
@@ -91,8 +92,7 @@ impl Builder {
     /// No files yet; module `tools`, lenient arguments, unknown keys are errors.
     pub fn new() -> Self {
         Builder {
-            dirs: Vec::new(),
-            files: Vec::new(),
+            sources: Vec::new(),
             module: "tools".to_owned(),
             strict: false,
             unknown_keys: Severity::Error,
@@ -104,13 +104,15 @@ impl Builder {
 
     /// Adds the `.toml` and `.json` files directly in `dir` (sorted by name).
     pub fn dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.dirs.push(dir.as_ref().to_owned());
+        self.sources
+            .push(load::Source::Dir(dir.as_ref().to_owned()));
         self
     }
 
     /// Adds one metadata file.
     pub fn file(mut self, file: impl AsRef<Path>) -> Self {
-        self.files.push(file.as_ref().to_owned());
+        self.sources
+            .push(load::Source::File(file.as_ref().to_owned()));
         self
     }
 
@@ -165,9 +167,27 @@ impl Builder {
         self
     }
 
+    /// Loads and checks every file, with every check the build runs (those
+    /// across files and of the generated names included), without generating:
+    /// what `toolmetadata check` runs. `Err` only when a file or directory
+    /// cannot be read or an option does not fit; bad metadata is in
+    /// [`Checked::diagnostics`].
+    pub fn check(&self) -> Result<Checked, Error> {
+        let loaded = load::load(&self.sources, self.unknown_keys)?;
+        let mut diagnostics = loaded.diagnostics;
+        diagnostics.extend(check::across_files(&loaded.tools, &self.custom_types)?);
+        Ok(Checked {
+            tools: loaded.tools,
+            files: loaded.files,
+            diagnostics: Diagnostics::new(diagnostics),
+            ignored: loaded.ignored,
+            watched: loaded.watched,
+        })
+    }
+
     /// Loads, checks and generates; the generated source, without writing it.
     pub fn generate(&self) -> Result<String, Error> {
-        self.run(false).map(|(source, _)| source)
+        self.run(false)
     }
 
     /// Loads, checks, generates and writes `OUT_DIR/{module}.rs` (only if its
@@ -176,78 +196,138 @@ impl Builder {
         self.run(true).map(|_| ())
     }
 
-    fn run(&self, write: bool) -> Result<(String, Option<PathBuf>), Error> {
+    fn run(&self, write: bool) -> Result<String, Error> {
         if !valid_module_name(&self.module) {
             return Err(Error::config(format!(
                 "module name `{}` must be a file stem of letters, digits and `_`",
                 self.module
             )));
         }
-        let loaded = load::load(&self.dirs, &self.files, self.unknown_keys)?;
+        let checked = self.check()?;
         if self.emit_cargo {
-            for path in &loaded.watched {
-                println!("cargo:rerun-if-changed={}", path.display());
-            }
-            for warning in &loaded.warnings {
-                for line in warning.lines() {
-                    println!("cargo:warning={line}");
-                }
-            }
+            checked.print_cargo_directives();
         }
-        let mut errors = loaded.errors;
-        errors.extend(check::clashes(&loaded.tools));
-        if !errors.is_empty() {
-            return Err(Error::metadata(errors));
+        if checked.has_errors() {
+            return Err(Error::metadata(checked.diagnostics));
         }
-        self.check_custom_types(&loaded.tools)?;
-        let module = model::build(&loaded.tools, &self.custom_types, self.strict)
-            .map_err(Error::metadata)?;
+        let module = model::build(&checked.tools, &self.custom_types, self.strict);
         let source =
             write::render(emit::module(&module), &module.sources).map_err(Error::config)?;
-        if !write {
-            return Ok((source, None));
+        if write {
+            let dir = match &self.out_dir {
+                Some(dir) => dir.clone(),
+                None => std::env::var_os("OUT_DIR")
+                    .map(PathBuf::from)
+                    .ok_or_else(|| {
+                        Error::config(
+                            "OUT_DIR is not set: call compile() from build.rs, or set Builder::out_dir",
+                        )
+                    })?,
+            };
+            let path = dir.join(format!("{}.rs", self.module));
+            write::write_if_changed(&path, source.as_bytes()).map_err(|e| Error::io(&path, e))?;
         }
-        let dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or_else(|| {
-                    Error::config(
-                        "OUT_DIR is not set: call compile() from build.rs, or set Builder::out_dir",
-                    )
-                })?,
-        };
-        let path = dir.join(format!("{}.rs", self.module));
-        write::write_if_changed(&path, source.as_bytes()).map_err(|e| Error::io(&path, e))?;
-        Ok((source, Some(path)))
+        Ok(source)
+    }
+}
+
+/// What [`Builder::check`] found: the tools that loaded, and every diagnostic
+/// (errors and warnings) of every file.
+#[derive(Debug)]
+pub struct Checked {
+    tools: Vec<load::LoadedTool>,
+    files: Vec<PathBuf>,
+    diagnostics: Diagnostics,
+    ignored: Vec<PathBuf>,
+    watched: Vec<PathBuf>,
+}
+
+impl Checked {
+    /// Every file read, in the order of the builder's sources (a directory's
+    /// files sorted by name).
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 
-    fn check_custom_types(&self, tools: &[load::LoadedTool]) -> Result<(), Error> {
-        for ((tool, param), ty) in &self.custom_types {
-            let Some(found) = tools.iter().find(|t| &t.tool.name == tool) else {
-                return Err(Error::config(format!(
-                    "param_type(\"{tool}\", \"{param}\", \"{ty}\"): there is no tool `{tool}`"
-                )));
-            };
-            if found.tool.parameter(param).is_none() {
-                let names: Vec<&str> = found
-                    .tool
-                    .parameters
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect();
-                return Err(Error::config(format!(
-                    "param_type(\"{tool}\", \"{param}\", \"{ty}\"): the tool `{tool}` has no parameter `{param}` (its parameters: {})",
-                    names.join(", ")
-                )));
-            }
-            if syn::parse_str::<syn::Type>(ty).is_err() {
-                return Err(Error::config(format!(
-                    "param_type(\"{tool}\", \"{param}\", \"{ty}\"): `{ty}` is not a Rust type"
-                )));
+    /// The tool a file describes, when it loaded (it may still be named in an
+    /// error across files).
+    pub fn tool(&self, file: &Path) -> Option<&ToolMetadata> {
+        self.tools.iter().find(|t| t.path == file).map(|t| &t.tool)
+    }
+
+    /// Every diagnostic, errors and warnings, sorted by file and position.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
+    }
+
+    /// The errors about `file`.
+    pub fn errors_of(&self, file: &Path) -> Vec<&Diagnostic> {
+        let shown = load::shown(file);
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Error && d.file().path() == shown)
+            .collect()
+    }
+
+    /// Whether any diagnostic is an error: the build would fail.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.has_errors()
+    }
+
+    /// Files in the directories that were not loaded, their extension not
+    /// lower-case `.toml` or `.json`.
+    pub fn ignored_files(&self) -> &[PathBuf] {
+        &self.ignored
+    }
+
+    /// `cargo:rerun-if-changed` for every file read and directory scanned,
+    /// `cargo:warning` for every warning.
+    fn print_cargo_directives(&self) {
+        for path in &self.watched {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        for path in &self.ignored {
+            println!("cargo:warning={}", load::ignored_warning(path));
+        }
+        for warning in self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Warning)
+        {
+            for line in warning.render(false).lines() {
+                println!("cargo:warning={line}");
             }
         }
-        Ok(())
+    }
+}
+
+/// One line of `toolmetadata list --format json-lines`: `{"file","tool",
+/// "discoverable","keywords"}` for a tool, `{"file","errors"}` for a file with
+/// errors (each `{"code","message","line","column"}`), the shape the
+/// conformance corpus's expectations are written in.
+pub fn json_lines_record<'a>(
+    file: &str,
+    outcome: Result<&ToolMetadata, impl IntoIterator<Item = &'a Diagnostic>>,
+) -> serde_json::Value {
+    match outcome {
+        Ok(tool) => serde_json::json!({
+            "file": file,
+            "tool": tool.to_tools_list_entry(),
+            "discoverable": tool.discoverable,
+            "keywords": tool.keywords,
+        }),
+        Err(errors) => serde_json::json!({
+            "file": file,
+            "errors": errors.into_iter().map(|d| {
+                let (line, column) = d.line_column().unzip();
+                serde_json::json!({
+                    "code": d.rule().code(),
+                    "message": d.message(),
+                    "line": line,
+                    "column": column,
+                })
+            }).collect::<Vec<_>>(),
+        }),
     }
 }
 
@@ -274,9 +354,9 @@ enum ErrorKind {
 }
 
 impl Error {
-    fn metadata(errors: Vec<Diagnostic>) -> Self {
+    fn metadata(diagnostics: Diagnostics) -> Self {
         Error {
-            kind: ErrorKind::Metadata(Diagnostics::new(errors)),
+            kind: ErrorKind::Metadata(diagnostics),
         }
     }
 

@@ -1,10 +1,20 @@
-//! Files → checked tools: directories scanned, each file loaded on its own
+//! Files → loaded tools: directories scanned, each file loaded on its own
 //! through the runtime's format module, every diagnostic kept.
 
 use std::path::{Path, PathBuf};
 
+use toolmetadata::Diagnostic;
+use toolmetadata::Severity;
 use toolmetadata::metadata::{Loader, ToolMetadata, tool_files};
-use toolmetadata::{Diagnostic, Diagnostics, Severity};
+
+/// Where the builder reads tools from, in the order given.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// The tool files directly in a directory, sorted by name.
+    Dir(PathBuf),
+    /// One file.
+    File(PathBuf),
+}
 
 /// A tool and the file it came from.
 #[derive(Debug)]
@@ -17,66 +27,61 @@ pub(crate) struct LoadedTool {
 #[derive(Debug, Default)]
 pub(crate) struct Loaded {
     pub(crate) tools: Vec<LoadedTool>,
-    pub(crate) errors: Vec<Diagnostic>,
-    pub(crate) warnings: Vec<String>,
+    /// Every file read, in order.
+    pub(crate) files: Vec<PathBuf>,
+    /// Errors and warnings of the files, each on its own.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Files of the directories that are no tool files.
+    pub(crate) ignored: Vec<PathBuf>,
     /// Every existing file read and directory scanned, for `rerun-if-changed`.
     pub(crate) watched: Vec<PathBuf>,
 }
 
-/// Loads the files of `dirs` (sorted) and then `files`, in that order.
-pub(crate) fn load(
-    dirs: &[PathBuf],
-    files: &[PathBuf],
-    unknown_keys: Severity,
-) -> Result<Loaded, crate::Error> {
+/// Loads the files of `sources`, in order.
+pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded, crate::Error> {
     let loader = Loader::new().unknown_keys(unknown_keys);
     let mut loaded = Loaded::default();
-    let mut paths = Vec::new();
-    for dir in dirs {
-        let found = tool_files(dir).map_err(|e| crate::Error::io(dir, e))?;
-        loaded.watched.push(dir.clone());
-        for ignored in found.ignored {
-            loaded.warnings.push(format!(
-                "{} is not loaded: tool files end in lower-case .toml or .json",
-                ignored.display()
-            ));
+    for source in sources {
+        match source {
+            Source::Dir(dir) => {
+                let found = tool_files(dir).map_err(|e| crate::Error::io(dir, e))?;
+                loaded.watched.push(dir.clone());
+                loaded.ignored.extend(found.ignored);
+                loaded.files.extend(found.files);
+            }
+            Source::File(file) => {
+                if !file.is_file() {
+                    return Err(crate::Error::io(
+                        file,
+                        std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                    ));
+                }
+                loaded.files.push(file.clone());
+            }
         }
-        paths.extend(found.files);
     }
-    for file in files {
-        if !file.is_file() {
-            return Err(crate::Error::io(
-                file,
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            ));
-        }
-        paths.push(file.clone());
-    }
-    for path in paths {
+    for path in &loaded.files {
         loaded.watched.push(path.clone());
-        match loader.load_file(&path) {
+        match loader.load_file(path) {
             Ok(ok) => {
-                loaded
-                    .warnings
-                    .extend(ok.warnings.iter().map(|w| w.render(false)));
+                loaded.diagnostics.extend(ok.warnings);
                 loaded.tools.push(LoadedTool {
-                    path,
+                    path: path.clone(),
                     tool: ok.tool,
                 });
             }
-            Err(diagnostics) => split(diagnostics, &mut loaded),
+            Err(diagnostics) => loaded.diagnostics.extend(diagnostics),
         }
     }
     Ok(loaded)
 }
 
-fn split(diagnostics: Diagnostics, loaded: &mut Loaded) {
-    for d in diagnostics {
-        match d.severity() {
-            Severity::Error => loaded.errors.push(d),
-            Severity::Warning => loaded.warnings.push(d.render(false)),
-        }
-    }
+/// The warning for a file of a directory that is not loaded.
+pub(crate) fn ignored_warning(path: &Path) -> String {
+    format!(
+        "{} is not loaded: tool files end in lower-case .toml or .json",
+        path.display()
+    )
 }
 
 /// A path as diagnostics show it.

@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 
 use toolmetadata::metadata::{ParamType, ScalarType, ToolMetadata, ToolParameter, names};
-use toolmetadata::{Diagnostic, Rule};
 
-use crate::check::file_error;
 use crate::load::{LoadedTool, shown};
 
 /// The whole generated module.
@@ -68,62 +66,59 @@ pub(crate) struct Enum {
 }
 
 /// Names the generated module defines besides the per-tool types.
-const RESERVED: &[&str] = &["Tools", "TOOLS", "dispatch", "tool_set"];
+pub(crate) const RESERVED: &[&str] = &["Tools", "TOOL_ENTRIES", "dispatch", "tool_set"];
 
+/// The module for `tools`, which have passed every check.
 pub(crate) fn build(
     tools: &[LoadedTool],
     custom: &BTreeMap<(String, String), String>,
     strict: bool,
-) -> Result<Module, Vec<Diagnostic>> {
+) -> Module {
     let mut sorted: Vec<&LoadedTool> = tools.iter().collect();
     sorted.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-    let mut module = Module {
-        tools: Vec::with_capacity(sorted.len()),
-        strict,
+    Module {
         sources: sorted.iter().map(|t| shown(&t.path)).collect(),
+        tools: sorted
+            .into_iter()
+            .map(|loaded| model_tool(&loaded.tool, custom))
+            .collect(),
+        strict,
+    }
+}
+
+/// The types a tool's generated code defines: its argument struct, its output
+/// struct, its enums.
+pub(crate) fn type_names(
+    tool: &ToolMetadata,
+    custom: &BTreeMap<(String, String), String>,
+) -> Vec<String> {
+    let stem = names::type_stem(&tool.name);
+    let mut names = vec![format!("{stem}Args")];
+    let enums = |prefix: &str, params: &[ToolParameter], custom_of: &dyn Fn(&str) -> bool| {
+        params
+            .iter()
+            .filter(|p| p.enum_values.is_some() && !custom_of(&p.name))
+            .map(|p| enum_name(prefix, &p.name))
+            .collect::<Vec<_>>()
     };
-    let mut errors = Vec::new();
-    let mut types: BTreeMap<String, &LoadedTool> = BTreeMap::new();
-    for loaded in sorted {
-        let tool = model_tool(&loaded.tool, custom);
-        let mut defined = vec![tool.args_type.clone()];
-        defined.extend(tool.output_type.clone());
-        defined.extend(tool.enums.iter().map(|e| e.name.clone()));
-        for name in defined {
-            let clash = if RESERVED.contains(&name.as_str()) {
-                Some(format!(
-                    "the tool `{}` would generate the type `{name}`, which the module defines itself",
-                    loaded.tool.name
-                ))
-            } else {
-                types.get(&name).map(|first| {
-                    format!(
-                        "the tools `{}` ({}) and `{}` would both generate the type `{name}`",
-                        first.tool.name,
-                        shown(&first.path),
-                        loaded.tool.name
-                    )
-                })
-            };
-            match clash {
-                Some(message) => errors.push(file_error(
-                    loaded,
-                    Rule::RustNameCollision,
-                    message,
-                    "rename the tool or the parameter",
-                )),
-                None => {
-                    types.insert(name, loaded);
-                }
-            }
-        }
-        module.tools.push(tool);
+    names.extend(enums(&stem, &tool.parameters, &|p| {
+        custom.contains_key(&(tool.name.clone(), p.to_owned()))
+    }));
+    if let Some(output) = &tool.output {
+        let prefix = format!("{stem}Output");
+        names.extend(enums(&prefix, output, &|_| false));
+        names.push(prefix);
     }
-    if errors.is_empty() {
-        Ok(module)
-    } else {
-        Err(errors)
-    }
+    names
+}
+
+/// The enum of parameter `param`: the tool's (or its output's) type stem, then
+/// the parameter's.
+fn enum_name(prefix: &str, param: &str) -> String {
+    format!(
+        "{prefix}{}",
+        names::type_stem(param).trim_start_matches('_')
+    )
 }
 
 fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) -> Tool {
@@ -133,10 +128,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         let scalar = match (&p.enum_values, custom_ty) {
             (_, Some(path)) => FieldType::Custom(path.clone()),
             (Some(values), None) => {
-                let name = format!(
-                    "{enum_prefix}{}",
-                    names::type_stem(&p.name).trim_start_matches('_')
-                );
+                let name = enum_name(enum_prefix, &p.name);
                 enums.push(Enum {
                     name: name.clone(),
                     doc: format!("The values of `{}` of the tool `{}`.", p.name, tool.name),

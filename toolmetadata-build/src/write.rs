@@ -21,8 +21,16 @@ pub(crate) fn render(tokens: TokenStream, sources: &[String]) -> Result<String, 
             out.push('\n');
         }
     }
-    out.push('\n');
-    out.push_str(&prettyplease::unparse(&file));
+    // One item at a time, so that a blank line separates items as a person
+    // would write them.
+    for item in file.items {
+        out.push('\n');
+        out.push_str(&prettyplease::unparse(&syn::File {
+            shebang: None,
+            attrs: Vec::new(),
+            items: vec![item],
+        }));
+    }
     Ok(out)
 }
 

@@ -142,13 +142,10 @@ fn integer<'v>(
     if let Some(i) = exact {
         return Ok(Cow::Owned(Value::from(i)));
     }
+    if let Some(i) = float.and_then(crate::text::exact_integer) {
+        return Ok(Cow::Owned(Value::from(i)));
+    }
     match float {
-        Some(x)
-            if x.fract() == 0.0
-                && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) =>
-        {
-            Ok(Cow::Owned(Value::from(x as i64)))
-        }
         Some(x) if x.is_finite() && x.fract() == 0.0 => Err(ArgProblem::new(format!(
             "expected an integer, got {} (out of the 64-bit range)",
             super::error::describe(value)

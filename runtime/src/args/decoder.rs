@@ -7,6 +7,31 @@ use super::error::{ArgError, ArgErrors, ArgProblem};
 use super::from_arg::FromArg;
 use super::spec::ParamSpec;
 
+/// A tool's parameters, in the order of its metadata: the `static` table a
+/// generated argument struct decodes with.
+#[derive(Debug)]
+pub struct Params<const N: usize>(pub [ParamSpec; N]);
+
+impl<const N: usize> Params<N> {
+    /// One empty slot per parameter, for [`Params::decoder`].
+    #[inline]
+    pub fn slots(&self) -> [Option<Value>; N] {
+        [const { None }; N]
+    }
+
+    /// A decoder of `args` of `tool` against these parameters.
+    #[inline]
+    pub fn decoder<'a>(
+        &'a self,
+        tool: &'a str,
+        args: Map<String, Value>,
+        slots: &'a mut [Option<Value>; N],
+        conversion: Conversion,
+    ) -> Decoder<'a> {
+        Decoder::new(tool, args, &self.0, slots, conversion)
+    }
+}
+
 /// Decodes the arguments of one call, parameter by parameter, collecting every
 /// error; [`Decoder::finish`] returns them all.
 ///
@@ -105,18 +130,18 @@ impl<'a> Decoder<'a> {
 
     /// True when, every parameter taken, no argument failed and none was left
     /// unknown.
-    pub fn is_ok(&self) -> bool {
+    fn is_ok(&self) -> bool {
         self.errors.is_empty() && self.unknown.is_empty()
     }
 
     /// Every error: unknown arguments first, then the parameters' in order.
-    pub fn into_errors(self) -> ArgErrors {
+    fn into_errors(self) -> ArgErrors {
         let names: Vec<&str> = self.params.iter().map(ParamSpec::name).collect();
         let mut errors: Vec<ArgError> = self
             .unknown
             .iter()
             .map(|key| {
-                let message = match closest(key, &names) {
+                let message = match crate::text::closest(key, &names) {
                     Some(meant) => format!("unknown argument `{key}`; did you mean `{meant}`?"),
                     None if names.is_empty() => {
                         format!("unknown argument `{key}`; this tool takes no arguments")
@@ -133,14 +158,33 @@ impl<'a> Decoder<'a> {
         ArgErrors::new(self.tool, errors)
     }
 
-    /// All errors of the call, or `Ok` when there were none (call it after
-    /// taking every parameter).
-    pub fn finish(self) -> Result<(), ArgErrors> {
-        if self.is_ok() {
-            Ok(())
-        } else {
-            Err(self.into_errors())
+    /// The argument struct, built from the taken `fields` by `build`, or every
+    /// error of the call. Call it after taking every parameter.
+    ///
+    /// `build` receives the fields only when no argument failed, so each
+    /// required one is `Some` and it can return `Some(Self { path: path?, … })`.
+    /// Taking the fields as one value and naming them only inside `build`
+    /// keeps the generated code free of locals a parameter name could shadow.
+    #[inline]
+    pub fn finish<V, S>(
+        self,
+        fields: V,
+        build: impl FnOnce(V) -> Option<S>,
+    ) -> Result<S, ArgErrors> {
+        if !self.is_ok() {
+            return Err(self.into_errors());
         }
+        // Every missing required argument was recorded as an error, so this
+        // only fails if `build` asks for more than was taken.
+        build(fields).ok_or_else(|| {
+            ArgErrors::new(
+                self.tool,
+                vec![ArgError::other(
+                    None,
+                    "the arguments are incomplete".to_owned(),
+                )],
+            )
+        })
     }
 
     fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
@@ -193,25 +237,10 @@ fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
     })
 }
 
-/// The parameter name closest to a misspelt argument.
-fn closest<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
-    let key = key.to_ascii_lowercase();
-    names
-        .iter()
-        .map(|n| {
-            (
-                strsim::damerau_levenshtein(&key, &n.to_ascii_lowercase()),
-                *n,
-            )
-        })
-        .filter(|(d, n)| *d <= (n.len() / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
-}
-
+#[cfg(feature = "server")]
 /// Arguments that are no object (`arguments: [1]`) or that some decoder of the
 /// tool cannot take: a call-level error.
-pub fn not_an_object(tool: &str, value: &Value) -> ArgErrors {
+pub(crate) fn not_an_object(tool: &str, value: &Value) -> ArgErrors {
     ArgErrors::new(
         tool,
         vec![ArgError::other(

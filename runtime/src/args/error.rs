@@ -139,15 +139,5 @@ pub(crate) fn describe(value: &serde_json::Value) -> String {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     };
-    format!("{kind} {}", shorten(&value.to_string(), 60))
-}
-
-/// Text cut to `limit` characters, with `…` when cut.
-pub(crate) fn shorten(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        text.to_owned()
-    } else {
-        let cut: String = text.chars().take(limit).collect();
-        format!("{cut}…")
-    }
+    format!("{kind} {}", crate::text::shorten(&value.to_string(), 60))
 }

@@ -188,27 +188,12 @@ impl FromArg for Id {
             Value::String(s) => Ok(Id::String(s.clone())),
             Value::Number(n) => match n.as_i64() {
                 Some(i) => Ok(Id::Integer(i)),
-                None => match n.as_f64() {
-                    Some(x) if x.fract() == 0.0 && x.abs() < 9.0e18 => Ok(Id::Integer(x as i64)),
-                    _ => Err(ArgProblem::expected("a string or an integer id", value)),
+                None => match n.as_f64().and_then(crate::text::exact_integer) {
+                    Some(i) => Ok(Id::Integer(i)),
+                    None => Err(ArgProblem::expected("a string or an integer id", value)),
                 },
             },
             _ => Err(ArgProblem::expected("a string or an integer id", value)),
         }
     }
-}
-
-/// A generated enum's value: the index of `value` in `allowed`.
-///
-/// Generated enums implement [`FromArg`] with this; the decoder has already
-/// checked the value against the enum, so a mismatch only comes from a direct
-/// call.
-pub fn enum_index(value: &Value, allowed: &[&str]) -> Result<usize, ArgProblem> {
-    value
-        .as_str()
-        .and_then(|s| allowed.iter().position(|a| *a == s))
-        .ok_or_else(|| {
-            let list: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
-            ArgProblem::expected(&format!("one of {}", list.join(", ")), value)
-        })
 }

@@ -1,28 +1,31 @@
 //! Decoding `tools/call` arguments (FORMAT.md "Arguments at run time"), as the
 //! Go package `mcpargs` does for Go.
 //!
-//! Generated argument structs implement [`FromArguments`] by calling a
-//! [`Decoder`] once per parameter; each value is brought to its schema type
-//! ([`Conversion::Lenient`] by default), checked against its enum and
-//! constraints, and converted with [`FromArg`]. Every bad argument is reported at
-//! once, in [`ArgErrors`].
+//! Each generated argument struct implements [`FromArguments`]: every value is
+//! brought to its schema type ([`Conversion::Lenient`] by default), checked
+//! against its enum and constraints, and converted with [`FromArg`], which you
+//! implement for a parameter type of your own. Every bad argument is reported
+//! at once, in [`ArgErrors`].
 
 mod convert;
-mod decoder;
+pub(crate) mod decoder;
 mod error;
 mod from_arg;
-mod spec;
+pub(crate) mod spec;
 
 pub use convert::Conversion;
-pub use decoder::{Decoder, not_an_object};
 #[cfg(feature = "server")]
-pub(crate) use error::shorten;
+pub(crate) use decoder::{Decoder, not_an_object};
 pub use error::{ArgError, ArgErrors, ArgProblem};
-pub use from_arg::{FromArg, Id, enum_index};
-pub use spec::ParamSpec;
+pub use from_arg::{FromArg, Id};
+#[cfg(feature = "server")]
+pub(crate) use spec::ParamSpec;
 
 /// The arguments of a call: a JSON object.
 pub type Map = serde_json::Map<String, serde_json::Value>;
+
+/// One argument as the client sent it, as [`FromArg`] receives it.
+pub use serde_json::Value;
 
 /// A tool's argument struct, decoded from the arguments of a call.
 pub trait FromArguments: Sized {

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use crate::metadata::{Number, ParamType, ToolParameter};
+use crate::metadata::{Number, ParamType, ScalarType, ToolParameter};
 
 /// A parameter as the argument decoder sees it.
 #[derive(Debug)]
@@ -57,6 +57,46 @@ impl ParamSpec {
         }
     }
 
+    /// An optional `string` parameter.
+    pub const fn string(name: &'static str) -> Self {
+        Self::new(name, ParamType::Scalar(ScalarType::String))
+    }
+
+    /// An optional `integer` parameter.
+    pub const fn integer(name: &'static str) -> Self {
+        Self::new(name, ParamType::Scalar(ScalarType::Integer))
+    }
+
+    /// An optional `number` parameter.
+    pub const fn number(name: &'static str) -> Self {
+        Self::new(name, ParamType::Scalar(ScalarType::Number))
+    }
+
+    /// An optional `boolean` parameter.
+    pub const fn boolean(name: &'static str) -> Self {
+        Self::new(name, ParamType::Scalar(ScalarType::Boolean))
+    }
+
+    /// An optional array of strings.
+    pub const fn string_array(name: &'static str) -> Self {
+        Self::new(name, ParamType::Array(ScalarType::String))
+    }
+
+    /// An optional array of integers.
+    pub const fn integer_array(name: &'static str) -> Self {
+        Self::new(name, ParamType::Array(ScalarType::Integer))
+    }
+
+    /// An optional array of numbers.
+    pub const fn number_array(name: &'static str) -> Self {
+        Self::new(name, ParamType::Array(ScalarType::Number))
+    }
+
+    /// An optional array of booleans.
+    pub const fn boolean_array(name: &'static str) -> Self {
+        Self::new(name, ParamType::Array(ScalarType::Boolean))
+    }
+
     /// Marks the parameter required.
     pub const fn required(mut self) -> Self {
         self.required = true;
@@ -81,6 +121,26 @@ impl ParamSpec {
         self
     }
 
+    /// [`ParamSpec::minimum`] written as an integer.
+    pub const fn minimum_integer(self, minimum: i64) -> Self {
+        self.minimum(Number::Integer(minimum))
+    }
+
+    /// [`ParamSpec::maximum`] written as an integer.
+    pub const fn maximum_integer(self, maximum: i64) -> Self {
+        self.maximum(Number::Integer(maximum))
+    }
+
+    /// [`ParamSpec::minimum`] written as a float.
+    pub const fn minimum_number(self, minimum: f64) -> Self {
+        self.minimum(Number::Float(minimum))
+    }
+
+    /// [`ParamSpec::maximum`] written as a float.
+    pub const fn maximum_number(self, maximum: f64) -> Self {
+        self.maximum(Number::Float(maximum))
+    }
+
     /// The fewest characters.
     pub const fn min_length(mut self, n: u64) -> Self {
         self.min_length = Some(n);
@@ -96,7 +156,7 @@ impl ParamSpec {
     /// A regular expression the string must match somewhere.
     pub const fn pattern(mut self, pattern: &'static str) -> Self {
         self.pattern_static = Some(pattern);
-        self.compile = Some(compile_pattern);
+        self.compile = Some(crate::metadata::pattern::compiled);
         self
     }
 
@@ -176,10 +236,6 @@ impl ParamSpec {
     }
 }
 
-fn compile_pattern(source: &str) -> Option<regex::Regex> {
-    regex::Regex::new(source).ok()
-}
-
 impl From<&ToolParameter> for ParamSpec {
     fn from(p: &ToolParameter) -> Self {
         let c = &p.constraints;
@@ -195,7 +251,10 @@ impl From<&ToolParameter> for ParamSpec {
             max_length: c.max_length,
             pattern_static: None,
             pattern_owned: c.pattern.clone(),
-            compile: c.pattern.as_ref().map(|_| compile_pattern as fn(&str) -> _),
+            compile: c
+                .pattern
+                .as_ref()
+                .map(|_| crate::metadata::pattern::compiled as fn(&str) -> _),
             compiled: OnceLock::new(),
             min_items: c.min_items,
             max_items: c.max_items,

@@ -31,11 +31,12 @@
 //! ```
 
 mod check;
-mod decode;
 mod json;
 pub mod names;
+pub(crate) mod pattern;
+pub(crate) mod read;
 mod render;
-mod suggest;
+mod report;
 mod toml;
 mod tree;
 mod types;
@@ -50,7 +51,9 @@ pub use types::{
 };
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
-use decode::Decoder;
+use check::Checker;
+use read::Reader;
+use report::Report;
 use tree::{Syntax, Value};
 
 /// The syntax of a metadata file.
@@ -132,19 +135,24 @@ impl Loader {
             Format::Toml => Syntax::Toml,
             Format::Json => Syntax::Json,
         };
-        let mut decoder = Decoder {
-            file: file.clone(),
-            syntax,
-            unknown_keys: self.unknown_keys,
-            diagnostics: Vec::new(),
-        };
-        decoder.check_tool_name(tool_name);
-        let tool = parse_document(&mut decoder, bytes).map(|entries| {
-            let raw = decoder.tool(&entries);
-            decoder.check(tool_name, raw)
+        let mut report = Report::new(file, syntax);
+        Checker {
+            report: &mut report,
+        }
+        .check_tool_name(tool_name);
+        let tool = parse_document(&mut report, bytes).map(|entries| {
+            let raw = Reader {
+                report: &mut report,
+                unknown_keys: self.unknown_keys,
+            }
+            .tool(&entries);
+            Checker {
+                report: &mut report,
+            }
+            .check(tool_name, raw)
         });
-        let (errors, warnings): (Vec<_>, Vec<_>) = decoder
-            .diagnostics
+        let (errors, warnings): (Vec<_>, Vec<_>) = report
+            .into_diagnostics()
             .into_iter()
             .partition(|d| d.severity() == Severity::Error);
         match tool {
@@ -168,16 +176,17 @@ pub fn tool_name(path: &Path) -> String {
 
 /// UTF-8, byte-order mark, syntax, top-level table: the entries of the top level,
 /// or `None` after reporting why not.
-fn parse_document(decoder: &mut Decoder, bytes: &[u8]) -> Option<Vec<tree::Entry>> {
-    let language = match decoder.syntax {
+fn parse_document(report: &mut Report, bytes: &[u8]) -> Option<Vec<tree::Entry>> {
+    let language = match report.syntax {
         Syntax::Toml => "TOML",
         Syntax::Json => "JSON",
     };
-    let decode_error = |decoder: &mut Decoder, message: String, span: Span, label: &str| {
-        let d = decoder
-            .error(Rule::Decode, format!("invalid {language}: {message}"))
-            .with_primary(span, label);
-        decoder.push(d);
+    let decode_error = |report: &mut Report, message: String, span: Span, label: &str| {
+        report.push(
+            report
+                .error(Rule::Decode, format!("invalid {language}: {message}"))
+                .with_primary(span, label),
+        );
     };
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
@@ -185,7 +194,7 @@ fn parse_document(decoder: &mut Decoder, bytes: &[u8]) -> Option<Vec<tree::Entry
             let at = e.valid_up_to();
             let byte = bytes.get(at).copied().unwrap_or(0);
             decode_error(
-                decoder,
+                report,
                 format!("invalid UTF-8 byte 0x{byte:02x}"),
                 Span::new(at, at + 1),
                 "not UTF-8",
@@ -194,7 +203,7 @@ fn parse_document(decoder: &mut Decoder, bytes: &[u8]) -> Option<Vec<tree::Entry
         }
     };
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let parsed = match decoder.syntax {
+    let parsed = match report.syntax {
         Syntax::Toml => toml::parse(&text[start..]).map(|mut node| {
             shift(&mut node, start);
             node
@@ -204,25 +213,25 @@ fn parse_document(decoder: &mut Decoder, bytes: &[u8]) -> Option<Vec<tree::Entry
     let node = match parsed {
         Ok(node) => node,
         Err(e) => {
-            let span = if decoder.syntax == Syntax::Toml {
+            let span = if report.syntax == Syntax::Toml {
                 e.span.shifted(start)
             } else {
                 e.span
             };
-            decode_error(decoder, e.message, span, "here");
+            decode_error(report, e.message, span, "here");
             return None;
         }
     };
     match node.value {
         Value::Table(entries) => Some(entries),
         other => {
-            let found = other.describe(decoder.syntax);
-            let what = match decoder.syntax {
+            let found = other.describe(report.syntax);
+            let what = match report.syntax {
                 Syntax::Toml => "a table",
                 Syntax::Json => "an object",
             };
             decode_error(
-                decoder,
+                report,
                 format!("the top level must be {what}, found {found}"),
                 node.span,
                 "not an object",

@@ -64,7 +64,7 @@ impl Value {
     pub(crate) fn literal(&self, limit: usize) -> String {
         let mut out = String::new();
         self.write_literal(&mut out);
-        shorten(&out, limit)
+        crate::text::shorten(&out, limit)
     }
 
     fn write_literal(&self, out: &mut String) {
@@ -102,16 +102,5 @@ pub(crate) fn format_float(x: f64) -> String {
         format!("{x:.1}")
     } else {
         format!("{x}")
-    }
-}
-
-/// Text cut to `limit` characters, with `…` when cut.
-pub(crate) fn shorten(text: &str, limit: usize) -> String {
-    if text.chars().count() <= limit {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(limit.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
     }
 }

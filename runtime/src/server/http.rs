@@ -25,7 +25,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, ServerError};
-use crate::dispatch::BoxFuture;
+use crate::BoxFuture;
 
 /// How the HTTP server listens and whom it accepts.
 #[derive(Debug, Clone)]
@@ -382,4 +382,23 @@ fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
     };
     let (a, b) = (given.trim().as_bytes(), token.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// `X-MCP-Show-All: true` or `?show_all=true` on the HTTP request.
+pub(super) fn show_all_requested(
+    context: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
+) -> bool {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return false;
+    };
+    let header = parts
+        .headers
+        .get("x-mcp-show-all")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let query = parts.uri.query().is_some_and(|q| {
+        q.split('&')
+            .any(|pair| pair.eq_ignore_ascii_case("show_all=true"))
+    });
+    header || query
 }

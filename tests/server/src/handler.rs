@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use toolmetadata::ask::{Answer, Field, Question};
 use toolmetadata::{Context, ToolError, ToolOutput, ToolResult};
 
 use crate::tools::*;
@@ -21,6 +22,25 @@ impl Tools for Handler {
 
     async fn cancellations(&self, _: CancellationsArgs, _: Context) -> ToolResult {
         Ok(self.cancellations.load(Ordering::SeqCst).to_string().into())
+    }
+
+    async fn deploy(&self, args: DeployArgs, cx: Context) -> ToolResult {
+        // Counts this call as cancelled unless it gets to the end.
+        let guard = CountOnDrop(Some(self.cancellations.clone()));
+        let question = Question::new(format!("Deploy {}?", args.service))
+            .field(Field::one_of("region", ["eu", "us"]).required())
+            .field(Field::integer("replicas").default(1));
+        let answer = cx.ask(question).await;
+        guard.disarm();
+        match answer? {
+            Answer::Accept(answers) => {
+                let region: String = answers.get("region")?;
+                let replicas: i64 = answers.get("replicas").unwrap_or(1);
+                Ok(format!("deployed {} to {region} x{replicas}", args.service).into())
+            }
+            Answer::Decline => Ok("not deployed: declined".into()),
+            Answer::Cancel => Ok("not deployed: cancelled".into()),
+        }
     }
 
     async fn echo(&self, args: EchoArgs, _: Context) -> ToolResult {
@@ -78,11 +98,48 @@ impl Tools for Handler {
         })
     }
 
+    async fn whoami(&self, _: WhoamiArgs, cx: Context) -> ToolResult {
+        let header = cx
+            .http_request()
+            .and_then(|parts| parts.headers.get("x-request-tag"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let meta_tag = cx
+            .meta()
+            .and_then(|meta| meta.get("example.com/tag"))
+            .cloned();
+        ToolOutput::json(&serde_json::json!({
+            "protocolVersion": cx.protocol_version().map(|v| v.to_string()),
+            "client": cx.client_info().map(|c| c.name),
+            "elicitation": cx.client_capabilities().is_some_and(|c| c.elicitation.is_some()),
+            "header": header,
+            "metaTag": meta_tag,
+        }))
+    }
+
     async fn write_file(&self, args: WriteFileArgs, _: Context) -> ToolResult {
         Ok(format!("wrote {}", args.path).into())
     }
 }
 
-fn serde_json_value() -> toolmetadata::serde_json::Value {
-    toolmetadata::serde_json::json!({"server": "toolmetadata-test-server", "tools": TOOLS.len()})
+fn serde_json_value() -> serde_json::Value {
+    serde_json::json!({"server": "toolmetadata-test-server", "tools": TOOL_ENTRIES.len()})
+}
+
+/// Adds one to a counter when dropped before [`CountOnDrop::disarm`]: the
+/// server dropped the handler's future.
+struct CountOnDrop(Option<Arc<AtomicUsize>>);
+
+impl CountOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CountOnDrop {
+    fn drop(&mut self) {
+        if let Some(counter) = self.0.take() {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }

@@ -49,6 +49,9 @@ async fn greet(args: Arguments, _cx: toolmetadata::Context) -> toolmetadata::Too
 struct Options {
     show_all: bool,
     instructions: Option<String>,
+    state_key: Option<String>,
+    ask_timeout_ms: Option<u64>,
+    state_ttl_ms: Option<u64>,
     http: Option<HttpOptions>,
 }
 
@@ -56,6 +59,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut options = Options {
         show_all: false,
         instructions: None,
+        state_key: None,
+        ask_timeout_ms: None,
+        state_ttl_ms: None,
         http: None,
     };
     let mut http = HttpOptions::default();
@@ -65,6 +71,19 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         match arg.as_str() {
             "--show-all" => options.show_all = true,
             "--instructions" => options.instructions = Some(value("--instructions")?),
+            "--state-key" => options.state_key = Some(value("--state-key")?),
+            "--state-ttl-ms" => {
+                let n = value("--state-ttl-ms")?;
+                options.state_ttl_ms =
+                    Some(n.parse().map_err(|e| format!("--state-ttl-ms {n}: {e}"))?);
+            }
+            "--ask-timeout-ms" => {
+                let n = value("--ask-timeout-ms")?;
+                options.ask_timeout_ms = Some(
+                    n.parse()
+                        .map_err(|e| format!("--ask-timeout-ms {n}: {e}"))?,
+                );
+            }
             "--http" => {
                 use_http = true;
                 let addr = value("--http")?;
@@ -109,6 +128,15 @@ async fn main() -> ExitCode {
         .show_all(options.show_all);
     if let Some(i) = options.instructions {
         builder = builder.instructions(i);
+    }
+    if let Some(key) = options.state_key {
+        builder = builder.request_state_key(key);
+    }
+    if let Some(ms) = options.state_ttl_ms {
+        builder = builder.request_state_ttl(std::time::Duration::from_millis(ms));
+    }
+    if let Some(ms) = options.ask_timeout_ms {
+        builder = builder.ask_timeout(std::time::Duration::from_millis(ms));
     }
     let result = match builder.build() {
         Err(e) => Err(e),

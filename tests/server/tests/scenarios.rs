@@ -31,6 +31,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
         [
             "boom",
             "cancellations",
+            "deploy",
             "echo",
             "execute_tool",
             "fail",
@@ -39,7 +40,8 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             "progress",
             "slow",
             "stats",
-            "tool_search"
+            "tool_search",
+            "whoami"
         ]
     );
     // The entries are the pre-rendered JSON, as the loader renders the files.
@@ -412,7 +414,7 @@ async fn protocol_eras_discover_and_auto() {
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let tools = client.list_all_tools().await.expect("list");
-        assert_eq!(tools.len(), 11, "{label}");
+        assert_eq!(tools.len(), 13, "{label}");
         assert_eq!(
             text(&call(&client, "echo", json!({"text": "era"})).await),
             "era",

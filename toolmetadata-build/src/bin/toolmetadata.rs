@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde_json::json;
-use toolmetadata::metadata::{Loader, tool_files};
-use toolmetadata::{Diagnostics, Severity};
+use toolmetadata_build::{Builder, Severity, json_lines_record};
 
 #[derive(Parser)]
 #[command(
@@ -72,54 +70,64 @@ fn main() -> ExitCode {
         Color::Never => false,
         Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let loader = Loader::new().unknown_keys(if cli.allow_unknown_keys {
-        Severity::Warning
-    } else {
-        Severity::Error
-    });
     let (paths, format) = match &cli.command {
         Command::Check { paths } => (paths, None),
         Command::List { paths, format } => (paths, Some(*format)),
     };
-    let files = match expand(paths, color) {
-        Ok(files) => files,
-        Err(message) => {
-            eprintln!("error: {message}");
+    // The checks `cargo build` runs, across every file given: a file that
+    // checks alone but clashes with another fails here as in the build.
+    let mut builder =
+        Builder::new()
+            .emit_cargo_directives(false)
+            .unknown_keys(if cli.allow_unknown_keys {
+                Severity::Warning
+            } else {
+                Severity::Error
+            });
+    for path in paths {
+        builder = if path.is_dir() {
+            builder.dir(path)
+        } else if path.exists() {
+            builder.file(path)
+        } else {
+            eprintln!("error: {}: no such file or directory", path.display());
+            return ExitCode::from(2);
+        };
+    }
+    let checked = match builder.check() {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("{e}");
             return ExitCode::from(2);
         }
     };
-    let mut failed = false;
-    let mut entries = Vec::new();
-    let mut report = Diagnostics::default();
+    for ignored in checked.ignored_files() {
+        warn(ignored, color);
+    }
     let mut stdout = std::io::stdout().lock();
-    for (shown, path) in &files {
-        let result = loader.load_file(path);
-        let (Err(d) | Ok(toolmetadata::metadata::Loaded { warnings: d, .. })) = &result;
-        report.extend(d.clone());
-        failed |= result.is_err();
-        match format {
-            None => {}
-            Some(Format::Pretty) => {
-                if let Ok(loaded) = result {
-                    entries.push(loaded.tool.to_tools_list_entry());
-                }
+    match format {
+        None => {}
+        Some(Format::Pretty) => {
+            let entries: Vec<_> = checked
+                .files()
+                .iter()
+                .filter(|f| checked.errors_of(f).is_empty())
+                .filter_map(|f| checked.tool(f))
+                .map(|t| t.to_tools_list_entry())
+                .collect();
+            let text = serde_json::to_string_pretty(&entries).unwrap_or_default();
+            if writeln!(stdout, "{text}").is_err() {
+                return ExitCode::from(2);
             }
-            Some(Format::JsonLines) => {
-                let record = match result {
-                    Ok(loaded) => json!({
-                        "file": shown,
-                        "tool": loaded.tool.to_tools_list_entry(),
-                        "discoverable": loaded.tool.discoverable,
-                        "keywords": loaded.tool.keywords,
-                    }),
-                    Err(diagnostics) => json!({
-                        "file": shown,
-                        "errors": diagnostics.iter().filter(|d| d.severity() == Severity::Error).map(|d| {
-                            let (line, column) = d.line_column().unzip();
-                            json!({"code": d.rule().code(), "message": d.message(), "line": line, "column": column})
-                        }).collect::<Vec<_>>(),
-                    }),
+        }
+        Some(Format::JsonLines) => {
+            for file in checked.files() {
+                let errors = checked.errors_of(file);
+                let outcome = match checked.tool(file) {
+                    Some(tool) if errors.is_empty() => Ok(tool),
+                    _ => Err(errors),
                 };
+                let record = json_lines_record(&file.display().to_string(), outcome);
                 if writeln!(stdout, "{record}").is_err() {
                     return ExitCode::from(2);
                 }
@@ -127,50 +135,19 @@ fn main() -> ExitCode {
         }
     }
     // One report for all files, rendered as a build script's error renders it.
-    if format != Some(Format::JsonLines) && !report.is_empty() {
-        eprint!("{}", report.render(color));
+    if format != Some(Format::JsonLines) && !checked.diagnostics().is_empty() {
+        eprint!("{}", checked.diagnostics().render(color));
     }
-    if format == Some(Format::Pretty) {
-        let text = serde_json::to_string_pretty(&entries).unwrap_or_default();
-        if writeln!(stdout, "{text}").is_err() {
-            return ExitCode::from(2);
-        }
+    let files = checked.files().len();
+    if format.is_none() && !checked.has_errors() {
+        let plural = if files == 1 { "" } else { "s" };
+        eprintln!("checked {files} tool file{plural}: no errors");
     }
-    if format.is_none() && !failed {
-        let plural = if files.len() == 1 { "" } else { "s" };
-        eprintln!("checked {} tool file{plural}: no errors", files.len());
-    }
-    if failed {
+    if checked.has_errors() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// Files as given, and the tool files of directories in sorted order, each with
-/// the path to show for it.
-fn expand(paths: &[PathBuf], color: bool) -> Result<Vec<(String, PathBuf)>, String> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let found =
-                tool_files(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            for ignored in &found.ignored {
-                warn(ignored, color);
-            }
-            files.extend(
-                found
-                    .files
-                    .into_iter()
-                    .map(|f| (f.display().to_string(), f)),
-            );
-        } else if path.exists() {
-            files.push((path.display().to_string(), path.clone()));
-        } else {
-            return Err(format!("{}: no such file or directory", path.display()));
-        }
-    }
-    Ok(files)
 }
 
 fn warn(ignored: &Path, color: bool) {

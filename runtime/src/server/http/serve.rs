@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
 use super::super::ServerError;
-use crate::dispatch::BoxFuture;
+use crate::BoxFuture;
 
 /// How long requests in flight may take to finish after the shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

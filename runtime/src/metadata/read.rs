@@ -2,12 +2,10 @@
 //! the format's keys, every value's type checked, spans kept for the checks that
 //! follow. Unknown, repeated and mistyped keys are reported here.
 
-use std::sync::Arc;
-
-use super::suggest;
-use super::tree::{Entry, Node, Syntax, Value, quote};
+use super::report::Report;
+use super::tree::{Entry, Node, Value, quote};
 use super::types::Number;
-use crate::diagnostic::{Diagnostic, Rule, Severity, SourceFile, Span};
+use crate::diagnostic::{Rule, Severity, Span};
 
 /// A value with the span of its key and of itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,7 +109,7 @@ pub(crate) struct RawIcon {
     pub(crate) theme: Option<Sp<String>>,
 }
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
     "description",
     "title",
     "keywords",
@@ -143,23 +141,14 @@ const PARAM_KEYS: &[&str] = &[
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
-/// Collects diagnostics while the raw tool is read.
-pub(crate) struct Decoder {
-    pub(crate) file: Arc<SourceFile>,
-    pub(crate) syntax: Syntax,
+/// Reads the document tree of one file into a raw tool, reporting each
+/// problem to the file's [`Report`].
+pub(crate) struct Reader<'r> {
+    pub(crate) report: &'r mut Report,
     pub(crate) unknown_keys: Severity,
-    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
-impl Decoder {
-    pub(crate) fn error(&self, rule: Rule, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::error(rule, self.file.clone(), message)
-    }
-
-    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
-        self.diagnostics.push(diagnostic);
-    }
-
+impl Reader<'_> {
     /// Reads the top-level table.
     pub(crate) fn tool(&mut self, entries: &[Entry]) -> RawTool {
         let mut tool = RawTool::default();
@@ -204,25 +193,27 @@ impl Decoder {
             };
             if let Some((_, first)) = found.iter().find(|(k, _)| *k == canonical) {
                 let d = if first.key == entry.key {
-                    self.error(
-                        Rule::DuplicateKey,
-                        format!("key `{}` is given twice {place}", entry.key),
-                    )
-                    .with_primary(entry.key_span, "given again here")
+                    self.report
+                        .error(
+                            Rule::DuplicateKey,
+                            format!("key `{}` is given twice {place}", entry.key),
+                        )
+                        .with_primary(entry.key_span, "given again here")
                 } else {
-                    self.error(
-                        Rule::CaseDuplicateKey,
-                        format!(
-                            "key `{}` repeats `{}` {place} (keys are case-insensitive)",
-                            entry.key, first.key
-                        ),
-                    )
-                    .with_primary(entry.key_span, "the same key in another case")
+                    self.report
+                        .error(
+                            Rule::CaseDuplicateKey,
+                            format!(
+                                "key `{}` repeats `{}` {place} (keys are case-insensitive)",
+                                entry.key, first.key
+                            ),
+                        )
+                        .with_primary(entry.key_span, "the same key in another case")
                 };
                 let d = d
                     .with_secondary(first.key_span, "first given here")
                     .with_help("give each key once");
-                self.push(d);
+                self.report.push(d);
                 continue;
             }
             found.push((canonical, entry));
@@ -233,6 +224,7 @@ impl Decoder {
 
     fn unknown_key(&mut self, entry: &Entry, known: &[&str], place: &str) {
         let mut d = self
+            .report
             .error(
                 Rule::UnknownKey,
                 format!("unknown key `{}` {place}", entry.key),
@@ -242,26 +234,27 @@ impl Decoder {
         let hints = ["readOnly", "destructive", "idempotent", "openWorld"];
         if known == TOP_KEYS && entry.key.eq_ignore_ascii_case("annotations") {
             d = d.with_help(format!("hints are top-level keys: {}", hints.join(", ")));
-        } else if let Some(meant) = suggest::closest(&entry.key, known) {
+        } else if let Some(meant) = crate::text::closest(&entry.key, known) {
             d = d.with_help(format!("did you mean `{meant}`?"));
         } else {
             d = d.with_help(format!("the keys {place} are: {}", known.join(", ")));
         }
-        self.push(d);
+        self.report.push(d);
     }
 
     fn mismatch(&mut self, entry: &Entry, place: &str, expected: &str) {
-        let found = entry.node.value.describe(self.syntax);
-        let d = self
-            .error(
-                Rule::TypeMismatch,
-                format!(
-                    "key `{}` {place} must be {expected}, found {found}",
-                    entry.key
-                ),
-            )
-            .with_primary(entry.node.span, format!("expected {expected}"));
-        self.push(d);
+        let found = entry.node.value.describe(self.report.syntax);
+        self.report.push(
+            self.report
+                .error(
+                    Rule::TypeMismatch,
+                    format!(
+                        "key `{}` {place} must be {expected}, found {found}",
+                        entry.key
+                    ),
+                )
+                .with_primary(entry.node.span, format!("expected {expected}")),
+        );
     }
 
     fn string(&mut self, entry: &Entry, place: &str) -> Option<Sp<String>> {
@@ -294,18 +287,18 @@ impl Decoder {
             match &item.value {
                 Value::String(s) => out.push((s.clone(), item.span)),
                 other => {
-                    let d = self
-                        .error(
+                    self.report.push(
+self.report.error(
                             Rule::TypeMismatch,
                             format!(
                                 "key `{}` {place} must be an array of strings, found an array holding {}",
                                 entry.key,
-                                other.describe(self.syntax)
+                                other.describe(self.report.syntax)
                             ),
                         )
                         .with_primary(entry.node.span, "expected an array of strings")
-                        .with_secondary(item.span, "not a string");
-                    self.push(d);
+                        .with_secondary(item.span, "not a string"),
+                    );
                     return None;
                 }
             }
@@ -351,27 +344,29 @@ impl Decoder {
             match &item.value {
                 Value::Table(entries) => tables.push((index, item.span, entries.as_slice())),
                 Value::Null if what != "icon" => {
-                    let d = self
-                        .error(
-                            Rule::NullParam,
-                            format!("{what} entry {index} in `{}` is null", entry.key),
-                        )
-                        .with_primary(item.span, "null here")
-                        .with_help(format!("remove the null, or write the {what} as a table"));
-                    self.push(d);
+                    self.report.push(
+                        self.report
+                            .error(
+                                Rule::NullParam,
+                                format!("{what} entry {index} in `{}` is null", entry.key),
+                            )
+                            .with_primary(item.span, "null here")
+                            .with_help(format!("remove the null, or write the {what} as a table")),
+                    );
                 }
                 other => {
-                    let d = self
-                        .error(
-                            Rule::TypeMismatch,
-                            format!(
-                                "{what} entry {index} in `{}` must be a table, found {}",
-                                entry.key,
-                                other.describe(self.syntax)
-                            ),
-                        )
-                        .with_primary(item.span, "expected a table");
-                    self.push(d);
+                    self.report.push(
+                        self.report
+                            .error(
+                                Rule::TypeMismatch,
+                                format!(
+                                    "{what} entry {index} in `{}` must be a table, found {}",
+                                    entry.key,
+                                    other.describe(self.report.syntax)
+                                ),
+                            )
+                            .with_primary(item.span, "expected a table"),
+                    );
                 }
             }
         }

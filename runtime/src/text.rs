@@ -1,4 +1,25 @@
-//! "Did you mean …?" for keys and type strings.
+//! Small text helpers shared by the format's diagnostics, the argument errors
+//! and the server: one definition each.
+
+/// Text cut to at most `limit` characters, ending in `…` when cut.
+pub(crate) fn shorten(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(limit.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// The integer a float stands for: `Some` when it is whole and inside the
+/// 64-bit range (`3.0` → `3`), `None` for `3.5`, `1e19`, NaN and infinities.
+pub(crate) fn exact_integer(x: f64) -> Option<i64> {
+    // 2^63 is exactly representable; every whole float below it in magnitude
+    // converts without loss.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    (x.fract() == 0.0 && (-LIMIT..LIMIT).contains(&x)).then_some(x as i64)
+}
 
 /// The candidate closest to `input`, if one is close enough to be what was meant.
 ///
@@ -47,35 +68,33 @@ fn normalize(s: &str) -> String {
         .collect()
 }
 
-/// The type string a few edits away from `ty` (already lower case), if any.
-pub(crate) fn closest_type(ty: &str) -> Option<&'static str> {
-    let allowed = if ty.chars().count() <= 4 { 1 } else { 2 };
-    crate::metadata::ParamType::SPELLINGS
-        .iter()
-        .map(|t| (strsim::damerau_levenshtein(ty, t), *t))
-        .filter(|(d, _)| *d <= allowed)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, t)| t)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const TOP: &[&str] = &[
-        "description",
-        "title",
-        "keywords",
-        "discoverable",
-        "parameters",
-        "readOnly",
-        "destructive",
-        "idempotent",
-        "openWorld",
-        "ui",
-        "icons",
-        "output",
-    ];
+    #[test]
+    fn shorten_keeps_the_limit_including_the_ellipsis() {
+        assert_eq!(shorten("abc", 3), "abc");
+        assert_eq!(shorten("abcd", 3), "ab…");
+        assert_eq!(shorten("ééééé", 4), "ééé…");
+    }
+
+    #[test]
+    fn exact_integers() {
+        assert_eq!(exact_integer(3.0), Some(3));
+        assert_eq!(exact_integer(-0.0), Some(0));
+        assert_eq!(exact_integer(3.5), None);
+        assert_eq!(exact_integer(9.3e18), None);
+        assert_eq!(exact_integer(-9_223_372_036_854_775_808.0), Some(i64::MIN));
+        assert_eq!(exact_integer(f64::NAN), None);
+        assert_eq!(exact_integer(f64::INFINITY), None);
+    }
+
+    #[test]
+    fn closest_names() {
+        assert_eq!(closest("usr_id", &["user_id", "name"]), Some("user_id"));
+        assert_eq!(closest("zzz", &["user_id", "name"]), None);
+    }
 
     #[test]
     fn suggests_what_was_meant() {
@@ -89,7 +108,11 @@ mod tests {
             ("params", "parameters"),
             ("Dis-coverable", "discoverable"),
         ] {
-            assert_eq!(closest(input, TOP), Some(expected), "{input}");
+            assert_eq!(
+                closest(input, crate::metadata::read::TOP_KEYS),
+                Some(expected),
+                "{input}"
+            );
         }
     }
 
@@ -105,7 +128,11 @@ mod tests {
             "",
             "annotations",
         ] {
-            assert_eq!(closest(input, TOP), None, "{input}");
+            assert_eq!(
+                closest(input, crate::metadata::read::TOP_KEYS),
+                None,
+                "{input}"
+            );
         }
     }
 }

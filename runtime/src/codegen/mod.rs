@@ -1,0 +1,223 @@
+//! What only the code `toolmetadata-build` generates calls: the argument
+//! decoder and its parameter table, the per-tool call plumbing, output structs
+//! as structured content. Not for hand-written code, and not covered by the
+//! crate's semver promises beyond what the generated code of the same version
+//! uses (as `tonic::codegen` is for `tonic-build`).
+
+mod enums;
+mod output;
+
+use std::future::Future;
+
+pub use enums::{enum_from_arg, not_one_of};
+pub use output::{Structured, ToJson, put_field};
+pub use serde_json;
+
+pub use crate::args::decoder::{Decoder, Params};
+pub use crate::args::spec::ParamSpec;
+use crate::args::{Conversion, FromArguments, Map};
+use crate::result::{ToolOutput, ToolResult};
+use crate::tool_set::{CallFuture, ToolEntry, ToolSet};
+
+/// One call of a tool, as a generated `dispatch` receives it: the arguments,
+/// the handler's context, and how lenient the decoding is.
+#[derive(Debug)]
+pub struct Call {
+    pub(crate) args: Map,
+    pub(crate) cx: crate::Context,
+    pub(crate) conversion: Conversion,
+}
+
+/// The generated `dispatch` function of a tool set, for handler type `T`:
+/// `None` when the set has no tool of that name.
+pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<CallFuture<'a>>;
+
+/// A tool set: what the generated `tool_set(handler)` returns. The crate name
+/// and version name the server by default.
+pub fn tool_set<T>(
+    handler: T,
+    entries: &'static [ToolEntry],
+    dispatch: DispatchFn<T>,
+    conversion: Conversion,
+    crate_name: &'static str,
+    crate_version: &'static str,
+) -> ToolSet<T> {
+    ToolSet {
+        handler,
+        entries,
+        dispatch,
+        conversion,
+        crate_name,
+        crate_version,
+    }
+}
+
+/// Decodes the call's arguments into `A` and, when they decode, starts
+/// `method` of `handler` with them: one arm of a generated `dispatch`. The
+/// handler's future is boxed here, where its type is known, so that what
+/// follows is shared by all tools.
+pub fn run<'a, H, A, F>(
+    handler: &'a H,
+    method: impl FnOnce(&'a H, A, crate::Context) -> F,
+    call: Call,
+) -> CallFuture<'a>
+where
+    A: FromArguments,
+    F: Future<Output = ToolResult> + Send + 'a,
+{
+    match A::from_arguments(call.args, call.conversion) {
+        Ok(args) => CallFuture::running(Box::pin(method(handler, args, call.cx))),
+        Err(errors) => CallFuture::invalid(errors),
+    }
+}
+
+/// [`run`] for a tool with `[[output]]`: its output struct becomes structured
+/// content.
+pub fn run_structured<'a, H, A, O, F>(
+    handler: &'a H,
+    method: impl FnOnce(&'a H, A, crate::Context) -> F,
+    call: Call,
+) -> CallFuture<'a>
+where
+    A: FromArguments,
+    O: Structured + 'a,
+    F: Future<Output = ToolResult<O>> + Send + 'a,
+{
+    run(
+        handler,
+        move |handler, args, cx| {
+            let future = method(handler, args, cx);
+            async move {
+                future
+                    .await
+                    .map(|o| ToolOutput::structured(o.to_structured()))
+            }
+        },
+        call,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context as TaskContext, Poll, Waker};
+
+    use super::*;
+    use crate::ToolError;
+    use crate::args::{ArgError, ArgErrors};
+    use crate::tool_set::CallOutcome;
+
+    /// Arguments with one required integer `n`, decoded by hand.
+    struct Count(i64);
+
+    impl FromArguments for Count {
+        const TOOL: &'static str = "count";
+
+        fn from_arguments(mut args: Map, _: Conversion) -> Result<Self, ArgErrors> {
+            match args.remove("n").and_then(|n| n.as_i64()) {
+                Some(n) => Ok(Count(n)),
+                None => Err(ArgErrors::new(
+                    Self::TOOL,
+                    vec![ArgError::other(Some("n"), "missing `n`".to_owned())],
+                )),
+            }
+        }
+    }
+
+    struct Words(usize);
+
+    impl Structured for Words {
+        fn to_structured(&self) -> serde_json::Value {
+            serde_json::json!({ "words": self.0 })
+        }
+    }
+
+    /// Counts its calls, so a test can tell whether a handler ran.
+    #[derive(Default)]
+    struct Handler {
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Handler {
+        async fn count(&self, c: Count, _: crate::Context) -> ToolResult {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(ToolOutput::text(format!("{} calls", c.0)))
+        }
+
+        async fn fail(&self, _: Count, _: crate::Context) -> ToolResult {
+            Err(ToolError::new("no such thing"))
+        }
+
+        async fn words(&self, c: Count, _: crate::Context) -> ToolResult<Words> {
+            Ok(Words(c.0 as usize))
+        }
+    }
+
+    /// Every future here completes on its first poll.
+    fn ready(mut call: CallFuture<'_>) -> CallOutcome {
+        let mut cx = TaskContext::from_waker(Waker::noop());
+        match Pin::new(&mut call).poll(&mut cx) {
+            Poll::Ready(outcome) => outcome,
+            Poll::Pending => panic!("the call did not complete"),
+        }
+    }
+
+    fn call(value: serde_json::Value) -> Call {
+        Call {
+            args: value.as_object().cloned().unwrap_or_default(),
+            cx: crate::Context::new("count"),
+            conversion: Conversion::Lenient,
+        }
+    }
+
+    #[test]
+    fn a_call_decodes_then_runs_the_handler_once() {
+        let handler = Handler::default();
+        match ready(run(
+            &handler,
+            Handler::count,
+            call(serde_json::json!({"n": 3})),
+        )) {
+            CallOutcome::Output(o) => assert_eq!(o.text_content(), "3 calls"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(handler.calls.into_inner(), 1);
+    }
+
+    #[test]
+    fn bad_arguments_never_reach_the_handler() {
+        let handler = Handler::default();
+        match ready(run(&handler, Handler::count, call(serde_json::json!({})))) {
+            CallOutcome::InvalidArguments(e) => {
+                assert!(e.to_string().contains("missing `n`"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(handler.calls.into_inner(), 0);
+    }
+
+    #[test]
+    fn handler_errors_and_structured_outputs_come_through() {
+        let handler = Handler::default();
+        let failed = ready(run(
+            &handler,
+            Handler::fail,
+            call(serde_json::json!({"n": 1})),
+        ));
+        assert!(matches!(failed, CallOutcome::Failed(e) if e.message() == "no such thing"));
+        let structured = ready(run_structured(
+            &handler,
+            Handler::words,
+            call(serde_json::json!({"n": 2})),
+        ));
+        match structured {
+            CallOutcome::Output(o) => {
+                assert_eq!(
+                    o.structured_content(),
+                    Some(&serde_json::json!({"words": 2}))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! How a call's handler asks the person ([`Context::ask`](crate::Context::ask)),
+//! on both protocol generations.
+//!
+//! A 2025-11-25 session sends `elicitation/create` and waits (bounded). A
+//! 2026-07-28 request keeps no session: the questions a handler asks are
+//! collected, the call answers `InputRequiredResult` with them and a signed
+//! `requestState`, and the retried call brings the answers. The state holds
+//! every answer given so far and is bound (HMAC associated data) to the tool
+//! and its exact arguments, so an answer cannot be replayed onto another call,
+//! and it expires. Nothing stays in memory between attempts: any instance with
+//! the same key can serve the retry.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequestParams, ElicitationSchema, InputRequest,
+    InputRequiredResult, RequestStateCodec, SealOptions,
+};
+use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer, ServiceError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::ask::{Answer, AskError, Question};
+
+/// The server's settings for asking.
+pub(crate) struct AskSettings {
+    pub(crate) codec: RequestStateCodec,
+    /// How long a `requestState` stays valid.
+    pub(crate) state_ttl: Duration,
+    /// How long a session's `elicitation/create` may wait for the person.
+    pub(crate) timeout: Duration,
+}
+
+/// What a sealed `requestState` holds.
+#[derive(Serialize, Deserialize)]
+struct State {
+    /// Every answer so far, by question key.
+    answers: Map<String, Value>,
+    /// The keys asked in the last round, whose answers the retry brings.
+    pending: Vec<String>,
+}
+
+enum Mode {
+    /// A 2025-11-25 session whose client answers `elicitation/create`.
+    Session(Peer<RoleServer>),
+    /// A 2026-07-28 request from a client that can answer input requests.
+    Stateless,
+    /// No way to reach the person.
+    Unsupported,
+}
+
+/// One call's questions and answers.
+pub(crate) struct Asker {
+    mode: Mode,
+    timeout: Duration,
+    /// Questions asked so far in this attempt; the nth is keyed `ask-n`, the
+    /// same key in every attempt since the handler runs again from the start.
+    asked: AtomicUsize,
+    answers: Map<String, Value>,
+    pending: Mutex<Vec<(String, Question)>>,
+    /// The tool and its arguments, the state's associated data (stateless
+    /// requests only).
+    binding: Vec<u8>,
+}
+
+impl Asker {
+    /// For a call outside any client (a direct `ToolSet::call`).
+    pub(crate) fn unsupported() -> Self {
+        Asker {
+            mode: Mode::Unsupported,
+            timeout: Duration::ZERO,
+            asked: AtomicUsize::new(0),
+            answers: Map::new(),
+            pending: Mutex::new(Vec::new()),
+            binding: Vec::new(),
+        }
+    }
+
+    /// For a `tools/call` request: its generation, what the client can answer,
+    /// and, on a retry, the answers so far (from a `requestState` that must
+    /// verify, and the new `inputResponses`).
+    pub(crate) fn for_call(
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        settings: &AskSettings,
+    ) -> Result<Self, ErrorData> {
+        let mut asker = Asker {
+            timeout: settings.timeout,
+            ..Asker::unsupported()
+        };
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        if !stateless {
+            if context
+                .peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form)
+            {
+                asker.mode = Mode::Session(context.peer.clone());
+            }
+            return Ok(asker);
+        }
+        let form = context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        if form {
+            asker.mode = Mode::Stateless;
+        }
+        asker.binding = binding(&request.name, request.arguments.as_ref());
+        if let Some(sealed) = &request.request_state {
+            let state: State = settings
+                .codec
+                .open_json_with(sealed, &asker.binding)
+                .map_err(|e| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "requestState refused ({e}): it is not one this server issued for this call, or it expired; call the tool again without it"
+                        ),
+                        None,
+                    )
+                })?;
+            asker.answers = state.answers;
+            if let Some(responses) = &request.input_responses {
+                for key in state.pending {
+                    if let Some(response) = responses.get(&key) {
+                        asker.answers.insert(key, response.clone());
+                    }
+                }
+            }
+        }
+        Ok(asker)
+    }
+
+    pub(crate) async fn ask(&self, question: Question) -> Result<Answer, AskError> {
+        let key = format!("ask-{}", self.asked.fetch_add(1, Ordering::SeqCst) + 1);
+        match &self.mode {
+            Mode::Unsupported => Err(AskError::Unsupported),
+            Mode::Session(peer) => {
+                let params = form_params(&question)?;
+                match peer
+                    .create_elicitation_with_timeout(params, Some(self.timeout))
+                    .await
+                {
+                    Ok(result) => {
+                        let result = serde_json::to_value(result)
+                            .map_err(|e| AskError::Failed(e.to_string()))?;
+                        Answer::from_result(&result)
+                    }
+                    Err(ServiceError::Timeout { .. }) => Err(AskError::TimedOut),
+                    Err(e) => Err(AskError::Failed(e.to_string())),
+                }
+            }
+            Mode::Stateless => match self.answers.get(&key) {
+                Some(result) => Answer::from_result(result),
+                None => {
+                    self.pending
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .push((key, question));
+                    Err(AskError::InputRequired)
+                }
+            },
+        }
+    }
+
+    /// The `InputRequiredResult` that ends this attempt, when the handler
+    /// asked what the client has not answered yet.
+    pub(crate) fn input_required(
+        &self,
+        settings: &AskSettings,
+    ) -> Result<Option<InputRequiredResult>, ErrorData> {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        if pending.is_empty() {
+            return Ok(None);
+        }
+        let mut requests = BTreeMap::new();
+        for (key, question) in &pending {
+            let params = form_params(question)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let request = serde_json::from_value::<InputRequest>(serde_json::json!({
+                "method": "elicitation/create",
+                "params": params,
+            }))
+            .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
+            requests.insert(key.clone(), request);
+        }
+        let state = State {
+            answers: self.answers.clone(),
+            pending: pending.into_iter().map(|(key, _)| key).collect(),
+        };
+        let sealed = settings
+            .codec
+            .seal_json_with(
+                &state,
+                &SealOptions::new()
+                    .associated_data(&self.binding)
+                    .ttl(settings.state_ttl),
+            )
+            .map_err(|e| ErrorData::internal_error(format!("requestState: {e}"), None))?;
+        Ok(Some(InputRequiredResult::new(Some(requests), Some(sealed))))
+    }
+}
+
+/// The associated data that binds a state to one call: the tool and its
+/// arguments, as JSON (object keys sorted, so it is canonical).
+fn binding(tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
+    let mut data = b"toolmetadata/ask/v1\0".to_vec();
+    data.extend_from_slice(tool.as_bytes());
+    data.push(0);
+    if let Some(args) = args
+        && let Ok(json) = serde_json::to_vec(args)
+    {
+        data.extend_from_slice(&json);
+    }
+    data
+}
+
+fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {
+    let requested_schema: ElicitationSchema =
+        serde_json::from_value(question.schema()).map_err(|e| {
+            AskError::Failed(format!("the form is not a valid elicitation schema: {e}"))
+        })?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message().to_owned(),
+        requested_schema,
+    })
+}

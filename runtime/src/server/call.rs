@@ -1,0 +1,141 @@
+//! Running one call: the tool found by name, its handler run in a task of its
+//! own (so a panic or a cancellation ends that call only), the outcome turned
+//! into a `CallToolResult`; and [`Link`], the way back to the client that a
+//! handler's `Context` holds.
+
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, Tool};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value};
+
+use super::asker::Asker;
+use super::{Server, discovery};
+use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
+
+/// A tool's handler, erased: arguments and context in, outcome out.
+pub(super) type Handler =
+    Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, CallOutcome> + Send + Sync>;
+
+/// One tool the server serves.
+pub(super) struct Served {
+    pub(super) tool: Tool,
+    pub(super) description: String,
+    pub(super) discoverable: bool,
+    pub(super) keywords: Vec<String>,
+    pub(super) handler: Handler,
+}
+
+/// What a handler's [`Context`] holds of the request behind its call: the
+/// request itself (kept whole and shared, so reading a header clones nothing),
+/// and the way to ask the person.
+#[derive(Clone)]
+pub(crate) struct Link {
+    pub(crate) request: Arc<RequestContext<RoleServer>>,
+    pub(crate) asker: Arc<Asker>,
+}
+
+impl fmt::Debug for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Link")
+            .field("id", &self.request.id)
+            .field("cancelled", &self.request.ct.is_cancelled())
+            .finish()
+    }
+}
+
+impl Link {
+    pub(crate) async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = self.request.meta.get_progress_token() else {
+            return;
+        };
+        let mut param = ProgressNotificationParam::new(token, progress);
+        param.total = total;
+        param.message = message.map(str::to_owned);
+        if let Err(e) = self.request.peer.notify_progress(param).await {
+            tracing::debug!("progress notification not sent: {e}");
+        }
+    }
+}
+
+impl Server {
+    /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
+    /// tool (a protocol error).
+    pub(super) async fn route(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        link: Link,
+    ) -> Option<CallToolResult> {
+        if !self.inner.meta_tools.is_empty() {
+            if name == discovery::TOOL_SEARCH {
+                return Some(self.tool_search(&args));
+            }
+            if name == discovery::EXECUTE_TOOL {
+                return Some(self.execute_tool(args, link).await);
+            }
+        }
+        let index = *self.inner.by_name.get(name)?;
+        Some(self.run_tool(index, args, link).await)
+    }
+
+    /// Runs the tool at `index` in a task of its own, ended when the client
+    /// cancels the call.
+    pub(super) async fn run_tool(
+        &self,
+        index: usize,
+        args: Map<String, Value>,
+        link: Link,
+    ) -> CallToolResult {
+        let served = &self.inner.tools[index];
+        let name = served.tool.name.to_string();
+        let cancel = link.request.ct.clone();
+        let cx = Context::connected(&name, link);
+        let task = tokio::spawn((served.handler)(args, cx));
+        let abort = task.abort_handle();
+        let joined = tokio::select! {
+            joined = task => joined,
+            () = cancel.cancelled() => {
+                abort.abort();
+                tracing::info!(tool = %name, "call cancelled by the client");
+                return error(format!("the call of `{name}` was cancelled"));
+            }
+        };
+        match joined {
+            Ok(CallOutcome::Output(output)) => to_result(output),
+            Ok(CallOutcome::InvalidArguments(errors)) => error(errors.to_string()),
+            Ok(CallOutcome::Failed(failure)) => error(failure.message()),
+            Err(e) => {
+                let why = if e.is_panic() {
+                    "panicked"
+                } else {
+                    "was stopped"
+                };
+                tracing::error!(tool = %name, "the handler {why}: {e}");
+                error(format!("the tool `{name}` failed: internal error"))
+            }
+        }
+    }
+}
+
+/// An error result (`isError: true`) with one text block.
+pub(super) fn error(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+fn to_result(output: ToolOutput) -> CallToolResult {
+    let blocks = output
+        .blocks()
+        .iter()
+        .map(|c| match c {
+            Content::Text(t) => ContentBlock::text(t.clone()),
+            Content::Image { data, mime_type } => {
+                ContentBlock::image(data.clone(), mime_type.clone())
+            }
+        })
+        .collect();
+    let mut result = CallToolResult::success(blocks);
+    result.structured_content = output.structured_content().cloned();
+    result
+}

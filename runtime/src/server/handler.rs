@@ -1,0 +1,148 @@
+//! The `rmcp::ServerHandler` of [`Server`]: `initialize`, `tools/list` and
+//! `tools/call`, resources, and the tool lookup rmcp uses to check
+//! `Mcp-Param-*` headers.
+
+use std::borrow::Cow;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+
+use std::sync::Arc;
+
+use super::Server;
+use super::asker::Asker;
+use super::call::Link;
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = if self.inner.resources.is_empty() {
+            ServerCapabilities::builder().enable_tools().build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build()
+        };
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
+        info.instructions = self.inner.instructions.clone();
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let show_all = self.inner.show_all || show_all_requested(&context);
+        Ok(ListToolsResult::with_all_items(self.listed_tools(show_all)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
+        let link = Link {
+            request: Arc::new(context),
+            asker: asker.clone(),
+        };
+        let args = request.arguments.unwrap_or_default();
+        let Some(result) = self.route(&request.name, args, link).await else {
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "unknown tool `{}`",
+                    crate::text::shorten(&request.name, 100)
+                ),
+                None,
+            ));
+        };
+        // A question the client has not answered yet ends this attempt,
+        // whatever the handler made of it.
+        match asker.input_required(&self.inner.ask)? {
+            Some(input) => Ok(input.into()),
+            None => Ok(result.into()),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if self.inner.resources.is_empty() {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "resources/list",
+                None,
+            ));
+        }
+        Ok(ListResourcesResult::with_all_items(
+            self.inner
+                .resources
+                .iter()
+                .map(|r| r.resource.clone())
+                .collect(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(found) = self
+            .inner
+            .resources
+            .iter()
+            .find(|r| r.resource.uri == request.uri)
+        else {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
+                None,
+            ));
+        };
+        let contents = ResourceContents::TextResourceContents {
+            uri: found.resource.uri.clone(),
+            mime_type: found.resource.mime_type.clone(),
+            text: found.text.clone(),
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        match self.inner.by_name.get(name) {
+            Some(&i) => Some(self.inner.tools[i].tool.clone()),
+            None => self
+                .inner
+                .meta_tools
+                .iter()
+                .find(|t| t.name == name)
+                .cloned(),
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+    }
+}
+
+/// Whether the request asks for every tool: over HTTP, `X-MCP-Show-All: true`
+/// or `?show_all=true`; never on stdio.
+fn show_all_requested(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "http")]
+    return super::http::show_all_requested(context);
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        false
+    }
+}

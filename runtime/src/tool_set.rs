@@ -1,0 +1,180 @@
+//! [`ToolSet`]: a generated tool set with its handler, what the generated
+//! `tool_set(handler)` returns and a server serves; and a call of one of its
+//! tools, [`CallFuture`] → [`CallOutcome`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+
+use crate::args::{ArgErrors, Conversion, Map};
+use crate::result::{ToolError, ToolOutput, ToolResult};
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One tool of a generated tool set, as the server lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolEntry {
+    /// The tool name.
+    pub name: &'static str,
+    /// The `tools/list` entry, rendered to compact JSON at build time.
+    pub entry_json: &'static str,
+    /// Hidden from a plain `tools/list`; found with `tool_search`.
+    pub discoverable: bool,
+    /// Words `tool_search` matches.
+    pub keywords: &'static [&'static str],
+}
+
+impl ToolEntry {
+    /// A listed tool: its name and its rendered `tools/list` entry.
+    pub const fn new(name: &'static str, entry_json: &'static str) -> Self {
+        ToolEntry {
+            name,
+            entry_json,
+            discoverable: false,
+            keywords: &[],
+        }
+    }
+
+    /// Words `tool_search` matches besides the name and description.
+    pub const fn keywords(mut self, keywords: &'static [&'static str]) -> Self {
+        self.keywords = keywords;
+        self
+    }
+
+    /// Hidden from a plain `tools/list`, found by `tool_search`.
+    pub const fn discoverable(mut self) -> Self {
+        self.discoverable = true;
+        self
+    }
+}
+
+/// How a call ended.
+#[derive(Debug)]
+pub enum CallOutcome {
+    /// The handler returned a result.
+    Output(ToolOutput),
+    /// The arguments did not decode; the handler was not called.
+    InvalidArguments(ArgErrors),
+    /// The handler returned an error.
+    Failed(ToolError),
+}
+
+/// A started call of one tool: a future of its [`CallOutcome`], from
+/// [`ToolSet::call`]. It owns the handler's boxed future, or the argument errors
+/// when decoding failed and the handler was never called.
+///
+/// This is a plain type rather than an `async` block so that the code shared by
+/// every tool (awaiting the handler, sorting out the outcome) is compiled once,
+/// here, and not once per tool in the crate that generated them.
+pub struct CallFuture<'a> {
+    state: State<'a>,
+}
+
+enum State<'a> {
+    Running(BoxFuture<'a, ToolResult>),
+    Invalid(Option<ArgErrors>),
+}
+
+impl<'a> CallFuture<'a> {
+    /// A call whose handler is running as `future`.
+    pub fn running(future: BoxFuture<'a, ToolResult>) -> Self {
+        CallFuture {
+            state: State::Running(future),
+        }
+    }
+
+    /// A call refused before its handler ran: the arguments did not decode.
+    pub fn invalid(errors: ArgErrors) -> Self {
+        CallFuture {
+            state: State::Invalid(Some(errors)),
+        }
+    }
+}
+
+impl Future for CallFuture<'_> {
+    type Output = CallOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallOutcome> {
+        match &mut self.get_mut().state {
+            State::Running(future) => future.as_mut().poll(cx).map(|result| match result {
+                Ok(output) => CallOutcome::Output(output),
+                Err(error) => CallOutcome::Failed(error),
+            }),
+            State::Invalid(errors) => match errors.take() {
+                Some(errors) => Poll::Ready(CallOutcome::InvalidArguments(errors)),
+                // Polled again after it completed: a caller's bug, as with any
+                // future; there is nothing left to give.
+                None => Poll::Pending,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for CallFuture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.state {
+            State::Running(_) => f.write_str("CallFuture::Running"),
+            State::Invalid(errors) => f.debug_tuple("CallFuture::Invalid").field(errors).finish(),
+        }
+    }
+}
+
+/// A generated tool set with its handler: what a server serves, made by the
+/// generated `tool_set(handler)`.
+///
+/// Besides handing it to [`Server::builder`](crate::server::Server::builder),
+/// a test (or a server of your own) can call its tools directly:
+///
+/// ```text
+/// let set = tools::tool_set(Handler);
+/// let outcome = set.call("search_notes", args, Context::new("search_notes")).unwrap().await;
+/// ```
+pub struct ToolSet<T> {
+    pub(crate) handler: T,
+    pub(crate) entries: &'static [ToolEntry],
+    pub(crate) dispatch: crate::codegen::DispatchFn<T>,
+    pub(crate) conversion: Conversion,
+    pub(crate) crate_name: &'static str,
+    pub(crate) crate_version: &'static str,
+}
+
+impl<T> ToolSet<T> {
+    /// The tools, sorted by name.
+    pub fn entries(&self) -> &'static [ToolEntry] {
+        self.entries
+    }
+
+    /// The handler.
+    pub fn handler(&self) -> &T {
+        &self.handler
+    }
+
+    /// The name and version of the crate that generated the set.
+    pub fn crate_info(&self) -> (&'static str, &'static str) {
+        (self.crate_name, self.crate_version)
+    }
+
+    /// Decodes `args` and calls the tool `name` with them; `None` when the set
+    /// has no such tool. Arguments that do not decode end the call with
+    /// [`CallOutcome::InvalidArguments`] before the handler runs.
+    pub fn call<'a>(&'a self, name: &str, args: Map, cx: crate::Context) -> Option<CallFuture<'a>> {
+        let call = crate::codegen::Call {
+            args,
+            cx,
+            conversion: self.conversion,
+        };
+        (self.dispatch)(&self.handler, name, call)
+    }
+}
+
+impl<T> std::fmt::Debug for ToolSet<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSet")
+            .field(
+                "tools",
+                &self.entries.iter().map(|e| e.name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
