@@ -227,7 +227,9 @@ impl ServerBuilder {
     }
 
     /// The server; an error when two tools share a name (or a tool takes a
-    /// meta-tool's name while discovery is on).
+    /// meta-tool's name while discovery is on), when a tool's `[ui]` links a
+    /// `ui://` view the server does not serve, or when a `ui://` resource is
+    /// not of the MCP Apps MIME type `text/html;profile=mcp-app`.
     pub fn build(mut self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.first() {
             return Err(ServerError::new(e.clone()));
@@ -268,6 +270,7 @@ impl ServerBuilder {
             (i, false) => i,
         };
         check_extras(&self.prompts, &self.templates, &self.completions)?;
+        check_views(&self.tools, &self.resources, &self.templates)?;
         let ask = AskSettings {
             codec: state_codec(self.state_key)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
@@ -352,6 +355,63 @@ fn check_extras(
     Ok(())
 }
 
+/// The MIME type MCP Apps (SEP-1865) requires of a view. Hosts compare it as a
+/// string (the ext-apps SDK's `RESOURCE_MIME_TYPE`), so no other spelling of
+/// the same media type is accepted.
+const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// Every view a tool links (`_meta.ui.resourceUri`) is served, by a static
+/// resource or a template, and every static `ui://` resource has the MIME type
+/// hosts render. Without this a host shows the tool's result with a view it
+/// cannot fetch, or refuses the view, and nothing says why before a person
+/// opens it.
+fn check_views(
+    tools: &[Served],
+    resources: &[StaticResource],
+    templates: &[ServedTemplate],
+) -> Result<(), ServerError> {
+    for r in resources {
+        let uri = &r.resource.uri;
+        if uri.starts_with("ui://") && r.resource.mime_type.as_deref() != Some(MCP_APP_MIME_TYPE) {
+            return Err(ServerError::new(format!(
+                "the resource {uri} is a view (ui://) but its MIME type is {}, not `{MCP_APP_MIME_TYPE}`",
+                r.resource
+                    .mime_type
+                    .as_deref()
+                    .map_or_else(|| "missing".to_owned(), |m| format!("`{m}`"))
+            )));
+        }
+    }
+    for t in tools {
+        let Some(uri) = view_uri(&t.tool) else {
+            continue;
+        };
+        let served = resources.iter().any(|r| r.resource.uri == uri)
+            || templates
+                .iter()
+                .any(|s| s.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()));
+        if !served {
+            return Err(ServerError::new(format!(
+                "the tool `{}` links the view {uri}, but the server serves no resource {uri} \
+                 (add it with ServerBuilder::resource)",
+                t.tool.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `ui://` view a tool links: `_meta.ui.resourceUri`, or the older flat
+/// key `_meta["ui/resourceUri"]` that hosts still read.
+fn view_uri(tool: &Tool) -> Option<&str> {
+    let meta = &tool.meta.as_ref()?.0;
+    meta.get("ui")
+        .and_then(|ui| ui.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(Value::as_str)
+        .filter(|uri| uri.starts_with("ui://"))
+}
+
 /// The codec of `requestState`s: the configured key, or a random one.
 fn state_codec(key: Option<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
     let key = match key {
@@ -389,4 +449,83 @@ fn decode_dynamic(
         }
     }
     decoder.finish(values, |values| Some(Arguments::new(values)))
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ResourceTemplate;
+
+    use super::*;
+    use crate::server::Server;
+
+    /// A server with one tool, `show`, whose `[ui]` links `ui://demo/view`.
+    fn with_view_tool() -> ServerBuilder {
+        let metadata = ToolMetadata::from_toml_str(
+            "show",
+            "description = \"Show it\"\n[ui]\nresourceUri = \"ui://demo/view\"\n",
+        )
+        .expect("valid metadata");
+        Server::builder().tool(metadata, |_, _| async { Ok("shown") })
+    }
+
+    fn error_of(builder: ServerBuilder) -> String {
+        match builder.build() {
+            Ok(_) => panic!("build() accepted the server"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_linked_view_nobody_serves_fails_build_naming_tool_and_uri() {
+        let message = error_of(with_view_tool());
+        assert!(message.contains("`show`"), "{message}");
+        assert!(message.contains("ui://demo/view"), "{message}");
+        // A resource at another URI does not count.
+        let message = error_of(with_view_tool().resource(
+            "ui://demo/other",
+            "Other",
+            MCP_APP_MIME_TYPE,
+            "<p>",
+        ));
+        assert!(message.contains("ui://demo/view"), "{message}");
+    }
+
+    #[test]
+    fn a_served_view_of_the_apps_mime_type_builds() {
+        with_view_tool()
+            .resource("ui://demo/view", "View", MCP_APP_MIME_TYPE, "<p>")
+            .build()
+            .expect("the view is served");
+    }
+
+    #[test]
+    fn a_view_served_by_a_template_builds() {
+        with_view_tool()
+            .resource_template(
+                ResourceTemplate::new("ui://demo/{name}", "views")
+                    .with_mime_type(MCP_APP_MIME_TYPE),
+                |_, _, _| async { Ok(Vec::new()) },
+            )
+            .build()
+            .expect("the template serves the view");
+    }
+
+    #[test]
+    fn a_view_of_another_mime_type_fails_build() {
+        for mime in ["text/html", "text/html; profile=mcp-app"] {
+            let message =
+                error_of(with_view_tool().resource("ui://demo/view", "View", mime, "<p>"));
+            assert!(message.contains("ui://demo/view"), "{message}");
+            assert!(message.contains(MCP_APP_MIME_TYPE), "{message}");
+            assert!(message.contains(&format!("`{mime}`")), "{message}");
+        }
+    }
+
+    #[test]
+    fn resources_outside_ui_keep_any_mime_type() {
+        Server::builder()
+            .resource("notes://a", "A", "text/plain", "a")
+            .build()
+            .expect("not a view");
+    }
 }
