@@ -172,6 +172,9 @@ rules! {
     DuplicateTool => "duplicate-tool",
     /// Two tools (or generated types) that map to one Rust name.
     RustNameCollision => "rust-name-collision",
+    /// A tool name MCP allows but OpenAI's and Anthropic's tool-use APIs
+    /// refuse (anything but `^[a-zA-Z0-9_-]{1,64}$`); a warning by default.
+    ClientToolName => "client-tool-name",
 }
 
 impl fmt::Display for Rule {

@@ -75,6 +75,7 @@ fn unknown_keys_can_be_warnings() {
     );
     p.write("tools/search.toml", &format!("{GOOD}requried = true\n"));
     p.write("tools/Odd.TOML", GOOD);
+    p.write("tools/api.v1.get-user.toml", GOOD);
     let out = p.build(&[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
@@ -88,6 +89,14 @@ fn unknown_keys_can_be_warnings() {
     );
     assert!(
         err.contains("tools/Odd.TOML is not loaded: tool files end in lower-case .toml or .json"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: warning[client-tool-name]: tool name `api.v1.get-user` is valid MCP, but OpenAI and Anthropic"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: --> tools/api.v1.get-user.toml"),
         "{err}"
     );
 }
