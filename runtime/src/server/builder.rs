@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{Resource, Tool};
-use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
 use super::call::{Handler, Served};
 use super::{Inner, Server, ServerError, discovery};
-use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
+use crate::args::{Conversion, DynamicParams};
 use crate::metadata::ToolMetadata;
 use crate::{CallFuture, CallOutcome, IntoToolOutput, ToolEntry, ToolError, ToolSet};
 
@@ -34,6 +34,8 @@ pub struct ServerBuilder {
     show_all: bool,
     tools: Vec<Served>,
     errors: Vec<String>,
+    /// Shared with the handlers of run-time tools (see `strict_arguments`).
+    strict: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -133,6 +135,16 @@ impl ServerBuilder {
         self
     }
 
+    /// `true` turns off the lenient conversions (`"42"` for an integer,
+    /// `"true"` for a boolean, …) for the tools added with
+    /// [`ServerBuilder::tool`], before or after this call: only values of the
+    /// schema's JSON type are accepted. Default `false`. A generated tool set
+    /// keeps what its `build.rs` chose (`Builder::strict_arguments`).
+    pub fn strict_arguments(self, strict: bool) -> Self {
+        self.strict.store(strict, Ordering::Relaxed);
+        self
+    }
+
     /// Adds a tool loaded at run time (from a database, an API, …) with its
     /// handler, which receives the arguments decoded and checked exactly as a
     /// generated tool's: same conversions, same constraints, same errors.
@@ -152,20 +164,19 @@ impl ServerBuilder {
                 return self;
             }
         };
-        let specs: Arc<Vec<ParamSpec>> =
-            Arc::new(metadata.parameters.iter().map(ParamSpec::from).collect());
-        let defaults: Arc<Vec<Option<Value>>> = Arc::new(
-            metadata
-                .parameters
-                .iter()
-                .map(|p| p.default.as_ref().map(|d| d.to_json()))
-                .collect(),
-        );
-        let name: Arc<str> = metadata.name.as_str().into();
+        let params = DynamicParams::new(&metadata);
+        let strict = self.strict.clone();
         let erased: Handler = Arc::new(move |args, cx| {
-            Box::pin(match decode_dynamic(&name, args, &specs, &defaults) {
-                Ok(arguments) => {
-                    let future = handler(arguments, cx);
+            // Read at call time, so `strict_arguments` holds wherever it is
+            // called on the builder.
+            let conversion = if strict.load(Ordering::Relaxed) {
+                Conversion::Strict
+            } else {
+                Conversion::Lenient
+            };
+            Box::pin(match params.decode(args, conversion) {
+                Ok(values) => {
+                    let future = handler(Arguments::new(values), cx);
                     CallFuture::running(Box::pin(
                         async move { future.await.map(O::into_tool_output) },
                     ))
@@ -273,28 +284,4 @@ impl ServerBuilder {
             }),
         })
     }
-}
-
-/// The arguments of a run-time tool, decoded by the same decoder as a
-/// generated struct's, defaults filled in.
-fn decode_dynamic(
-    tool: &str,
-    args: Map<String, Value>,
-    specs: &[ParamSpec],
-    defaults: &[Option<Value>],
-) -> Result<Arguments, ArgErrors> {
-    let mut slots = vec![None; specs.len()];
-    let mut decoder = Decoder::new(tool, args, specs, &mut slots, Conversion::Lenient);
-    let mut values = Map::new();
-    for (i, spec) in specs.iter().enumerate() {
-        let value = if spec.is_required() {
-            decoder.required::<Value>(i)
-        } else {
-            decoder.optional::<Value>(i)
-        };
-        if let Some(v) = value.or_else(|| defaults.get(i).cloned().flatten()) {
-            values.insert(spec.name().to_owned(), v);
-        }
-    }
-    decoder.finish(values, |values| Some(Arguments::new(values)))
 }

@@ -48,6 +48,7 @@ async fn greet(args: Arguments, _cx: toolmetadata::Context) -> toolmetadata::Too
 
 struct Options {
     show_all: bool,
+    strict: bool,
     instructions: Option<String>,
     http: Option<HttpOptions>,
 }
@@ -55,6 +56,7 @@ struct Options {
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut options = Options {
         show_all: false,
+        strict: false,
         instructions: None,
         http: None,
     };
@@ -64,6 +66,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--show-all" => options.show_all = true,
+            "--strict" => options.strict = true,
             "--instructions" => options.instructions = Some(value("--instructions")?),
             "--http" => {
                 use_http = true;
@@ -106,6 +109,7 @@ async fn main() -> ExitCode {
     let mut builder = Server::builder()
         .tool_set(tools::tool_set(handler::Handler::default()))
         .tool(greet_tool, greet)
+        .strict_arguments(options.strict)
         .show_all(options.show_all);
     if let Some(i) = options.instructions {
         builder = builder.instructions(i);
