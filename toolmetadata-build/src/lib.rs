@@ -291,10 +291,19 @@ impl Checked {
         self.diagnostics.has_errors()
     }
 
-    /// Files in the directories that were not loaded, their extension not
-    /// lower-case `.toml` or `.json`.
+    /// Files in the directories that look like tool files but were not
+    /// loaded: their extension not lower case, or YAML without the feature.
     pub fn ignored_files(&self) -> &[PathBuf] {
         &self.ignored
+    }
+
+    /// The warning for each of [`Checked::ignored_files`]: why it is not
+    /// loaded (a YAML file without the `yaml` feature names the feature).
+    pub fn ignored_warnings(&self) -> Vec<String> {
+        self.ignored
+            .iter()
+            .map(|p| load::ignored_warning(p))
+            .collect()
     }
 
     /// `cargo:rerun-if-changed` for every file read and directory scanned,
@@ -303,8 +312,8 @@ impl Checked {
         for path in &self.watched {
             println!("cargo:rerun-if-changed={}", path.display());
         }
-        for path in &self.ignored {
-            println!("cargo:warning={}", load::ignored_warning(path));
+        for warning in self.ignored_warnings() {
+            println!("cargo:warning={warning}");
         }
         for warning in self
             .diagnostics
