@@ -55,19 +55,85 @@ fn load(format: Format, data: &[u8]) -> Option<ToolMetadata> {
 /// Words the format knows, so that generated documents reach the checks
 /// rather than stopping at the first unknown key.
 const KEYS: &[&str] = &[
-    "description", "title", "keywords", "discoverable", "parameters", "readOnly",
-    "destructive", "idempotent", "openWorld", "ui", "icons", "output", "name", "type",
-    "required", "enum", "default", "minimum", "maximum", "minLength", "maxLength", "pattern",
-    "minItems", "maxItems", "resourceUri", "visibility", "src", "mimeType", "sizes", "theme",
-    "header", "task", "confirm", "message", "unsupported", "scopes", "Description", "NAME",
+    "description",
+    "title",
+    "keywords",
+    "discoverable",
+    "parameters",
+    "readOnly",
+    "destructive",
+    "idempotent",
+    "openWorld",
+    "ui",
+    "icons",
+    "output",
+    "name",
+    "type",
+    "required",
+    "enum",
+    "default",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "resourceUri",
+    "visibility",
+    "src",
+    "mimeType",
+    "sizes",
+    "theme",
+    "header",
+    "task",
+    "confirm",
+    "message",
+    "unsupported",
+    "scopes",
+    "Description",
+    "NAME",
 ];
 
 const WORDS: &[&str] = &[
-    "string", "int", "integer", "float", "number", "bool", "boolean", "array:string",
-    "array:int", "array:integer", "array:float", "array:number", "array:bool", "array:boolean",
-    "strin", "ui://app/view", "ui://", "https://example.com/i.png", "data:image/png;base64,AA",
-    "model", "app", "light", "dark", "a", "b", "self", "Self", "type", "^[a-z]+$", "(?=x)",
-    "user-name", "userName", "user_name", "9lives", "_", "", " ", "é",
+    "string",
+    "int",
+    "integer",
+    "float",
+    "number",
+    "bool",
+    "boolean",
+    "array:string",
+    "array:int",
+    "array:integer",
+    "array:float",
+    "array:number",
+    "array:bool",
+    "array:boolean",
+    "strin",
+    "ui://app/view",
+    "ui://",
+    "https://example.com/i.png",
+    "data:image/png;base64,AA",
+    "model",
+    "app",
+    "light",
+    "dark",
+    "a",
+    "b",
+    "self",
+    "Self",
+    "type",
+    "^[a-z]+$",
+    "(?=x)",
+    "user-name",
+    "userName",
+    "user_name",
+    "9lives",
+    "_",
+    "",
+    " ",
+    "é",
 ];
 
 /// A JSON value built from the fuzzer's bytes, keys and strings mostly from
@@ -188,7 +254,8 @@ fn param(u: &mut Unstructured<'_>, index: usize) -> arbitrary::Result<Value> {
         }
         Ok(())
     };
-    let small = |u: &mut Unstructured<'_>| -> arbitrary::Result<i64> { Ok(i64::from(i8::arbitrary(u)?)) };
+    let small =
+        |u: &mut Unstructured<'_>| -> arbitrary::Result<i64> { Ok(i64::from(i8::arbitrary(u)?)) };
     let n = small(u)?;
     maybe(u, "minimum", Value::from(n))?;
     let n = small(u)?;
@@ -203,7 +270,10 @@ fn param(u: &mut Unstructured<'_>, index: usize) -> arbitrary::Result<Value> {
     maybe(u, "maxItems", Value::from(n))?;
     let pattern = *u.choose(&["^[a-z]+$", "x", "^$", "[0-9]"])?;
     maybe(u, "pattern", Value::from(pattern))?;
-    let values: Vec<Value> = ["a", "b", "self", "A-B"].iter().map(|&s| Value::from(s)).collect();
+    let values: Vec<Value> = ["a", "b", "self", "A-B"]
+        .iter()
+        .map(|&s| Value::from(s))
+        .collect();
     maybe(u, "enum", Value::from(values))?;
     if !required {
         let default = doc(u, MAX_DEPTH - 1)?.to_json();
