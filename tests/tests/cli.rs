@@ -262,3 +262,25 @@ fn check_reports_what_the_build_reports_across_files() {
         );
     }
 }
+
+/// `check` shows the warning the build shows for a tool name real clients
+/// refuse, and still passes.
+#[test]
+fn check_warns_of_tool_names_clients_refuse() {
+    let tmp = files(&[("api.v1.get-user.toml", SEARCH)]);
+    let output = Command::new(cli::binary())
+        .args(["check", "--color", "never"])
+        .arg(tmp.path())
+        .output()
+        .expect("toolmetadata runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning[client-tool-name]: tool name `api.v1.get-user`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rename the file to `api_v1_get-user.toml`"),
+        "{stderr}"
+    );
+}
