@@ -23,6 +23,11 @@ impl Project {
     /// A crate `name` whose `build.rs` has `main_body` as the body of
     /// `fn main() -> Result<(), toolmetadata_build::Error>`.
     pub fn new(name: &str, main_body: &str) -> Self {
+        Self::with_features(name, main_body, &[])
+    }
+
+    /// [`Project::new`] with features of `toolmetadata-build` turned on.
+    pub fn with_features(name: &str, main_body: &str, features: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = workspace();
         let manifest = format!(
@@ -36,13 +41,14 @@ publish = false
 toolmetadata = {{ path = {runtime:?}, default-features = false }}
 
 [build-dependencies]
-toolmetadata-build = {{ path = {build:?} }}
+toolmetadata-build = {{ path = {build:?}, features = {features:?} }}
 
 [workspace]
 "#,
             runtime = root.join("runtime").display().to_string(),
             build = root.join("toolmetadata-build").display().to_string(),
         );
+        // `{:?}` of a slice of strings is a TOML array of strings.
         let project = Project {
             dir,
             name: name.to_owned(),

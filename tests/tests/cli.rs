@@ -48,9 +48,30 @@ fn list_json_lines_meets_every_expectation() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A temporary directory holding `files`: tests that need particular files
+/// make their own, so pointing the conformance tests at another corpus
+/// leaves them as they are.
+fn files(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    dir
+}
+
+const SEARCH: &str = "description = \"Search issues\"\n\n[[parameters]]\nname = \"query\"\ntype = \"string\"\nrequired = true\n";
+
 #[test]
 fn list_keeps_the_order_given_and_sorts_directories() {
-    let dir = conformance::dir().join("corpus");
+    let tmp = files(&[
+        (
+            "title.toml",
+            "title = \"Human Title\"\ndescription = \"has a title\"\n",
+        ),
+        ("all_types.json", "{\"description\": \"all\"}"),
+        ("b.toml", "description = \"b\"\n"),
+    ]);
+    let dir = tmp.path();
     let output = Command::new(cli::binary())
         .args(["list", "--format", "json-lines"])
         .arg(dir.join("title.toml"))
@@ -68,7 +89,7 @@ fn list_keeps_the_order_given_and_sorts_directories() {
 
     let output = Command::new(cli::binary())
         .args(["list", "--format", "json-lines"])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .expect("toolmetadata runs");
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
@@ -78,14 +99,17 @@ fn list_keeps_the_order_given_and_sorts_directories() {
         .collect();
     let mut sorted = names.clone();
     sorted.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
     assert_eq!(names, sorted);
 }
 
 #[test]
 fn check_prints_rustc_style_diagnostics_and_fails() {
-    let file = conformance::dir()
-        .join("corpus")
-        .join("type_unknown_str.toml");
+    let tmp = files(&[(
+        "type_unknown_str.toml",
+        "description = \"type probe\"\n\n[[parameters]]\nname = \"x\"\ntype = \"str\"\ndescription = \"probe\"\n",
+    )]);
+    let file = tmp.path().join("type_unknown_str.toml");
     let output = Command::new(cli::binary())
         .args(["check", "--color", "never"])
         .arg(&file)
@@ -102,7 +126,14 @@ fn check_prints_rustc_style_diagnostics_and_fails() {
 
 #[test]
 fn check_passes_good_files_and_pretty_list_prints_entries() {
-    let dir = conformance::dir().join("corpus");
+    let tmp = files(&[
+        ("search_issues.toml", SEARCH),
+        (
+            "create_invoice.json",
+            "{\"description\": \"Create an invoice\", \"parameters\": [{\"name\": \"amount\", \"type\": \"float\", \"required\": true}]}",
+        ),
+    ]);
+    let dir = tmp.path();
     let output = Command::new(cli::binary())
         .arg("check")
         .arg(dir.join("search_issues.toml"))
@@ -230,4 +261,26 @@ fn check_reports_what_the_build_reports_across_files() {
             "{case}:\n{checked}\nbuild:\n{built}"
         );
     }
+}
+
+/// `check` shows the warning the build shows for a tool name real clients
+/// refuse, and still passes.
+#[test]
+fn check_warns_of_tool_names_clients_refuse() {
+    let tmp = files(&[("api.v1.get-user.toml", SEARCH)]);
+    let output = Command::new(cli::binary())
+        .args(["check", "--color", "never"])
+        .arg(tmp.path())
+        .output()
+        .expect("toolmetadata runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning[client-tool-name]: tool name `api.v1.get-user`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rename the file to `api_v1_get-user.toml`"),
+        "{stderr}"
+    );
 }

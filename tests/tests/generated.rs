@@ -46,6 +46,7 @@ fn sets() -> Vec<(&'static str, Builder)> {
                 "ui_and_icons.toml",
                 "hints_canonical.toml",
                 "api.v1.get-user.toml",
+                "ext_default_arrays.toml",
             ]
             .iter()
             .fold(quiet(), |b, f| b.file(corpus.join(f))),
@@ -79,13 +80,28 @@ fn generated_code_snapshots_compile_under_deny_warnings() {
         std::fs::write(
             &wrapper,
             format!(
-                "#![deny(warnings)]\n\n#[allow(dead_code)]\nmod tools {{\n    include!({:?});\n}}\n\nfn main() {{}}\n",
+                "#![deny(warnings)]\n\nmod tools {{\n    include!({:?});\n}}\n\nfn main() {{}}\n",
                 generated.display().to_string()
             ),
         )
         .unwrap();
         cases.pass(&wrapper);
     }
+}
+
+/// rustdoc shows a code span as written, so an array default must not be
+/// escaped inside its backticks (`` `\[1,2\]` `` would show the backslashes).
+#[test]
+fn array_defaults_are_documented_unescaped() {
+    let corpus = root().join("conformance/corpus");
+    let source = Builder::new()
+        .emit_cargo_directives(false)
+        .file(corpus.join("ext_default_arrays.toml"))
+        .generate()
+        .unwrap();
+    assert!(source.contains("(default: `[1,2,3]`)"), "{source}");
+    assert!(source.contains(r#"(default: `["a","b"]`)"#), "{source}");
+    assert!(!source.contains("\\["), "{source}");
 }
 
 #[test]

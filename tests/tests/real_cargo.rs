@@ -75,6 +75,7 @@ fn unknown_keys_can_be_warnings() {
     );
     p.write("tools/search.toml", &format!("{GOOD}requried = true\n"));
     p.write("tools/Odd.TOML", GOOD);
+    p.write("tools/api.v1.get-user.toml", GOOD);
     let out = p.build(&[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
@@ -88,6 +89,56 @@ fn unknown_keys_can_be_warnings() {
     );
     assert!(
         err.contains("tools/Odd.TOML is not loaded: tool files end in lower-case .toml or .json"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: warning[client-tool-name]: tool name `api.v1.get-user` is valid MCP, but OpenAI and Anthropic"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: --> tools/api.v1.get-user.toml"),
+        "{err}"
+    );
+}
+
+const GOOD_YAML: &str = "description: \"Search the index\"\nparameters:\n  - name: \"query\"\n    type: \"string\"\n    required: true\n";
+
+/// A YAML tool builds with the `yaml` feature, and its bad twin fails the
+/// build as the TOML file does; without the feature the file is a warning
+/// naming the feature.
+#[test]
+fn yaml_tools_build_with_the_feature_and_warn_without() {
+    let p = Project::with_features(
+        "tm_yaml",
+        r#"toolmetadata_build::compile("tools")"#,
+        &["yaml"],
+    );
+    p.write("tools/search.yaml", GOOD_YAML);
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    p.write(
+        "tools/search.yaml",
+        &GOOD_YAML.replace("\"string\"", "\"strin\""),
+    );
+    let out = p.build(&[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let expected = r#"error[unknown-type]: parameter `query`: unknown type "strin"
+ --> tools/search.yaml:4:11
+  |
+4 |     type: "strin"
+  |           ^^^^^^^ not a parameter type"#;
+    assert!(err.contains(expected), "{err}");
+
+    let p = Project::new("tm_no_yaml", r#"toolmetadata_build::compile("tools")"#);
+    p.write("tools/search.yaml", GOOD_YAML);
+    p.write("tools/fetch.toml", GOOD);
+    let out = p.build(&[]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: tm_no_yaml@0.1.0: tools/search.yaml is not loaded: YAML is not enabled; enable the `yaml` feature of toolmetadata-build"),
         "{err}"
     );
 }

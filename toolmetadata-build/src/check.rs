@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use toolmetadata::metadata::names;
-use toolmetadata::{Diagnostic, Rule, SourceFile};
+use toolmetadata::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::Error;
 use crate::load::{LoadedTool, shown};
@@ -17,11 +17,67 @@ use crate::model;
 pub(crate) fn across_files(
     tools: &[LoadedTool],
     custom: &BTreeMap<(String, String), String>,
+    client_names: Option<Severity>,
 ) -> Result<Vec<Diagnostic>, Error> {
     custom_types(tools, custom)?;
     let mut errors = clashes(tools);
     errors.extend(type_clashes(tools, custom));
+    if let Some(severity) = client_names {
+        errors.extend(client_tool_names(tools, severity));
+    }
     Ok(errors)
+}
+
+/// The tool-name rule of OpenAI's and Anthropic's tool-use APIs, stricter than
+/// MCP's: no `.`, at most 64 characters.
+fn client_safe(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+}
+
+/// Tool names MCP allows but real clients refuse. Claude Desktop withholds the
+/// whole server when one name fails, so one file can cost every tool.
+fn client_tool_names(tools: &[LoadedTool], severity: Severity) -> Vec<Diagnostic> {
+    tools
+        .iter()
+        .filter(|t| !client_safe(&t.tool.name))
+        .map(|t| {
+            let name = &t.tool.name;
+            let safe: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(64)
+                .collect();
+            let extension = t
+                .path
+                .extension()
+                .map(|e| format!(".{}", e.to_string_lossy()))
+                .unwrap_or_default();
+            file_error(
+                t,
+                Rule::ClientToolName,
+                format!(
+                    "tool name `{name}` is valid MCP, but OpenAI and Anthropic accept only \
+                     tool names matching ^[a-zA-Z0-9_-]{{1,64}}$, and Claude Desktop withholds \
+                     the whole server when one tool name fails that"
+                ),
+                &format!(
+                    "rename the file to `{safe}{extension}`; or set \
+                     `Builder::client_names(None)` to accept such names, \
+                     `Some(Severity::Error)` to refuse them"
+                ),
+            )
+            .with_severity(severity)
+        })
+        .collect()
 }
 
 /// Errors about tools that clash with each other, each naming both files.

@@ -438,7 +438,8 @@ fn enum_items(e: &Enum) -> TokenStream {
         impl ::core::str::FromStr for #name {
             type Err = ::toolmetadata::args::ArgProblem;
 
-            fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
+            // Not `Self::Err`: a value `Err` makes that path name the variant too.
+            fn from_str(s: &str) -> ::core::result::Result<Self, ::toolmetadata::args::ArgProblem> {
                 match s {
                     #(#values => ::core::result::Result::Ok(Self::#variants),)*
                     _ => ::core::result::Result::Err(::toolmetadata::codegen::not_one_of(s, &[#(#values),*])),

@@ -67,6 +67,7 @@ pub fn compile(dir: impl AsRef<Path>) -> Result<(), Error> {
 ///     .module("tools")
 ///     .strict_arguments(false)
 ///     .unknown_keys(toolmetadata_build::Severity::Error)
+///     .client_names(Some(toolmetadata_build::Severity::Warning))
 ///     .param_type("get_user", "user_id", "::toolmetadata::args::Id")
 ///     .compile()
 /// # }
@@ -77,6 +78,7 @@ pub struct Builder {
     module: String,
     strict: bool,
     unknown_keys: Severity,
+    client_names: Option<Severity>,
     custom_types: BTreeMap<(String, String), String>,
     out_dir: Option<PathBuf>,
     emit_cargo: bool,
@@ -96,6 +98,7 @@ impl Builder {
             module: "tools".to_owned(),
             strict: false,
             unknown_keys: Severity::Error,
+            client_names: Some(Severity::Warning),
             custom_types: BTreeMap::new(),
             out_dir: None,
             emit_cargo: true,
@@ -138,6 +141,16 @@ impl Builder {
         self
     }
 
+    /// What a tool name that MCP allows but OpenAI's and Anthropic's APIs
+    /// refuse (anything but `^[a-zA-Z0-9_-]{1,64}$`, such as `api.v1.get-user`)
+    /// is: a warning (`Some(Severity::Warning)`, the default), an error that
+    /// fails the build (`Some(Severity::Error)`), or nothing (`None`), for a
+    /// server whose clients all take MCP's wider names.
+    pub fn client_names(mut self, severity: Option<Severity>) -> Self {
+        self.client_names = severity;
+        self
+    }
+
     /// Gives parameter `param` of tool `tool` the Rust type `rust_type` (a path
     /// such as `crate::UserId`) instead of the one its metadata type maps to. The
     /// type implements `toolmetadata::args::FromArg` and receives the argument as
@@ -175,7 +188,11 @@ impl Builder {
     pub fn check(&self) -> Result<Checked, Error> {
         let loaded = load::load(&self.sources, self.unknown_keys)?;
         let mut diagnostics = loaded.diagnostics;
-        diagnostics.extend(check::across_files(&loaded.tools, &self.custom_types)?);
+        diagnostics.extend(check::across_files(
+            &loaded.tools,
+            &self.custom_types,
+            self.client_names,
+        )?);
         Ok(Checked {
             tools: loaded.tools,
             files: loaded.files,
@@ -274,10 +291,19 @@ impl Checked {
         self.diagnostics.has_errors()
     }
 
-    /// Files in the directories that were not loaded, their extension not
-    /// lower-case `.toml` or `.json`.
+    /// Files in the directories that look like tool files but were not
+    /// loaded: their extension not lower case, or YAML without the feature.
     pub fn ignored_files(&self) -> &[PathBuf] {
         &self.ignored
+    }
+
+    /// The warning for each of [`Checked::ignored_files`]: why it is not
+    /// loaded (a YAML file without the `yaml` feature names the feature).
+    pub fn ignored_warnings(&self) -> Vec<String> {
+        self.ignored
+            .iter()
+            .map(|p| load::ignored_warning(p))
+            .collect()
     }
 
     /// `cargo:rerun-if-changed` for every file read and directory scanned,
@@ -286,8 +312,8 @@ impl Checked {
         for path in &self.watched {
             println!("cargo:rerun-if-changed={}", path.display());
         }
-        for path in &self.ignored {
-            println!("cargo:warning={}", load::ignored_warning(path));
+        for warning in self.ignored_warnings() {
+            println!("cargo:warning={warning}");
         }
         for warning in self
             .diagnostics

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use toolmetadata::Diagnostic;
 use toolmetadata::Severity;
-use toolmetadata::metadata::{Loader, ToolMetadata, tool_files};
+use toolmetadata::metadata::{self, Loader, ToolMetadata, tool_files};
 
 /// Where the builder reads tools from, in the order given.
 #[derive(Debug, Clone)]
@@ -78,9 +78,26 @@ pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded,
 
 /// The warning for a file of a directory that is not loaded.
 pub(crate) fn ignored_warning(path: &Path) -> String {
+    if metadata::is_yaml(path) && metadata::Format::from_path(path).is_none() {
+        let lower = path
+            .extension()
+            .is_some_and(|e| e.to_str().is_some_and(|e| e == "yaml" || e == "yml"));
+        if lower {
+            return format!(
+                "{} is not loaded: YAML is not enabled; {}",
+                path.display(),
+                metadata::YAML_FEATURE_HELP
+            );
+        }
+    }
     format!(
-        "{} is not loaded: tool files end in lower-case .toml or .json",
-        path.display()
+        "{} is not loaded: tool files end in lower-case {}",
+        path.display(),
+        if cfg!(feature = "yaml") {
+            ".toml, .json, .yaml or .yml"
+        } else {
+            ".toml or .json"
+        }
     )
 }
 

@@ -208,3 +208,55 @@ fn missing_paths_and_out_dir_are_clear_errors() {
         .to_string();
     assert!(err.contains("module name `../x`"), "{err}");
 }
+
+/// `api.v1.get-user` is a valid MCP name that OpenAI and Anthropic refuse: a
+/// warning naming them and the safe spelling, an error when denied, nothing
+/// when allowed.
+#[test]
+fn client_rejected_tool_names_warn_deny_or_pass() {
+    let tools = dir_with(&[("api.v1.get-user.toml", SEARCH), ("search.toml", SEARCH)]);
+    let checked = quiet().dir(tools.path()).check().unwrap();
+    assert!(!checked.has_errors());
+    let warnings: Vec<_> = checked.diagnostics().iter().collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = warnings[0].render(false);
+    for expected in [
+        "warning[client-tool-name]: tool name `api.v1.get-user`",
+        "OpenAI and Anthropic",
+        "Claude Desktop",
+        "api.v1.get-user.toml",
+        "help: rename the file to `api_v1_get-user.toml`",
+    ] {
+        assert!(warning.contains(expected), "{expected:?} in\n{warning}");
+    }
+    quiet().dir(tools.path()).generate().unwrap();
+
+    let out = tempfile::tempdir().unwrap();
+    let denied = quiet()
+        .dir(tools.path())
+        .out_dir(out.path())
+        .client_names(Some(Severity::Error))
+        .compile()
+        .expect_err("denied");
+    assert!(
+        denied.to_string().contains("error[client-tool-name]"),
+        "{denied}"
+    );
+    assert!(!out.path().join("tools.rs").exists());
+
+    let allowed = quiet()
+        .dir(tools.path())
+        .client_names(None)
+        .check()
+        .unwrap();
+    assert!(allowed.diagnostics().is_empty());
+
+    let long = "a".repeat(65);
+    let tools = dir_with(&[(&format!("{long}.json"), "{}")]);
+    let checked = quiet().dir(tools.path()).check().unwrap();
+    let warning = checked.diagnostics().render(false);
+    assert!(
+        warning.contains(&format!("rename the file to `{}.json`", &long[..64])),
+        "{warning}"
+    );
+}

@@ -237,22 +237,6 @@ fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
     })
 }
 
-#[cfg(feature = "server")]
-/// Arguments that are no object (`arguments: [1]`) or that some decoder of the
-/// tool cannot take: a call-level error.
-pub(crate) fn not_an_object(tool: &str, value: &Value) -> ArgErrors {
-    ArgErrors::new(
-        tool,
-        vec![ArgError::other(
-            None,
-            format!(
-                "the arguments must be an object, got {}",
-                super::error::describe(value)
-            ),
-        )],
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

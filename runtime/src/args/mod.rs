@@ -9,17 +9,17 @@
 
 mod convert;
 pub(crate) mod decoder;
+mod dynamic;
 mod error;
 mod from_arg;
 pub(crate) mod spec;
 
 pub use convert::Conversion;
+pub use dynamic::DynamicParams;
 #[cfg(feature = "server")]
-pub(crate) use decoder::{Decoder, not_an_object};
+pub(crate) use error::describe;
 pub use error::{ArgError, ArgErrors, ArgProblem};
 pub use from_arg::{FromArg, Id};
-#[cfg(feature = "server")]
-pub(crate) use spec::ParamSpec;
 
 /// The arguments of a call: a JSON object.
 pub type Map = serde_json::Map<String, serde_json::Value>;

@@ -41,6 +41,8 @@ mod toml;
 mod tree;
 mod types;
 mod uri;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -63,15 +65,21 @@ pub enum Format {
     Toml,
     /// JSON (`.json`).
     Json,
+    /// YAML 1.2 (`.yaml`, `.yml`), with the `yaml` feature.
+    #[cfg(feature = "yaml")]
+    Yaml,
 }
 
 impl Format {
     /// The format of a file by its extension, which must be lower case (`.toml`,
-    /// `.json`); `None` for anything else.
+    /// `.json`, and with the `yaml` feature `.yaml` and `.yml`); `None` for
+    /// anything else.
     pub fn from_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()? {
             "toml" => Some(Format::Toml),
             "json" => Some(Format::Json),
+            #[cfg(feature = "yaml")]
+            "yaml" | "yml" => Some(Format::Yaml),
             _ => None,
         }
     }
@@ -107,9 +115,21 @@ impl Loader {
     }
 
     /// Reads and loads one file; the tool name is its stem, the format its
-    /// extension (`.json` is JSON, anything else TOML).
+    /// extension (`.json` is JSON, `.yaml` and `.yml` YAML, anything else
+    /// TOML). Without the `yaml` feature a YAML file is an error naming it.
     pub fn load_file(&self, path: &Path) -> Result<Loaded, Diagnostics> {
         let shown = path.display().to_string();
+        #[cfg(not(feature = "yaml"))]
+        if is_yaml(path) {
+            return Err(Diagnostics::new(vec![
+                Diagnostic::error(
+                    Rule::Decode,
+                    Arc::new(SourceFile::new(shown, "")),
+                    "a YAML tool file, and YAML is not enabled",
+                )
+                .with_help(YAML_FEATURE_HELP),
+            ]));
+        }
         let format = Format::from_path(path).unwrap_or(Format::Toml);
         let name = tool_name(path);
         match std::fs::read(path) {
@@ -134,6 +154,8 @@ impl Loader {
         let syntax = match format {
             Format::Toml => Syntax::Toml,
             Format::Json => Syntax::Json,
+            #[cfg(feature = "yaml")]
+            Format::Yaml => Syntax::Yaml,
         };
         let mut report = Report::new(file, syntax);
         Checker {
@@ -167,6 +189,17 @@ impl Loader {
     }
 }
 
+/// How to read YAML files: what a diagnostic or warning about one says when
+/// the feature is off.
+pub const YAML_FEATURE_HELP: &str = "enable the `yaml` feature of toolmetadata-build (or of toolmetadata, for the loader): features = [\"yaml\"]";
+
+/// Whether a path ends in `.yaml` or `.yml`, in any case.
+pub fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
 /// The tool name a path gives: its file name without the last extension.
 pub fn tool_name(path: &Path) -> String {
     path.file_stem()
@@ -180,6 +213,8 @@ fn parse_document(report: &mut Report, bytes: &[u8]) -> Option<Vec<tree::Entry>>
     let language = match report.syntax {
         Syntax::Toml => "TOML",
         Syntax::Json => "JSON",
+        #[cfg(feature = "yaml")]
+        Syntax::Yaml => "YAML",
     };
     let decode_error = |report: &mut Report, message: String, span: Span, label: &str| {
         report.push(
@@ -209,14 +244,21 @@ fn parse_document(report: &mut Report, bytes: &[u8]) -> Option<Vec<tree::Entry>>
             node
         }),
         Syntax::Json => json::parse(text, start),
+        #[cfg(feature = "yaml")]
+        Syntax::Yaml => yaml::parse(&text[start..]).map(|mut node| {
+            shift(&mut node, start);
+            node
+        }),
     };
     let node = match parsed {
         Ok(node) => node,
         Err(e) => {
-            let span = if report.syntax == Syntax::Toml {
-                e.span.shifted(start)
-            } else {
+            // JSON's spans are into the whole text; the others' into the
+            // text after the byte-order mark.
+            let span = if report.syntax == Syntax::Json {
                 e.span
+            } else {
+                e.span.shifted(start)
             };
             decode_error(report, e.message, span, "here");
             return None;
@@ -229,6 +271,8 @@ fn parse_document(report: &mut Report, bytes: &[u8]) -> Option<Vec<tree::Entry>>
             let what = match report.syntax {
                 Syntax::Toml => "a table",
                 Syntax::Json => "an object",
+                #[cfg(feature = "yaml")]
+                Syntax::Yaml => "a mapping",
             };
             decode_error(
                 report,
@@ -278,15 +322,25 @@ impl ToolMetadata {
             .load_bytes(&format!("{name}.json"), name, Format::Json, text.as_bytes())
             .map(|l| l.tool)
     }
+
+    /// Loads the tool `name` from YAML text (diagnostics show it as `name.yaml`).
+    #[cfg(feature = "yaml")]
+    pub fn from_yaml_str(name: &str, text: &str) -> Result<ToolMetadata, Diagnostics> {
+        Loader::new()
+            .load_bytes(&format!("{name}.yaml"), name, Format::Yaml, text.as_bytes())
+            .map(|l| l.tool)
+    }
 }
 
 /// The metadata files of a directory.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolFiles {
-    /// `.toml` and `.json` files, sorted by path.
+    /// `.toml` and `.json` files (and `.yaml`, `.yml` with the `yaml`
+    /// feature), sorted by path.
     pub files: Vec<PathBuf>,
-    /// Files whose extension is a case variant (`.TOML`, `.Json`), which are not
-    /// loaded: worth a warning, since they look like tool files.
+    /// Files whose extension is a case variant (`.TOML`, `.Json`), or YAML
+    /// files without the `yaml` feature, which are not loaded: worth a
+    /// warning, since they look like tool files.
     pub ignored: Vec<PathBuf>,
 }
 
@@ -300,11 +354,11 @@ pub fn tool_files(dir: &Path) -> std::io::Result<ToolFiles> {
         }
         if Format::from_path(&path).is_some() {
             found.files.push(path);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("toml") || e.eq_ignore_ascii_case("json"))
-        {
+        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ["toml", "json", "yaml", "yml"]
+                .iter()
+                .any(|known| e.eq_ignore_ascii_case(known))
+        }) {
             found.ignored.push(path);
         }
     }

@@ -34,11 +34,6 @@ fn escape(ident: String) -> String {
     }
 }
 
-/// True when `ident` is a Rust keyword of the 2024 edition (strict or reserved).
-pub fn is_keyword(ident: &str) -> bool {
-    RAW_KEYWORDS.contains(&ident) || NON_RAW_KEYWORDS.contains(&ident)
-}
-
 /// The snake-case form of a name before escaping: heck's `to_snake_case`, the key
 /// for finding collisions (`userId` and `user_id` are both `user_id`).
 pub fn snake(name: &str) -> String {
@@ -81,6 +76,12 @@ pub fn variant_name(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// True when `ident` is a Rust keyword of the 2024 edition (strict or
+    /// reserved): what the escaping tables must cover.
+    fn is_keyword(ident: &str) -> bool {
+        RAW_KEYWORDS.contains(&ident) || NON_RAW_KEYWORDS.contains(&ident)
+    }
 
     /// Every strict and reserved keyword of the 2024 edition.
     const KEYWORDS_2024: &[&str] = &[

@@ -34,11 +34,13 @@ pub(crate) enum Value {
     Datetime(String),
 }
 
-/// Whether a file is TOML or JSON, which decides some words in diagnostics.
+/// Whether a file is TOML, JSON or YAML, which decides some words in diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Syntax {
     Toml,
     Json,
+    #[cfg(feature = "yaml")]
+    Yaml,
 }
 
 impl Value {
@@ -55,6 +57,8 @@ impl Value {
             Value::Table(_) => match syntax {
                 Syntax::Toml => "table".to_owned(),
                 Syntax::Json => "object".to_owned(),
+                #[cfg(feature = "yaml")]
+                Syntax::Yaml => "mapping".to_owned(),
             },
             Value::Datetime(d) => format!("datetime {d}"),
         }

@@ -87,13 +87,6 @@ pub struct ToolParameter {
     pub constraints: Constraints,
 }
 
-impl ToolParameter {
-    /// The Rust field name the generated struct uses for this parameter.
-    pub fn rust_field(&self) -> String {
-        super::names::field_name(&self.name)
-    }
-}
-
 /// A parameter type: a scalar or an array of scalars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ParamType {

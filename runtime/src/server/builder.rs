@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{RequestStateCodec, Tool};
-use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
 use super::asker::AskSettings;
@@ -16,7 +16,7 @@ use super::call::{Handler, Served};
 use super::prompts::{Completes, ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
 use super::{Inner, Server, ServerError, discovery};
-use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
+use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
 use crate::{CallFuture, CallOutcome, IntoToolOutput, ToolEntry, ToolError, ToolSet};
 
@@ -37,6 +37,8 @@ pub struct ServerBuilder {
     state_key: Option<Vec<u8>>,
     state_ttl: Option<Duration>,
     ask_timeout: Option<Duration>,
+    /// Shared with the handlers of run-time tools (see `strict_arguments`).
+    strict: Arc<AtomicBool>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -164,6 +166,16 @@ impl ServerBuilder {
         self
     }
 
+    /// `true` turns off the lenient conversions (`"42"` for an integer,
+    /// `"true"` for a boolean, …) for the tools added with
+    /// [`ServerBuilder::tool`], before or after this call: only values of the
+    /// schema's JSON type are accepted. Default `false`. A generated tool set
+    /// keeps what its `build.rs` chose (`Builder::strict_arguments`).
+    pub fn strict_arguments(self, strict: bool) -> Self {
+        self.strict.store(strict, Ordering::Relaxed);
+        self
+    }
+
     /// Adds a tool loaded at run time (from a database, an API, …) with its
     /// handler, which receives the arguments decoded and checked exactly as a
     /// generated tool's: same conversions, same constraints, same errors.
@@ -183,21 +195,20 @@ impl ServerBuilder {
                 return self;
             }
         };
-        let specs: Arc<Vec<ParamSpec>> =
-            Arc::new(metadata.parameters.iter().map(ParamSpec::from).collect());
-        let defaults: Arc<Vec<Option<Value>>> = Arc::new(
-            metadata
-                .parameters
-                .iter()
-                .map(|p| p.default.as_ref().map(|d| d.to_json()))
-                .collect(),
-        );
-        let name: Arc<str> = metadata.name.as_str().into();
+        let params = DynamicParams::new(&metadata);
+        let strict = self.strict.clone();
         let erased: Handler = Arc::new(move |args, cx| {
             let confirm = cx.confirmation(&args);
-            Box::pin(match decode_dynamic(&name, args, &specs, &defaults) {
-                Ok(arguments) => {
-                    let future = handler(arguments, cx);
+            // Read at call time, so `strict_arguments` holds wherever it is
+            // called on the builder.
+            let conversion = if strict.load(Ordering::Relaxed) {
+                Conversion::Strict
+            } else {
+                Conversion::Lenient
+            };
+            Box::pin(match params.decode(args, conversion) {
+                Ok(values) => {
+                    let future = handler(Arguments::new(values), cx);
                     let future = Box::pin(async move { future.await.map(O::into_tool_output) });
                     match confirm {
                         None => CallFuture::running(future),
@@ -408,7 +419,7 @@ fn view_uri(tool: &Tool) -> Option<&str> {
     meta.get("ui")
         .and_then(|ui| ui.get("resourceUri"))
         .or_else(|| meta.get("ui/resourceUri"))
-        .and_then(Value::as_str)
+        .and_then(serde_json::Value::as_str)
         .filter(|uri| uri.starts_with("ui://"))
 }
 
@@ -425,107 +436,4 @@ fn state_codec(key: Option<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
         }
     };
     RequestStateCodec::try_new(key).map_err(|e| ServerError::new(format!("request_state_key: {e}")))
-}
-
-/// The arguments of a run-time tool, decoded by the same decoder as a
-/// generated struct's, defaults filled in.
-fn decode_dynamic(
-    tool: &str,
-    args: Map<String, Value>,
-    specs: &[ParamSpec],
-    defaults: &[Option<Value>],
-) -> Result<Arguments, ArgErrors> {
-    let mut slots = vec![None; specs.len()];
-    let mut decoder = Decoder::new(tool, args, specs, &mut slots, Conversion::Lenient);
-    let mut values = Map::new();
-    for (i, spec) in specs.iter().enumerate() {
-        let value = if spec.is_required() {
-            decoder.required::<Value>(i)
-        } else {
-            decoder.optional::<Value>(i)
-        };
-        if let Some(v) = value.or_else(|| defaults.get(i).cloned().flatten()) {
-            values.insert(spec.name().to_owned(), v);
-        }
-    }
-    decoder.finish(values, |values| Some(Arguments::new(values)))
-}
-
-#[cfg(test)]
-mod tests {
-    use rmcp::model::ResourceTemplate;
-
-    use super::*;
-    use crate::server::Server;
-
-    /// A server with one tool, `show`, whose `[ui]` links `ui://demo/view`.
-    fn with_view_tool() -> ServerBuilder {
-        let metadata = ToolMetadata::from_toml_str(
-            "show",
-            "description = \"Show it\"\n[ui]\nresourceUri = \"ui://demo/view\"\n",
-        )
-        .expect("valid metadata");
-        Server::builder().tool(metadata, |_, _| async { Ok("shown") })
-    }
-
-    fn error_of(builder: ServerBuilder) -> String {
-        match builder.build() {
-            Ok(_) => panic!("build() accepted the server"),
-            Err(e) => e.to_string(),
-        }
-    }
-
-    #[test]
-    fn a_linked_view_nobody_serves_fails_build_naming_tool_and_uri() {
-        let message = error_of(with_view_tool());
-        assert!(message.contains("`show`"), "{message}");
-        assert!(message.contains("ui://demo/view"), "{message}");
-        // A resource at another URI does not count.
-        let message = error_of(with_view_tool().resource(
-            "ui://demo/other",
-            "Other",
-            MCP_APP_MIME_TYPE,
-            "<p>",
-        ));
-        assert!(message.contains("ui://demo/view"), "{message}");
-    }
-
-    #[test]
-    fn a_served_view_of_the_apps_mime_type_builds() {
-        with_view_tool()
-            .resource("ui://demo/view", "View", MCP_APP_MIME_TYPE, "<p>")
-            .build()
-            .expect("the view is served");
-    }
-
-    #[test]
-    fn a_view_served_by_a_template_builds() {
-        with_view_tool()
-            .resource_template(
-                ResourceTemplate::new("ui://demo/{name}", "views")
-                    .with_mime_type(MCP_APP_MIME_TYPE),
-                |_, _, _| async { Ok(Vec::new()) },
-            )
-            .build()
-            .expect("the template serves the view");
-    }
-
-    #[test]
-    fn a_view_of_another_mime_type_fails_build() {
-        for mime in ["text/html", "text/html; profile=mcp-app"] {
-            let message =
-                error_of(with_view_tool().resource("ui://demo/view", "View", mime, "<p>"));
-            assert!(message.contains("ui://demo/view"), "{message}");
-            assert!(message.contains(MCP_APP_MIME_TYPE), "{message}");
-            assert!(message.contains(&format!("`{mime}`")), "{message}");
-        }
-    }
-
-    #[test]
-    fn resources_outside_ui_keep_any_mime_type() {
-        Server::builder()
-            .resource("notes://a", "A", "text/plain", "a")
-            .build()
-            .expect("not a view");
-    }
 }

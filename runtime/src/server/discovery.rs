@@ -124,7 +124,7 @@ impl Server {
             Some(other) => {
                 return error(format!(
                     "execute_tool: `parameters` must be an object, got {}",
-                    crate::args::not_an_object(&name, &other)
+                    crate::args::describe(&other)
                 ));
             }
         };

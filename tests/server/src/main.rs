@@ -48,6 +48,7 @@ async fn greet(args: Arguments, _cx: toolmetadata::Context) -> toolmetadata::Too
 
 struct Options {
     show_all: bool,
+    strict: bool,
     instructions: Option<String>,
     state_key: Option<String>,
     ask_timeout_ms: Option<u64>,
@@ -58,6 +59,7 @@ struct Options {
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut options = Options {
         show_all: false,
+        strict: false,
         instructions: None,
         state_key: None,
         ask_timeout_ms: None,
@@ -70,6 +72,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--show-all" => options.show_all = true,
+            "--strict" => options.strict = true,
             "--instructions" => options.instructions = Some(value("--instructions")?),
             "--state-key" => options.state_key = Some(value("--state-key")?),
             "--state-ttl-ms" => {
@@ -125,6 +128,7 @@ async fn main() -> ExitCode {
     let mut builder = Server::builder()
         .tool_set(tools::tool_set(handler::Handler::default()))
         .tool(greet_tool, greet)
+        .strict_arguments(options.strict)
         .show_all(options.show_all);
     builder = with_prompts_and_notes(builder);
     if let Some(i) = options.instructions {

@@ -258,6 +258,17 @@ async fn discovery(client: &Client) {
     )
     .await;
     assert!(is_error(&r) && text(&r).contains("missing required argument `path`"));
+    let r = call(
+        client,
+        "execute_tool",
+        json!({"name": "read_file", "parameters": [1]}),
+    )
+    .await;
+    assert!(is_error(&r), "{r:?}");
+    assert_eq!(
+        text(&r),
+        "execute_tool: `parameters` must be an object, got array [1]"
+    );
     let r = call(client, "execute_tool", json!({"name": "nope"})).await;
     assert!(is_error(&r) && text(&r).contains("there is no tool `nope`"));
     let r = call(client, "read_file", json!({"path": "direct.txt"})).await;
@@ -285,6 +296,29 @@ async fn http_scenarios() {
 
 fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
     tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+/// Run-time tools are lenient by default (`"2"` is an integer) and strict with
+/// `ServerBuilder::strict_arguments(true)`, called after the tool was added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_time_tools_follow_strict_arguments() {
+    let lenient = json!({"name": "Ada", "times": "2"});
+    let (client, _) = stdio(BIN, &[]).await;
+    let r = call(&client, "greet", lenient.clone()).await;
+    assert_eq!(text(&r), "hello Ada, hello Ada");
+    client.cancel().await.expect("close");
+
+    let (client, _) = stdio(BIN, &["--strict"]).await;
+    let r = call(&client, "greet", lenient).await;
+    assert!(is_error(&r), "{r:?}");
+    assert!(
+        text(&r).contains("`times`: expected an integer, got string \"2\""),
+        "{}",
+        text(&r)
+    );
+    let r = call(&client, "greet", json!({"name": "Ada", "times": 1})).await;
+    assert_eq!(text(&r), "hello Ada");
+    client.cancel().await.expect("close");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,7 +6,7 @@
 //! ```
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -31,7 +31,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check files (or the .toml/.json files of directories); exit status 1 if any has an error.
+    /// Check files (or the tool files of directories); exit status 1 if any has an error.
     Check {
         /// Files or directories.
         #[arg(required = true)]
@@ -101,8 +101,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    for ignored in checked.ignored_files() {
-        warn(ignored, color);
+    for warning in checked.ignored_warnings() {
+        warn(&warning, color);
     }
     let mut stdout = std::io::stdout().lock();
     match format {
@@ -150,14 +150,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn warn(ignored: &Path, color: bool) {
+fn warn(warning: &str, color: bool) {
     let prefix = if color {
         "\x1b[1;33mwarning\x1b[0m"
     } else {
         "warning"
     };
-    eprintln!(
-        "{prefix}: {} is not loaded: tool files end in lower-case .toml or .json",
-        ignored.display()
-    );
+    eprintln!("{prefix}: {warning}");
 }

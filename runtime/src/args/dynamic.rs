@@ -1,0 +1,89 @@
+//! Decoding against metadata known only at run time: what a tool added with
+//! `ServerBuilder::tool` decodes with, and what the decoder's fuzz target
+//! drives with arbitrary metadata and arguments.
+
+use serde_json::Value;
+
+use super::Map;
+use super::convert::Conversion;
+use super::decoder::Decoder;
+use super::error::ArgErrors;
+use super::spec::ParamSpec;
+use crate::metadata::ToolMetadata;
+
+/// A tool's parameters, built from its checked metadata: the same checks,
+/// conversions and errors as a generated argument struct's, with the values
+/// kept as JSON of the schema's types.
+#[derive(Debug)]
+pub struct DynamicParams {
+    tool: String,
+    specs: Vec<ParamSpec>,
+    defaults: Vec<Option<Value>>,
+}
+
+impl DynamicParams {
+    /// The parameters of `metadata`, in its order.
+    pub fn new(metadata: &ToolMetadata) -> Self {
+        DynamicParams {
+            tool: metadata.name.clone(),
+            specs: metadata.parameters.iter().map(ParamSpec::from).collect(),
+            defaults: metadata
+                .parameters
+                .iter()
+                .map(|p| p.default.as_ref().map(|d| d.to_json()))
+                .collect(),
+        }
+    }
+
+    /// Decodes the arguments of one call: every value brought to its schema
+    /// type and checked, defaults filled in, absent optional parameters left
+    /// out; or every error at once.
+    pub fn decode(&self, args: Map, conversion: Conversion) -> Result<Map, ArgErrors> {
+        let mut slots = vec![None; self.specs.len()];
+        let mut decoder = Decoder::new(&self.tool, args, &self.specs, &mut slots, conversion);
+        let mut values = Map::new();
+        for (i, spec) in self.specs.iter().enumerate() {
+            let value = if spec.is_required() {
+                decoder.required::<Value>(i)
+            } else {
+                decoder.optional::<Value>(i)
+            };
+            if let Some(v) = value.or_else(|| self.defaults.get(i).cloned().flatten()) {
+                values.insert(spec.name().to_owned(), v);
+            }
+        }
+        decoder.finish(values, Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> DynamicParams {
+        let tool = ToolMetadata::from_toml_str(
+            "count",
+            "[[parameters]]\nname = \"n\"\ntype = \"int\"\nrequired = true\n\n\
+             [[parameters]]\nname = \"unit\"\ntype = \"string\"\ndefault = \"m\"\n",
+        )
+        .expect("valid metadata");
+        DynamicParams::new(&tool)
+    }
+
+    fn object(v: Value) -> Map {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn conversion_is_the_callers_and_defaults_are_filled_in() {
+        let p = params();
+        let lenient = p.decode(object(serde_json::json!({"n": "3"})), Conversion::Lenient);
+        assert_eq!(
+            lenient.ok(),
+            Some(object(serde_json::json!({"n": 3, "unit": "m"})))
+        );
+        let strict = p.decode(object(serde_json::json!({"n": "3"})), Conversion::Strict);
+        let errors = strict.expect_err("a string is not an integer when strict");
+        assert!(errors.to_string().contains("`n`"), "{errors}");
+    }
+}
