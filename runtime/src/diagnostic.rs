@@ -172,6 +172,18 @@ rules! {
     DuplicateTool => "duplicate-tool",
     /// Two tools (or generated types) that map to one Rust name.
     RustNameCollision => "rust-name-collision",
+    /// `header` on a parameter that is not `string`, `int` or `bool`.
+    HeaderOnWrongType => "header-on-wrong-type",
+    /// An empty `header`.
+    EmptyHeader => "empty-header",
+    /// A `header` that is not an HTTP token (RFC 9110 `tchar`s).
+    BadHeaderName => "bad-header-name",
+    /// Two parameters of one tool with one `header` (case-insensitively).
+    DuplicateHeader => "duplicate-header",
+    /// `header` on an `output` parameter.
+    HeaderInOutput => "header-in-output",
+    /// A `task` other than `forbidden`, `optional` or `required`.
+    BadTask => "bad-task",
 }
 
 impl fmt::Display for Rule {

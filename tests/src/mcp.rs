@@ -95,6 +95,26 @@ pub async fn http_client(url: &str) -> (Client, Recorder) {
     (client, recorder)
 }
 
+/// rmcp's client on Streamable HTTP at `url`, speaking 2026-07-28
+/// (`server/discover`, then independent requests with per-request metadata).
+pub async fn http_client_2026(url: &str) -> (Client, Recorder) {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let recorder = Recorder::default();
+    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    let client = recorder
+        .clone()
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover over HTTP");
+    (client, recorder)
+}
+
 /// Calls a tool; a protocol error fails the test.
 pub async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
     let Value::Object(map) = arguments else {

@@ -8,7 +8,7 @@
 
 use proc_macro2::{Ident, Literal as Lit, Span, TokenStream};
 use quote::{format_ident, quote};
-use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType};
+use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, TaskSupport};
 
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
@@ -497,7 +497,18 @@ fn entry(tool: &Tool) -> TokenStream {
     let keywords = &tool.keywords;
     let keywords = (!keywords.is_empty()).then(|| quote!(.keywords(&[#(#keywords),*])));
     let discoverable = tool.discoverable.then(|| quote!(.discoverable()));
-    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable)
+    // The server decides per call whether to run a task; the JSON says it
+    // too, but a flag saves parsing it on every call.
+    let task = match tool.task {
+        TaskSupport::Forbidden => None,
+        TaskSupport::Optional => {
+            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Optional)))
+        }
+        TaskSupport::Required => {
+            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Required)))
+        }
+    };
+    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #task)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

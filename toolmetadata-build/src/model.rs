@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use toolmetadata::metadata::{ParamType, ScalarType, ToolMetadata, ToolParameter, names};
+use toolmetadata::metadata::{
+    ParamType, ScalarType, TaskSupport, ToolMetadata, ToolParameter, names,
+};
 
 use crate::load::{LoadedTool, shown};
 
@@ -27,6 +29,7 @@ pub(crate) struct Tool {
     pub(crate) entry_json: String,
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
+    pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
     pub(crate) outputs: Vec<Field>,
     pub(crate) enums: Vec<Enum>,
@@ -173,6 +176,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         entry_json: tool.to_tools_list_json(),
         discoverable: tool.discoverable,
         keywords: tool.keywords.clone(),
+        task: tool.task,
         params,
         outputs,
         enums,

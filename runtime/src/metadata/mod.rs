@@ -46,8 +46,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use types::{
-    Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, Theme, ToolMetadata,
-    ToolParameter, UiMeta, UnknownType, Visibility,
+    Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, TaskSupport, Theme,
+    ToolMetadata, ToolParameter, UiMeta, UnknownType, Visibility,
 };
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};

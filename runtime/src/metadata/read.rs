@@ -42,6 +42,8 @@ pub(crate) struct RawTool {
     pub(crate) open_world: Option<Sp<bool>>,
     pub(crate) ui: Option<Sp<RawUi>>,
     pub(crate) icons: Vec<RawIcon>,
+    /// `task` (ext): whether the tool runs as a task.
+    pub(crate) task: Option<Sp<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -67,6 +69,8 @@ pub(crate) struct RawParam {
     pub(crate) pattern: Option<Sp<String>>,
     pub(crate) min_items: Option<Sp<u64>>,
     pub(crate) max_items: Option<Sp<u64>>,
+    /// `header` (ext): the HTTP header the argument is mirrored into.
+    pub(crate) header: Option<Sp<String>>,
 }
 
 impl RawParam {
@@ -122,6 +126,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "ui",
     "icons",
     "output",
+    "task",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -137,6 +142,7 @@ const PARAM_KEYS: &[&str] = &[
     "pattern",
     "minItems",
     "maxItems",
+    "header",
 ];
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
@@ -171,6 +177,7 @@ impl Reader<'_> {
                 "output" => tool.output = self.params(entry, true),
                 "ui" => tool.ui = self.ui(entry),
                 "icons" => tool.icons = self.icons(entry),
+                "task" => tool.task = self.string(entry, place),
                 _ => {}
             }
         }
@@ -424,6 +431,7 @@ self.report.error(
                 "pattern" => param.pattern = self.string(entry, place),
                 "minItems" => param.min_items = self.count(entry, place),
                 "maxItems" => param.max_items = self.count(entry, place),
+                "header" => param.header = self.string(entry, place),
                 _ => {}
             }
         }

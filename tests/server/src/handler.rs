@@ -53,6 +53,14 @@ impl Tools for Handler {
         Ok(format!("read {}", args.path).into())
     }
 
+    async fn route(&self, args: RouteArgs, _: Context) -> ToolResult {
+        Ok(match args.shard {
+            Some(shard) => format!("routed to {} shard {shard}", args.region),
+            None => format!("routed to {}", args.region),
+        }
+        .into())
+    }
+
     async fn search_text(&self, args: SearchTextArgs, _: Context) -> ToolResult {
         Ok(format!("searched {}", args.pattern).into())
     }

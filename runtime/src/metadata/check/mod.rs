@@ -1,10 +1,12 @@
 //! Raw tool → checked [`ToolMetadata`]: every rule of FORMAT.md that is about
 //! meaning rather than syntax, every error collected. One file per part of a
 //! tool: `param` (names, types, enums), `constraint` (bounds, lengths,
-//! patterns, defaults), `ui` (`[ui]` and icons); this one the tool itself.
+//! patterns, defaults), `ui` (`[ui]` and icons), `protocol` (`header`, `task`);
+//! this one the tool itself.
 
 mod constraint;
 mod param;
+mod protocol;
 mod ui;
 
 use std::collections::HashMap;
@@ -84,6 +86,7 @@ self.report.error(
             .iter()
             .filter_map(|i| self.check_icon(i))
             .collect();
+        let task = self.check_task(raw.task.as_ref());
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -104,12 +107,14 @@ self.report.error(
             },
             ui,
             icons,
+            task,
         }
     }
 
     fn check_params(&mut self, raw: &[RawParam]) -> Vec<ToolParameter> {
         let params: Vec<ToolParameter> = raw.iter().map(|p| self.check_param(p)).collect();
         self.check_param_names(raw);
+        self.check_headers_unique(raw, &params);
         params
     }
 
