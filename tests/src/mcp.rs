@@ -53,6 +53,8 @@ pub struct HttpServer {
     pub child: tokio::process::Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    /// The lines the server wrote on stderr after announcing its address.
+    pub logs: Arc<Mutex<Vec<String>>>,
 }
 
 /// Starts `bin --http 127.0.0.1:0 ARGS…` and waits for the
@@ -63,6 +65,8 @@ pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        // The default log level is what the tests look at.
+        .env_remove("RUST_LOG")
         .kill_on_drop(true)
         .spawn()
         .expect("spawn the server");
@@ -78,9 +82,19 @@ pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
             break line[at + "listening on ".len()..].trim().to_owned();
         }
     };
-    // Keep draining the logs so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    HttpServer { child, url }
+    // Keep draining the logs so the server never blocks on a full pipe; keep
+    // the first ones for tests that look at what the server says.
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let kept = logs.clone();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let mut kept = kept.lock().expect("lock");
+            if kept.len() < 10_000 {
+                kept.push(line);
+            }
+        }
+    });
+    HttpServer { child, url, logs }
 }
 
 /// rmcp's client on Streamable HTTP at `url`.

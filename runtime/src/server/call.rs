@@ -98,7 +98,8 @@ impl Server {
             joined = task => joined,
             () = cancel.cancelled() => {
                 abort.abort();
-                tracing::info!(tool = %name, "call cancelled by the client");
+                // Per request, so below INFO: a busy server would log little else.
+                tracing::debug!(tool = %name, "call cancelled by the client");
                 return error(format!("the call of `{name}` was cancelled"));
             }
         };

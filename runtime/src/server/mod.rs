@@ -23,7 +23,8 @@
 //!
 //! One job per file: `builder` assembles the tools, `call` runs one call
 //! (decoding, panics, cancellation, progress), `discovery` is the two
-//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP.
+//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP,
+//! `log` is the default log filter.
 
 mod arguments;
 mod builder;
@@ -32,6 +33,7 @@ mod discovery;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod log;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -43,6 +45,7 @@ pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
+pub use log::{DEFAULT_LOG_FILTER, log_filter};
 
 use crate::BoxFuture;
 use builder::StaticResource;

@@ -97,3 +97,40 @@ async fn the_listed_schema_carries_x_mcp_header() {
     let result = call(&client, "route", json!({"region": "ap", "shard": 1})).await;
     assert_eq!(text(&result), "routed to ap shard 1");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_requests_log_nothing_at_info() {
+    let server = http_server(BIN, &[]).await;
+    for id in 1..=3 {
+        let (status, body) = post_2026(
+            &server.url,
+            "tools/list",
+            None,
+            &[],
+            request_2026(id, "tools/list", json!({})),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = post_2026(
+        &server.url,
+        "tools/call",
+        Some("echo"),
+        &[],
+        request_2026(
+            9,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    // The log is written asynchronously; give it a moment to arrive.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let logs = server.logs.lock().expect("lock").clone();
+    let loud: Vec<&String> = logs
+        .iter()
+        .filter(|l| l.contains(" INFO ") || l.contains(" DEBUG ") || l.contains(" TRACE "))
+        .collect();
+    assert!(loud.is_empty(), "served requests logged: {loud:#?}");
+}
