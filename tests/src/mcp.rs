@@ -8,7 +8,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationPar
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// A client that records the progress notifications it receives.
@@ -158,4 +158,52 @@ pub fn is_error(result: &CallToolResult) -> bool {
 /// The text of the result parsed as JSON (`Null` when it is not JSON).
 pub fn json_of(result: &CallToolResult) -> Value {
     serde_json::from_str(&text(result)).unwrap_or(Value::Null)
+}
+
+/// A 2026-07-28 request body: the per-request `_meta` rmcp requires.
+pub fn request_2026(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// POSTs a 2026-07-28 request with its standard headers plus `extra`; the
+/// status and the body text (JSON or SSE).
+pub async fn post_2026(
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    extra: &[(&str, &str)],
+    body: String,
+) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    for (k, v) in extra {
+        request = request.header(*k, *v);
+    }
+    let response = request.body(body).send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+/// The JSON-RPC message of a response body, whether JSON or one SSE event
+/// (`Null` when there is none).
+pub fn message_of(body: &str) -> Value {
+    let json = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|d| !d.is_empty())
+        .unwrap_or(body.trim());
+    serde_json::from_str(json).unwrap_or(Value::Null)
 }

@@ -10,6 +10,7 @@ use rmcp::model::{Resource, Tool};
 use serde_json::{Map, Value};
 
 use super::arguments::Arguments;
+use super::cache::ListCache;
 use super::call::{Handler, Served};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
@@ -34,6 +35,7 @@ pub struct ServerBuilder {
     show_all: bool,
     tools: Vec<Served>,
     errors: Vec<String>,
+    list_cache: ListCache,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -73,7 +75,9 @@ impl ServerBuilder {
     }
 
     /// List every tool, discoverable ones included, and no meta-tools (for
-    /// clients that cannot search; HTTP clients can ask per request).
+    /// clients that cannot search). On 2025-11-25 sessions an HTTP client can
+    /// also ask per request; a 2026-07-28 `tools/list` follows only this
+    /// option, since it may not vary by connection.
     pub fn show_all(mut self, show_all: bool) -> Self {
         self.show_all = show_all;
         self
@@ -209,6 +213,24 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a client may keep `tools/list` and `resources/list` answers
+    /// (`ttlMs` on 2026-07-28; default 5 minutes). The catalog is fixed once
+    /// the server is built, so only a redeploy changes it: a longer time
+    /// saves re-fetches, `Duration::ZERO` asks clients not to keep lists.
+    pub fn list_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.list_cache.ttl = ttl;
+        self
+    }
+
+    /// Say that lists depend on the caller's authorization (a server that
+    /// hides tools from callers without the scopes they need): their
+    /// `cacheScope` is then `private`, so no shared cache hands one caller's
+    /// list to another. Default `false`: `public`, one catalog for everyone.
+    pub fn lists_depend_on_authorization(mut self, yes: bool) -> Self {
+        self.list_cache.per_caller = yes;
+        self
+    }
+
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on).
     pub fn build(mut self) -> Result<Server, ServerError> {
@@ -270,6 +292,7 @@ impl ServerBuilder {
                 by_name,
                 meta_tools,
                 resources: self.resources,
+                list_cache: self.list_cache,
             }),
         })
     }

@@ -36,8 +36,12 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let show_all = self.inner.show_all || show_all_requested(&context);
-        Ok(ListToolsResult::with_all_items(self.listed_tools(show_all)))
+        let mut result =
+            ListToolsResult::with_all_items(self.listed_tools(self.shows_all(&context)));
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -67,7 +71,7 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         if self.inner.resources.is_empty() {
             return Err(ErrorData::new(
@@ -76,13 +80,17 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        Ok(ListResourcesResult::with_all_items(
+        let mut result = ListResourcesResult::with_all_items(
             self.inner
                 .resources
                 .iter()
                 .map(|r| r.resource.clone())
                 .collect(),
-        ))
+        );
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
     }
 
     async fn read_resource(
@@ -124,17 +132,5 @@ impl ServerHandler for Server {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
         Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
-    }
-}
-
-/// Whether the request asks for every tool: over HTTP, `X-MCP-Show-All: true`
-/// or `?show_all=true`; never on stdio.
-fn show_all_requested(context: &RequestContext<RoleServer>) -> bool {
-    #[cfg(feature = "http")]
-    return super::http::show_all_requested(context);
-    #[cfg(not(feature = "http"))]
-    {
-        let _ = context;
-        false
     }
 }

@@ -23,11 +23,13 @@
 //!
 //! One job per file: `builder` assembles the tools, `call` runs one call
 //! (decoding, panics, cancellation, progress), `discovery` is the two
-//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP,
+//! meta-tools, `cache` what lists vary by and their cache hints, `handler`
+//! answers rmcp's requests, `http` serves Streamable HTTP,
 //! `log` is the default log filter.
 
 mod arguments;
 mod builder;
+mod cache;
 mod call;
 mod discovery;
 mod handler;
@@ -85,6 +87,7 @@ struct Inner {
     /// `tool_search` and `execute_tool`, when discoverable tools exist.
     meta_tools: Vec<Tool>,
     resources: Vec<StaticResource>,
+    list_cache: cache::ListCache,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone

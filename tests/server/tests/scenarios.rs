@@ -37,6 +37,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             "greet",
             "info",
             "progress",
+            "route",
             "slow",
             "stats",
             "tool_search"
@@ -412,7 +413,7 @@ async fn protocol_eras_discover_and_auto() {
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let tools = client.list_all_tools().await.expect("list");
-        assert_eq!(tools.len(), 11, "{label}");
+        assert_eq!(tools.len(), 12, "{label}");
         assert_eq!(
             text(&call(&client, "echo", json!({"text": "era"})).await),
             "era",
