@@ -16,9 +16,21 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 pub struct Recorder {
     /// The notifications, in the order they were handled.
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// Declare the tasks extension (SEP-2663) in the client's capabilities.
+    pub tasks: bool,
 }
 
 impl ClientHandler for Recorder {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        if self.tasks {
+            info.capabilities = rmcp::model::ClientCapabilities::builder()
+                .enable_tasks()
+                .build();
+        }
+        info
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
@@ -112,20 +124,27 @@ pub async fn http_client(url: &str) -> (Client, Recorder) {
 /// rmcp's client on Streamable HTTP at `url`, speaking 2026-07-28
 /// (`server/discover`, then independent requests with per-request metadata).
 pub async fn http_client_2026(url: &str) -> (Client, Recorder) {
+    http_client_as(url, Recorder::default(), true).await
+}
+
+/// rmcp's client `recorder` on Streamable HTTP at `url`: 2026-07-28
+/// (`server/discover`) when `modern`, else a 2025-11-25 session (`initialize`).
+pub async fn http_client_as(url: &str, recorder: Recorder, modern: bool) -> (Client, Recorder) {
     use rmcp::model::ProtocolVersion;
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-    let recorder = Recorder::default();
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    let mode = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
     let client = recorder
         .clone()
-        .serve_with_lifecycle(
-            transport,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
+        .serve_with_lifecycle(transport, mode)
         .await
-        .expect("discover over HTTP");
+        .expect("connect over HTTP");
     (client, recorder)
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{Resource, Tool};
 use serde_json::{Map, Value};
@@ -12,6 +13,9 @@ use serde_json::{Map, Value};
 use super::arguments::Arguments;
 use super::cache::ListCache;
 use super::call::{Handler, Served};
+use super::task::{DEFAULT_TASK_TTL, Tasks};
+use super::task_store::{InMemoryTaskStore, TaskStore};
+use super::wire::ListExtras;
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{ArgErrors, Conversion, Decoder, ParamSpec};
 use crate::metadata::ToolMetadata;
@@ -36,6 +40,9 @@ pub struct ServerBuilder {
     tools: Vec<Served>,
     errors: Vec<String>,
     list_cache: ListCache,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Option<Duration>,
+    list_extras: ListExtras,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -118,8 +125,14 @@ impl ServerBuilder {
         self.name.get_or_insert_with(|| name.to_owned());
         self.version.get_or_insert_with(|| version.to_owned());
         for entry in entries {
-            let tool: Tool = match serde_json::from_str(entry.entry_json) {
-                Ok(tool) => tool,
+            let parsed = serde_json::from_str::<Value>(entry.entry_json).and_then(|json| {
+                serde_json::from_value::<Tool>(json.clone()).map(|tool| (json, tool))
+            });
+            let tool: Tool = match parsed {
+                Ok((json, tool)) => {
+                    self.list_extras.record(&json, &tool);
+                    tool
+                }
                 Err(e) => {
                     self.errors
                         .push(format!("the entry of `{}` is not a tool: {e}", entry.name));
@@ -132,6 +145,7 @@ impl ServerBuilder {
                 discoverable: entry.discoverable,
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
+                task: entry.task,
             });
         }
         self
@@ -146,8 +160,12 @@ impl ServerBuilder {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
         O: IntoToolOutput + 'static,
     {
-        let tool: Tool = match serde_json::from_value(metadata.to_tools_list_entry()) {
-            Ok(tool) => tool,
+        let entry = metadata.to_tools_list_entry();
+        let tool: Tool = match serde_json::from_value(entry.clone()) {
+            Ok(tool) => {
+                self.list_extras.record(&entry, &tool);
+                tool
+            }
             Err(e) => {
                 self.errors.push(format!(
                     "the entry of `{}` is not a tool: {e}",
@@ -183,6 +201,7 @@ impl ServerBuilder {
             discoverable: metadata.discoverable,
             keywords: metadata.keywords.clone(),
             handler: erased,
+            task: metadata.task,
         });
         self
     }
@@ -217,7 +236,7 @@ impl ServerBuilder {
     /// (`ttlMs` on 2026-07-28; default 5 minutes). The catalog is fixed once
     /// the server is built, so only a redeploy changes it: a longer time
     /// saves re-fetches, `Duration::ZERO` asks clients not to keep lists.
-    pub fn list_ttl(mut self, ttl: std::time::Duration) -> Self {
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
         self.list_cache.ttl = ttl;
         self
     }
@@ -228,6 +247,23 @@ impl ServerBuilder {
     /// list to another. Default `false`: `public`, one catalog for everyone.
     pub fn lists_depend_on_authorization(mut self, yes: bool) -> Self {
         self.list_cache.per_caller = yes;
+        self
+    }
+
+    /// Where tasks are kept (default: an [`InMemoryTaskStore`] of at most
+    /// 1000 tasks). Several instances behind a round-robin balancer share one
+    /// store, such as Redis or a database; see [`TaskStore`] for what it must
+    /// guarantee.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task and its result are kept after the call that started
+    /// it (default 1 hour). A task still running then is cancelled, so no
+    /// work outlives it.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = Some(ttl);
         self
     }
 
@@ -293,6 +329,12 @@ impl ServerBuilder {
                 meta_tools,
                 resources: self.resources,
                 list_cache: self.list_cache,
+                tasks: Tasks::new(
+                    self.task_store
+                        .unwrap_or_else(|| Arc::new(InMemoryTaskStore::default())),
+                    self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
+                ),
+                list_extras: Arc::new(self.list_extras),
             }),
         })
     }

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::{Server, discovery};
+use crate::metadata::TaskSupport;
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
 /// A tool's handler, erased: arguments and context in, outcome out.
@@ -25,6 +26,8 @@ pub(super) struct Served {
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
     pub(super) handler: Handler,
+    /// Whether calls may or must run as tasks.
+    pub(super) task: TaskSupport,
 }
 
 /// What a handler needs of the client behind its call: the call's
@@ -34,6 +37,8 @@ pub(crate) struct Link {
     pub(crate) cancel: CancellationToken,
     pub(super) peer: Peer<RoleServer>,
     pub(super) progress_token: Option<ProgressToken>,
+    /// For a call run as a task: progress goes to the task's status message.
+    pub(super) task: Option<super::task::TaskProgress>,
 }
 
 impl fmt::Debug for Link {
@@ -47,6 +52,9 @@ impl fmt::Debug for Link {
 
 impl Link {
     pub(crate) async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(task) = &self.task {
+            task.report(progress, total, message).await;
+        }
         let Some(token) = &self.progress_token else {
             return;
         };

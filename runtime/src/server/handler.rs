@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorCode, GetTaskParams,
+    GetTaskResult, Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -25,6 +26,8 @@ impl ServerHandler for Server {
                 .enable_resources()
                 .build()
         };
+        let mut capabilities = capabilities;
+        self.declare_tasks(&mut capabilities);
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
@@ -49,10 +52,16 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A tool with `task` metadata, called by a client that can poll:
+        // answered with a task handle, the handler running on.
+        if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
+            return Ok(response);
+        }
         let link = Link {
             cancel: context.ct.clone(),
             progress_token: context.meta.get_progress_token(),
             peer: context.peer.clone(),
+            task: None,
         };
         let args = request.arguments.unwrap_or_default();
         match self.route(&request.name, args, link).await {
@@ -128,6 +137,22 @@ impl ServerHandler for Server {
                 .find(|t| t.name == name)
                 .cloned(),
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.task_state(&request.task_id).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_by_id(&request.task_id).await
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {

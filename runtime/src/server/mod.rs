@@ -25,7 +25,8 @@
 //! (decoding, panics, cancellation, progress), `discovery` is the two
 //! meta-tools, `cache` what lists vary by and their cache hints, `handler`
 //! answers rmcp's requests, `http` serves Streamable HTTP,
-//! `log` is the default log filter.
+//! `log` is the default log filter, `task` runs calls as tasks kept in a
+//! `task_store`, `wire` puts back what rmcp's `Tool` drops from an entry.
 
 mod arguments;
 mod builder;
@@ -35,7 +36,12 @@ mod discovery;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_list;
 mod log;
+mod task;
+mod task_store;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -48,6 +54,9 @@ pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
+pub use task_store::{
+    InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
+};
 
 use crate::BoxFuture;
 use builder::StaticResource;
@@ -88,6 +97,9 @@ struct Inner {
     meta_tools: Vec<Tool>,
     resources: Vec<StaticResource>,
     list_cache: cache::ListCache,
+    tasks: task::Tasks,
+    /// What rmcp's `Tool` drops from the entries, put back on the wire.
+    list_extras: Arc<wire::ListExtras>,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
@@ -143,7 +155,12 @@ impl Server {
 
     async fn run_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt;
-        let running = match self.serve(rmcp::transport::stdio()).await {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = wire::Patched {
+            inner: rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout),
+            extras: self.inner.list_extras.clone(),
+        };
+        let running = match self.serve(transport).await {
             Ok(running) => running,
             // The client went away before saying anything: nothing to serve.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

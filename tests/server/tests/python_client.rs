@@ -21,7 +21,7 @@ fn client(mode: &str, target: &[&str]) -> Value {
 
 fn expected() -> Value {
     json!({
-        "tools": ["boom", "cancellations", "echo", "execute_tool", "fail", "greet", "info", "progress", "route", "slow", "stats", "tool_search"],
+        "tools": ["boom", "cancellations", "echo", "execute_tool", "export", "fail", "greet", "info", "job", "progress", "route", "slow", "stats", "tool_search"],
         "echo": {"text": "hi hi", "is_error": false},
         "stats": {"structured": {"count": 3, "mean": 3.0}, "is_error": false},
         "greet": "hello Py",
