@@ -24,9 +24,14 @@ impl ClientHandler for Recorder {
     fn get_info(&self) -> rmcp::model::ClientConfig {
         let mut info = rmcp::model::ClientConfig::default();
         if self.tasks {
-            info.capabilities = rmcp::model::ClientCapabilities::builder()
-                .enable_tasks()
-                .build();
+            // Built by hand: rmcp's capability builders need its server feature.
+            info.capabilities.extensions = Some(
+                [(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    rmcp::model::JsonObject::new(),
+                )]
+                .into(),
+            );
         }
         info
     }
