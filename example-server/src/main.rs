@@ -116,9 +116,20 @@ Press Ctrl-D to stop.";
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    // rmcp's per-request INFO lines stay out unless RUST_LOG asks for them.
+    use tracing_subscriber::prelude::*;
+    let filter: tracing_subscriber::filter::Targets = toolmetadata::server::log_filter()
+        .parse()
+        .unwrap_or_else(|_| {
+            toolmetadata::server::DEFAULT_LOG_FILTER
+                .parse()
+                .unwrap_or_default()
+        });
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        .finish()
+        .with(filter)
         .init();
     if cli.list {
         print!("{}", catalog::table(cli.read_only));

@@ -72,7 +72,7 @@ impl Context {
     pub fn is_cancelled(&self) -> bool {
         #[cfg(feature = "server")]
         if let Some(link) = &self.link {
-            return link.request.ct.is_cancelled();
+            return link.cancel.is_cancelled();
         }
         false
     }
@@ -82,7 +82,7 @@ impl Context {
     pub async fn cancelled(&self) {
         #[cfg(feature = "server")]
         if let Some(link) = &self.link {
-            return link.request.ct.cancelled().await;
+            return link.cancel.cancelled().await;
         }
         std::future::pending::<()>().await
     }

@@ -182,6 +182,18 @@ rules! {
     /// A tool name MCP allows but OpenAI's and Anthropic's tool-use APIs
     /// refuse (anything but `^[a-zA-Z0-9_-]{1,64}$`); a warning by default.
     ClientToolName => "client-tool-name",
+    /// `header` on a parameter that is not `string`, `int` or `bool`.
+    HeaderOnWrongType => "header-on-wrong-type",
+    /// An empty `header`.
+    EmptyHeader => "empty-header",
+    /// A `header` that is not an HTTP token (RFC 9110 `tchar`s).
+    BadHeaderName => "bad-header-name",
+    /// Two parameters of one tool with one `header` (case-insensitively).
+    DuplicateHeader => "duplicate-header",
+    /// `header` on an `output` parameter.
+    HeaderInOutput => "header-in-output",
+    /// A `task` other than `forbidden`, `optional` or `required`.
+    BadTask => "bad-task",
 }
 
 impl fmt::Display for Rule {

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
 use crate::args::{ArgErrors, Conversion, Map};
+use crate::metadata::TaskSupport;
 use crate::result::{ToolError, ToolOutput, ToolResult};
 
 /// A boxed, sendable future.
@@ -23,6 +24,8 @@ pub struct ToolEntry {
     pub discoverable: bool,
     /// Words `tool_search` matches.
     pub keywords: &'static [&'static str],
+    /// Whether a call runs as a task (`task` in the metadata).
+    pub task: TaskSupport,
     /// The `[confirm]` question, asked before the handler runs.
     pub confirm: Option<ConfirmEntry>,
 }
@@ -45,6 +48,7 @@ impl ToolEntry {
             discoverable: false,
             keywords: &[],
             confirm: None,
+            task: TaskSupport::Forbidden,
         }
     }
 
@@ -70,6 +74,12 @@ impl ToolEntry {
     /// Hidden from a plain `tools/list`, found by `tool_search`.
     pub const fn discoverable(mut self) -> Self {
         self.discoverable = true;
+        self
+    }
+
+    /// Runs as a task when the client can (`Optional`) or always (`Required`).
+    pub const fn task(mut self, task: TaskSupport) -> Self {
+        self.task = task;
         self
     }
 }

@@ -8,7 +8,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationPar
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// A client that records the progress notifications it receives.
@@ -16,9 +16,26 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 pub struct Recorder {
     /// The notifications, in the order they were handled.
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// Declare the tasks extension (SEP-2663) in the client's capabilities.
+    pub tasks: bool,
 }
 
 impl ClientHandler for Recorder {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        if self.tasks {
+            // Built by hand: rmcp's capability builders need its server feature.
+            info.capabilities.extensions = Some(
+                [(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    rmcp::model::JsonObject::new(),
+                )]
+                .into(),
+            );
+        }
+        info
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
@@ -53,6 +70,8 @@ pub struct HttpServer {
     pub child: tokio::process::Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    /// The lines the server wrote on stderr after announcing its address.
+    pub logs: Arc<Mutex<Vec<String>>>,
 }
 
 /// Starts `bin --http 127.0.0.1:0 ARGS…` and waits for the
@@ -63,6 +82,8 @@ pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        // The default log level is what the tests look at.
+        .env_remove("RUST_LOG")
         .kill_on_drop(true)
         .spawn()
         .expect("spawn the server");
@@ -78,9 +99,19 @@ pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
             break line[at + "listening on ".len()..].trim().to_owned();
         }
     };
-    // Keep draining the logs so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    HttpServer { child, url }
+    // Keep draining the logs so the server never blocks on a full pipe; keep
+    // the first ones for tests that look at what the server says.
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let kept = logs.clone();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let mut kept = kept.lock().expect("lock");
+            if kept.len() < 10_000 {
+                kept.push(line);
+            }
+        }
+    });
+    HttpServer { child, url, logs }
 }
 
 /// rmcp's client on Streamable HTTP at `url`.
@@ -92,6 +123,33 @@ pub async fn http_client(url: &str) -> (Client, Recorder) {
         .serve(transport)
         .await
         .expect("initialize over HTTP");
+    (client, recorder)
+}
+
+/// rmcp's client on Streamable HTTP at `url`, speaking 2026-07-28
+/// (`server/discover`, then independent requests with per-request metadata).
+pub async fn http_client_2026(url: &str) -> (Client, Recorder) {
+    http_client_as(url, Recorder::default(), true).await
+}
+
+/// rmcp's client `recorder` on Streamable HTTP at `url`: 2026-07-28
+/// (`server/discover`) when `modern`, else a 2025-11-25 session (`initialize`).
+pub async fn http_client_as(url: &str, recorder: Recorder, modern: bool) -> (Client, Recorder) {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    let mode = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    let client = recorder
+        .clone()
+        .serve_with_lifecycle(transport, mode)
+        .await
+        .expect("connect over HTTP");
     (client, recorder)
 }
 
@@ -124,4 +182,52 @@ pub fn is_error(result: &CallToolResult) -> bool {
 /// The text of the result parsed as JSON (`Null` when it is not JSON).
 pub fn json_of(result: &CallToolResult) -> Value {
     serde_json::from_str(&text(result)).unwrap_or(Value::Null)
+}
+
+/// A 2026-07-28 request body: the per-request `_meta` rmcp requires.
+pub fn request_2026(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// POSTs a 2026-07-28 request with its standard headers plus `extra`; the
+/// status and the body text (JSON or SSE).
+pub async fn post_2026(
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    extra: &[(&str, &str)],
+    body: String,
+) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    for (k, v) in extra {
+        request = request.header(*k, *v);
+    }
+    let response = request.body(body).send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+/// The JSON-RPC message of a response body, whether JSON or one SSE event
+/// (`Null` when there is none).
+pub fn message_of(body: &str) -> Value {
+    let json = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|d| !d.is_empty())
+        .unwrap_or(body.trim());
+    serde_json::from_str(json).unwrap_or(Value::Null)
 }

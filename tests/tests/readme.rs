@@ -56,3 +56,22 @@ fn the_diagnostic_shown_in_the_readme_is_what_the_build_prints() {
     let shown = rendered.split(", array:int").next().expect("help line");
     assert!(readme.contains(shown), "README should show:\n{rendered}");
 }
+
+#[test]
+fn the_header_and_task_example_renders_what_the_readme_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let (_, after) = readme
+        .split_once("<!-- checked: tests/tests/readme.rs -->\n```toml\n")
+        .expect("the header and task example");
+    let (toml, _) = after.split_once("\n```").expect("closing fence");
+    let tool = toolmetadata::ToolMetadata::from_toml_str("export_notes", toml).expect("loads");
+    let entry = tool.to_tools_list_entry();
+    assert_eq!(
+        entry["inputSchema"]["properties"]["notebook"]["x-mcp-header"],
+        "Notebook"
+    );
+    assert_eq!(entry["execution"]["taskSupport"], "optional");
+}

@@ -8,7 +8,7 @@
 
 use proc_macro2::{Ident, Literal as Lit, Span, TokenStream};
 use quote::{format_ident, quote};
-use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, Unsupported};
+use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, TaskSupport, Unsupported};
 
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
@@ -498,6 +498,18 @@ fn entry(tool: &Tool) -> TokenStream {
     let keywords = &tool.keywords;
     let keywords = (!keywords.is_empty()).then(|| quote!(.keywords(&[#(#keywords),*])));
     let discoverable = tool.discoverable.then(|| quote!(.discoverable()));
+    // The server decides per call whether to run a task; the JSON says it
+    // too, but a flag saves parsing it on every call.
+    let task = match tool.task {
+        TaskSupport::Forbidden => None,
+        TaskSupport::Optional => {
+            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Optional)))
+        }
+        TaskSupport::Required => {
+            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Required)))
+        }
+    };
+
     let confirm = tool.confirm.as_ref().map(|c| {
         let message = &c.message;
         let unsupported = match c.unsupported {
@@ -506,7 +518,7 @@ fn entry(tool: &Tool) -> TokenStream {
         };
         quote!(.confirm(#message, ::toolmetadata::metadata::Unsupported::#unsupported))
     });
-    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #confirm)
+    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

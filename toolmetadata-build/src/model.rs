@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use toolmetadata::metadata::{Confirm, ParamType, ScalarType, ToolMetadata, ToolParameter, names};
+use toolmetadata::metadata::{
+    Confirm, ParamType, ScalarType, TaskSupport, ToolMetadata, ToolParameter, names,
+};
 
 use crate::load::{LoadedTool, shown};
 
@@ -28,6 +30,7 @@ pub(crate) struct Tool {
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
     pub(crate) confirm: Option<Confirm>,
+    pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
     pub(crate) outputs: Vec<Field>,
     pub(crate) enums: Vec<Enum>,
@@ -175,6 +178,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         discoverable: tool.discoverable,
         keywords: tool.keywords.clone(),
         confirm: tool.confirm.clone(),
+        task: tool.task,
         params,
         outputs,
         enums,

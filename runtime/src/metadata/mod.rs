@@ -48,8 +48,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use types::{
-    Confirm, Constraints, Hints, Icon, Literal, MessagePart, Number, ParamType, ScalarType, Theme,
-    ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility, message_parts,
+    Confirm, Constraints, Hints, Icon, Literal, MessagePart, Number, ParamType, ScalarType,
+    TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
+    message_parts,
 };
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};

@@ -43,6 +43,8 @@ pub(crate) struct RawTool {
     pub(crate) ui: Option<Sp<RawUi>>,
     pub(crate) icons: Vec<RawIcon>,
     pub(crate) confirm: Option<Sp<RawConfirm>>,
+    /// `task` (ext): whether the tool runs as a task.
+    pub(crate) task: Option<Sp<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +70,8 @@ pub(crate) struct RawParam {
     pub(crate) pattern: Option<Sp<String>>,
     pub(crate) min_items: Option<Sp<u64>>,
     pub(crate) max_items: Option<Sp<u64>>,
+    /// `header` (ext): the HTTP header the argument is mirrored into.
+    pub(crate) header: Option<Sp<String>>,
 }
 
 impl RawParam {
@@ -130,6 +134,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "icons",
     "output",
     "confirm",
+    "task",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -145,6 +150,7 @@ const PARAM_KEYS: &[&str] = &[
     "pattern",
     "minItems",
     "maxItems",
+    "header",
 ];
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
@@ -181,6 +187,7 @@ impl Reader<'_> {
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
                 "icons" => tool.icons = self.icons(entry),
+                "task" => tool.task = self.string(entry, place),
                 _ => {}
             }
         }
@@ -434,6 +441,7 @@ self.report.error(
                 "pattern" => param.pattern = self.string(entry, place),
                 "minItems" => param.min_items = self.count(entry, place),
                 "maxItems" => param.max_items = self.count(entry, place),
+                "header" => param.header = self.string(entry, place),
                 _ => {}
             }
         }

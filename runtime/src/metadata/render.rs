@@ -7,7 +7,9 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::types::{Constraints, Icon, Literal, Number, ParamType, ToolMetadata, ToolParameter};
+use super::types::{
+    Constraints, Icon, Literal, Number, ParamType, TaskSupport, ToolMetadata, ToolParameter,
+};
 
 impl ToolMetadata {
     /// The `tools/list` entry as a JSON value.
@@ -60,6 +62,22 @@ impl Serialize for Entry<'_> {
                 &tool.icons.iter().map(IconView).collect::<Vec<_>>(),
             )?;
         }
+        // 2025-11-25 (SEP-1686): only a tool that can run as a task says so;
+        // "forbidden" is the spec's default and left out, as Go renders nothing.
+        if tool.task != TaskSupport::Forbidden {
+            map.serialize_entry("execution", &Execution(tool.task))?;
+        }
+        map.end()
+    }
+}
+
+/// `{"taskSupport": "optional"}`.
+struct Execution(TaskSupport);
+
+impl Serialize for Execution {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("taskSupport", self.0.as_str())?;
         map.end()
     }
 }
@@ -197,6 +215,9 @@ impl Serialize for Property<'_> {
         }
         if let Some(default) = &p.default {
             map.serialize_entry("default", &LiteralView(default))?;
+        }
+        if let Some(header) = &p.header {
+            map.serialize_entry("x-mcp-header", header)?;
         }
         map.end()
     }

@@ -30,6 +30,8 @@ pub struct ToolMetadata {
     /// `[confirm]` (ext): the question the server asks the person before the
     /// handler runs.
     pub confirm: Option<Confirm>,
+    /// Whether a call may, must or must not run as a task (ext, `task`).
+    pub task: TaskSupport,
 }
 
 impl ToolMetadata {
@@ -45,6 +47,42 @@ impl ToolMetadata {
     /// The parameter called `name`.
     pub fn parameter(&self, name: &str) -> Option<&ToolParameter> {
         self.parameters.iter().find(|p| p.name == name)
+    }
+}
+
+/// Whether a tool's calls run as tasks (`task`, rendered as
+/// `execution.taskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskSupport {
+    /// Never a task (the default, and what a tool without `task` says).
+    #[default]
+    Forbidden,
+    /// A task when the client asks for or supports one, a plain call otherwise.
+    Optional,
+    /// Only as a task: a client that cannot use tasks is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// Every value, in documentation order.
+    pub const ALL: [TaskSupport; 3] = [
+        TaskSupport::Forbidden,
+        TaskSupport::Optional,
+        TaskSupport::Required,
+    ];
+
+    /// The spelling in the format and on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// The value spelled `s` exactly, if any.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
     }
 }
 
@@ -85,6 +123,9 @@ pub struct ToolParameter {
     pub default: Option<Literal>,
     /// Constraints (ext).
     pub constraints: Constraints,
+    /// The HTTP header the argument is mirrored into (ext, `header`): rendered
+    /// as `x-mcp-header`, sent by clients as `Mcp-Param-<header>`.
+    pub header: Option<String>,
 }
 
 /// A parameter type: a scalar or an array of scalars.

@@ -12,9 +12,13 @@ use rmcp::model::{RequestStateCodec, Tool};
 
 use super::arguments::Arguments;
 use super::asker::AskSettings;
+use super::cache::ListCache;
 use super::call::{Handler, Served};
 use super::prompts::{Completes, ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
+use super::task::{DEFAULT_TASK_TTL, Tasks};
+use super::task_store::{InMemoryTaskStore, TaskStore};
+use super::wire::ListExtras;
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
@@ -39,6 +43,10 @@ pub struct ServerBuilder {
     ask_timeout: Option<Duration>,
     /// Shared with the handlers of run-time tools (see `strict_arguments`).
     strict: Arc<AtomicBool>,
+    list_cache: ListCache,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: Option<Duration>,
+    list_extras: ListExtras,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -78,7 +86,9 @@ impl ServerBuilder {
     }
 
     /// List every tool, discoverable ones included, and no meta-tools (for
-    /// clients that cannot search; HTTP clients can ask per request).
+    /// clients that cannot search). On 2025-11-25 sessions an HTTP client can
+    /// also ask per request; a 2026-07-28 `tools/list` follows only this
+    /// option, since it may not vary by connection.
     pub fn show_all(mut self, show_all: bool) -> Self {
         self.show_all = show_all;
         self
@@ -141,8 +151,15 @@ impl ServerBuilder {
         self.name.get_or_insert_with(|| name.to_owned());
         self.version.get_or_insert_with(|| version.to_owned());
         for entry in entries {
-            let tool: Tool = match serde_json::from_str(entry.entry_json) {
-                Ok(tool) => tool,
+            let parsed =
+                serde_json::from_str::<serde_json::Value>(entry.entry_json).and_then(|json| {
+                    serde_json::from_value::<Tool>(json.clone()).map(|tool| (json, tool))
+                });
+            let tool: Tool = match parsed {
+                Ok((json, tool)) => {
+                    self.list_extras.record(&json, &tool);
+                    tool
+                }
                 Err(e) => {
                     self.errors
                         .push(format!("the entry of `{}` is not a tool: {e}", entry.name));
@@ -161,6 +178,7 @@ impl ServerBuilder {
                         unsupported: c.unsupported,
                     })
                 }),
+                task: entry.task,
             });
         }
         self
@@ -185,8 +203,12 @@ impl ServerBuilder {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
         O: IntoToolOutput + 'static,
     {
-        let tool: Tool = match serde_json::from_value(metadata.to_tools_list_entry()) {
-            Ok(tool) => tool,
+        let entry = metadata.to_tools_list_entry();
+        let tool: Tool = match serde_json::from_value(entry.clone()) {
+            Ok(tool) => {
+                self.list_extras.record(&entry, &tool);
+                tool
+            }
             Err(e) => {
                 self.errors.push(format!(
                     "the entry of `{}` is not a tool: {e}",
@@ -225,6 +247,7 @@ impl ServerBuilder {
             keywords: metadata.keywords.clone(),
             handler: erased,
             confirm: metadata.confirm.clone().map(Arc::new),
+            task: metadata.task,
         });
         self
     }
@@ -234,6 +257,41 @@ impl ServerBuilder {
     /// `.retain(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true))`.
     pub fn retain(mut self, keep: impl Fn(&Tool) -> bool) -> Self {
         self.tools.retain(|t| keep(&t.tool));
+        self
+    }
+
+    /// How long a client may keep `tools/list` and `resources/list` answers
+    /// (`ttlMs` on 2026-07-28; default 5 minutes). The catalog is fixed once
+    /// the server is built, so only a redeploy changes it: a longer time
+    /// saves re-fetches, `Duration::ZERO` asks clients not to keep lists.
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_cache.ttl = ttl;
+        self
+    }
+
+    /// Say that lists depend on the caller's authorization (a server that
+    /// hides tools from callers without the scopes they need): their
+    /// `cacheScope` is then `private`, so no shared cache hands one caller's
+    /// list to another. Default `false`: `public`, one catalog for everyone.
+    pub fn lists_depend_on_authorization(mut self, yes: bool) -> Self {
+        self.list_cache.per_caller = yes;
+        self
+    }
+
+    /// Where tasks are kept (default: an [`InMemoryTaskStore`] of at most
+    /// 1000 tasks). Several instances behind a round-robin balancer share one
+    /// store, such as Redis or a database; see [`TaskStore`] for what it must
+    /// guarantee.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task and its result are kept after the call that started
+    /// it (default 1 hour). A task still running then is cancelled, so no
+    /// work outlives it.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = Some(ttl);
         self
     }
 
@@ -311,6 +369,13 @@ impl ServerBuilder {
                 prompts: self.prompts,
                 completions: self.completions,
                 ask,
+                list_cache: self.list_cache,
+                tasks: Tasks::new(
+                    self.task_store
+                        .unwrap_or_else(|| Arc::new(InMemoryTaskStore::default())),
+                    self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
+                ),
+                list_extras: Arc::new(self.list_extras),
             }),
         })
     }

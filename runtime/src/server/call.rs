@@ -9,9 +9,11 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, Tool};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
 use super::asker::Asker;
 use super::{Server, discovery};
+use crate::metadata::TaskSupport;
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
 /// A tool's handler, erased: arguments and context in, outcome out.
@@ -26,6 +28,8 @@ pub(super) struct Served {
     pub(super) keywords: Vec<String>,
     pub(super) handler: Handler,
     pub(super) confirm: Option<Arc<crate::metadata::Confirm>>,
+    /// Whether calls may or must run as tasks.
+    pub(super) task: TaskSupport,
 }
 
 /// What a handler's [`Context`] holds of the request behind its call: the
@@ -34,20 +38,29 @@ pub(super) struct Served {
 #[derive(Clone)]
 pub(crate) struct Link {
     pub(crate) request: Arc<RequestContext<RoleServer>>,
+    /// The call's cancellation: the request's own, or a task's, which
+    /// outlives the request.
+    pub(crate) cancel: CancellationToken,
     pub(crate) asker: Arc<Asker>,
+    /// For a call run as a task: progress goes to the task's status message.
+    pub(super) task: Option<super::task::TaskProgress>,
 }
 
 impl fmt::Debug for Link {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Link")
             .field("id", &self.request.id)
-            .field("cancelled", &self.request.ct.is_cancelled())
+            .field("cancelled", &self.cancel.is_cancelled())
             .finish()
     }
 }
 
 impl Link {
     pub(crate) async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(task) = &self.task {
+            task.report(progress, total, message).await;
+            return;
+        }
         let Some(token) = self.request.meta.get_progress_token() else {
             return;
         };
@@ -91,7 +104,7 @@ impl Server {
     ) -> CallToolResult {
         let served = &self.inner.tools[index];
         let name = served.tool.name.to_string();
-        let cancel = link.request.ct.clone();
+        let cancel = link.cancel.clone();
         let cx = Context::connected(&name, link, served.confirm.clone());
         let task = tokio::spawn((served.handler)(args, cx));
         let abort = task.abort_handle();
@@ -99,7 +112,8 @@ impl Server {
             joined = task => joined,
             () = cancel.cancelled() => {
                 abort.abort();
-                tracing::info!(tool = %name, "call cancelled by the client");
+                // Per request, so below INFO: a busy server would log little else.
+                tracing::debug!(tool = %name, "call cancelled by the client");
                 return error(format!("the call of `{name}` was cancelled"));
             }
         };

@@ -5,11 +5,12 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CompletionInfo, ErrorCode, GetPromptRequestParams, GetPromptResponse,
+    GetTaskParams, GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -34,6 +35,7 @@ impl ServerHandler for Server {
         if !self.inner.completions.is_empty() {
             capabilities.completions = Some(Default::default());
         }
+        self.declare_tasks(&mut capabilities);
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
@@ -45,8 +47,12 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let show_all = self.inner.show_all || show_all_requested(&context);
-        Ok(ListToolsResult::with_all_items(self.listed_tools(show_all)))
+        let mut result =
+            ListToolsResult::with_all_items(self.listed_tools(self.shows_all(&context)));
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -54,10 +60,17 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A tool with `task` metadata, called by a client that can poll:
+        // answered with a task handle, the handler running on.
+        if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
+            return Ok(response);
+        }
         let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
         let link = Link {
+            cancel: context.ct.clone(),
             request: Arc::new(context),
             asker: asker.clone(),
+            task: None,
         };
         let args = request.arguments.unwrap_or_default();
         let Some(result) = self.route(&request.name, args, link).await else {
@@ -81,7 +94,7 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         if !self.serves_resources() {
             return Err(ErrorData::new(
@@ -90,13 +103,17 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        Ok(ListResourcesResult::with_all_items(
+        let mut result = ListResourcesResult::with_all_items(
             self.inner
                 .resources
                 .iter()
                 .map(|r| r.resource.clone())
                 .collect(),
-        ))
+        );
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -288,6 +305,22 @@ impl ServerHandler for Server {
         }
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.task_state(&request.task_id).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_by_id(&request.task_id).await
+    }
+
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
         Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
@@ -303,20 +336,10 @@ impl Server {
 /// ask the person (questions are for tools).
 fn plain_context(name: &str, context: RequestContext<RoleServer>) -> Context {
     let link = Link {
+        cancel: context.ct.clone(),
         request: Arc::new(context),
         asker: Arc::new(Asker::unsupported()),
+        task: None,
     };
     Context::connected(name, link, None)
-}
-
-/// Whether the request asks for every tool: over HTTP, `X-MCP-Show-All: true`
-/// or `?show_all=true`; never on stdio.
-fn show_all_requested(context: &RequestContext<RoleServer>) -> bool {
-    #[cfg(feature = "http")]
-    return super::http::show_all_requested(context);
-    #[cfg(not(feature = "http"))]
-    {
-        let _ = context;
-        false
-    }
 }

@@ -270,9 +270,19 @@ impl Server {
             max_body_bytes: options.max_body_bytes,
             body_read_timeout: options.body_read_timeout,
         });
-        let router = axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn_with_state(guard, check));
+        let mut router = axum::Router::new().nest_service("/mcp", service);
+        if !self.inner.list_extras.is_empty() {
+            // Inside the guard: only accepted requests get this far.
+            let patch = Arc::new(super::http_list::ListPatch {
+                extras: self.inner.list_extras.clone(),
+                max_body_bytes: options.max_body_bytes,
+            });
+            router = router.layer(axum::middleware::from_fn_with_state(
+                patch,
+                super::http_list::patch_tools_list,
+            ));
+        }
+        let router = router.layer(axum::middleware::from_fn_with_state(guard, check));
         tracing::info!(addr = %options.addr, "serving MCP over Streamable HTTP at /mcp");
         Ok(HttpServer {
             listener,

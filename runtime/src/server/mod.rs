@@ -23,19 +23,29 @@
 //!
 //! One job per file: `builder` assembles the tools, `call` runs one call
 //! (decoding, panics, cancellation, progress), `discovery` is the two
-//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP.
+//! meta-tools, `cache` what lists vary by and their cache hints, `handler`
+//! answers rmcp's requests, `http` serves Streamable HTTP,
+//! `log` is the default log filter, `task` runs calls as tasks kept in a
+//! `task_store`, `wire` puts back what rmcp's `Tool` drops from an entry.
 
 mod arguments;
 mod asker;
 mod builder;
+mod cache;
 mod call;
 mod discovery;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_list;
+mod log;
 mod prompts;
 mod resources;
+mod task;
+mod task_store;
 mod uri_template;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -47,9 +57,13 @@ pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
+pub use log::{DEFAULT_LOG_FILTER, log_filter};
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
+pub use task_store::{
+    InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
+};
 
 use crate::BoxFuture;
 pub(crate) use call::Link;
@@ -94,6 +108,10 @@ struct Inner {
     prompts: Vec<ServedPrompt>,
     completions: Vec<ServedCompletion>,
     ask: asker::AskSettings,
+    list_cache: cache::ListCache,
+    tasks: task::Tasks,
+    /// What rmcp's `Tool` drops from the entries, put back on the wire.
+    list_extras: Arc<wire::ListExtras>,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
@@ -149,7 +167,12 @@ impl Server {
 
     async fn run_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt;
-        let running = match self.serve(rmcp::transport::stdio()).await {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = wire::Patched {
+            inner: rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout),
+            extras: self.inner.list_extras.clone(),
+        };
+        let running = match self.serve(transport).await {
             Ok(running) => running,
             // The client went away before saying anything: nothing to serve.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {

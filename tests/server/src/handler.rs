@@ -57,12 +57,30 @@ impl Tools for Handler {
             .into())
     }
 
+    async fn export(&self, _: ExportArgs, _: Context) -> ToolResult {
+        Ok("exported".into())
+    }
+
     async fn fail(&self, _: FailArgs, _: Context) -> ToolResult {
         Err(ToolError::new("fail: this tool always fails"))
     }
 
     async fn info(&self, _: InfoArgs, _: Context) -> ToolResult {
         ToolOutput::json(&serde_json_value())
+    }
+
+    async fn job(&self, args: JobArgs, cx: Context) -> ToolResult {
+        let seconds = args.seconds.max(0);
+        cx.progress(0.0, Some(seconds as f64), Some("started"))
+            .await;
+        let counter = self.cancellations.clone();
+        let watcher = cx.clone();
+        tokio::spawn(async move {
+            watcher.cancelled().await;
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_secs(seconds as u64)).await;
+        Ok(format!("job done after {seconds} s").into())
     }
 
     async fn progress(&self, args: ProgressArgs, cx: Context) -> ToolResult {
@@ -84,6 +102,14 @@ impl Tools for Handler {
     async fn remove(&self, args: RemoveArgs, _: Context) -> ToolResult {
         let run = self.confirmed_runs.fetch_add(1, Ordering::SeqCst) + 1;
         Ok(format!("removed {} (run #{run})", args.path).into())
+    }
+
+    async fn route(&self, args: RouteArgs, _: Context) -> ToolResult {
+        Ok(match args.shard {
+            Some(shard) => format!("routed to {} shard {shard}", args.region),
+            None => format!("routed to {}", args.region),
+        }
+        .into())
     }
 
     async fn search_text(&self, args: SearchTextArgs, _: Context) -> ToolResult {

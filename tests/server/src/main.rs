@@ -107,9 +107,22 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
+    use tracing_subscriber::prelude::*;
+    let filter: tracing_subscriber::filter::Targets = toolmetadata::server::log_filter()
+        .parse()
+        .unwrap_or_else(|e| {
+            eprintln!("RUST_LOG: {e}");
+            toolmetadata::server::DEFAULT_LOG_FILTER
+                .parse()
+                .unwrap_or_default()
+        });
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(false),
+        )
+        .with(filter)
         .init();
     let options = match parse(std::env::args().skip(1)) {
         Ok(o) => o,

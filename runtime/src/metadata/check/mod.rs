@@ -1,11 +1,13 @@
 //! Raw tool → checked [`ToolMetadata`]: every rule of FORMAT.md that is about
 //! meaning rather than syntax, every error collected. One file per part of a
 //! tool: `param` (names, types, enums), `constraint` (bounds, lengths,
-//! patterns, defaults), `ui` (`[ui]` and icons); this one the tool itself.
+//! patterns, defaults), `ui` (`[ui]` and icons), `protocol` (`header`, `task`);
+//! this one the tool itself.
 
 mod confirm;
 mod constraint;
 mod param;
+mod protocol;
 mod ui;
 
 use std::collections::HashMap;
@@ -89,6 +91,7 @@ self.report.error(
             .confirm
             .as_ref()
             .and_then(|c| self.check_confirm(c, &parameters));
+        let task = self.check_task(raw.task.as_ref());
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -110,12 +113,14 @@ self.report.error(
             ui,
             icons,
             confirm,
+            task,
         }
     }
 
     fn check_params(&mut self, raw: &[RawParam]) -> Vec<ToolParameter> {
         let params: Vec<ToolParameter> = raw.iter().map(|p| self.check_param(p)).collect();
         self.check_param_names(raw);
+        self.check_headers_unique(raw, &params);
         params
     }
 

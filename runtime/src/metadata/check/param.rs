@@ -23,6 +23,7 @@ impl Checker<'_> {
                 .map(|d| d.value.clone())
                 .unwrap_or_default(),
             required: p.required.as_ref().is_some_and(|r| r.value),
+            header: self.check_header(p, ty),
             ..ToolParameter::default()
         };
         let Some(ty) = ty else {

@@ -1,0 +1,90 @@
+//! What a `tools/list` or `resources/list` answer may vary by, and for how
+//! long a client may keep it (SEP-2549 cache hints).
+//!
+//! On 2026-07-28 a list may depend on the server's configuration and on the
+//! caller's authorization, never on the connection (any request may reach
+//! any instance). The catalog here is fixed when the server is built, so the
+//! answer says how long it stays fresh (`ttlMs`) and whether a shared cache
+//! may hand it to anyone (`public`) or only to this caller (`private`, when
+//! the server filters lists by authorization). Older sessions get the legacy
+//! shape, without the hints, and may still ask for "show all" per request.
+
+use std::time::Duration;
+
+use rmcp::model::{CacheScope, ProtocolVersion};
+use rmcp::service::{RequestContext, RoleServer};
+
+use super::Server;
+
+/// How long lists stay fresh by default: long enough to spare a client most
+/// re-fetches, short enough that a redeployed catalog is seen within minutes.
+pub(super) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// The cache settings of a server's lists.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ListCache {
+    pub(super) ttl: Duration,
+    /// The lists depend on who asks (authorization), so only the caller may
+    /// keep them.
+    pub(super) per_caller: bool,
+}
+
+impl Default for ListCache {
+    fn default() -> Self {
+        ListCache {
+            ttl: DEFAULT_LIST_TTL,
+            per_caller: false,
+        }
+    }
+}
+
+impl ListCache {
+    /// `ttlMs` and `cacheScope` for a list answer.
+    pub(super) fn hints(&self) -> (u64, CacheScope) {
+        let ttl_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let scope = if self.per_caller {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        (ttl_ms, scope)
+    }
+}
+
+/// True for a request of the 2026-07-28 generation (or later): stateless,
+/// self-contained, answered the same by every instance.
+pub(super) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+impl Server {
+    /// Whether this `tools/list` shows every tool: the server's option, or on
+    /// a legacy session the per-request switch (`X-MCP-Show-All`,
+    /// `?show_all=true`), which 2026-07-28 requests may not use.
+    pub(super) fn shows_all(&self, context: &RequestContext<RoleServer>) -> bool {
+        self.inner.show_all || (!is_stateless(context) && show_all_requested(context))
+    }
+
+    /// The cache hints for a list answer, on 2026-07-28 requests only (older
+    /// sessions keep the shape they know).
+    pub(super) fn list_hints(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<(u64, CacheScope)> {
+        is_stateless(context).then(|| self.inner.list_cache.hints())
+    }
+}
+
+/// Whether the request asks for every tool: over HTTP, `X-MCP-Show-All: true`
+/// or `?show_all=true`; never on stdio.
+fn show_all_requested(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "http")]
+    return super::http::show_all_requested(context);
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        false
+    }
+}

@@ -1,0 +1,332 @@
+//! Tool calls as tasks (the Tasks extension of 2026-07-28, SEP-2663, as rmcp
+//! 3.11 speaks it): a call of a tool whose metadata says `task = "optional"`
+//! or `"required"` from a client that declares the extension returns a task
+//! handle at once; the handler runs on; `tasks/get` reports its status (the
+//! handler's progress as the status message) and then its result;
+//! `tasks/cancel` cancels the handler through its `Context`.
+//!
+//! The state lives in a [`TaskStore`]; this instance only keeps the
+//! cancellation of the handlers it runs, and watches the store so that a
+//! `tasks/cancel` answered by another instance reaches them too.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, DetailedTask,
+    ErrorCode, GetTaskResult, JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task,
+    TaskPayload, TaskStatus,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use super::asker::Asker;
+use super::call::Link;
+use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
+use crate::metadata::TaskSupport;
+use crate::text::shorten;
+
+/// How long a task is kept after it is created, by default: its result
+/// stays there for a client that polls slowly, and the store stays bounded.
+pub(super) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+
+/// How often clients are asked to poll, and how often a running task looks
+/// at the store for a cancellation from another instance.
+const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The server's tasks: the store, the time to live, and the handlers this
+/// instance runs.
+pub(super) struct Tasks {
+    pub(super) store: Arc<dyn TaskStore>,
+    pub(super) ttl: Duration,
+    /// Each running handler's cancellation, by task id; an entry lives as
+    /// long as its handler, so the map is bounded by the store's capacity.
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl Tasks {
+    pub(super) fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
+        Tasks {
+            store,
+            ttl,
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        // Every change is one insert or remove: a poisoned map is consistent.
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// How a task's handler reports progress: as the task's status message.
+#[derive(Clone)]
+pub(super) struct TaskProgress {
+    store: Arc<dyn TaskStore>,
+    id: String,
+}
+
+impl TaskProgress {
+    pub(super) async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let text = match (message, total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{progress} of {total}"),
+            (None, None) => format!("{progress}"),
+        };
+        if let Err(e) = self
+            .store
+            .update(&self.id, TaskChange::StatusMessage(text))
+            .await
+        {
+            tracing::warn!(task = %self.id, "progress not stored: {e}");
+        }
+    }
+}
+
+fn store_error(e: TaskStoreError) -> ErrorData {
+    ErrorData::internal_error(e.to_string(), None)
+}
+
+fn unknown_task(id: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "no task `{}`: unknown, or dropped after its time to live",
+            shorten(id, 100)
+        ),
+        None,
+    )
+}
+
+impl Server {
+    /// True when some tool may run as a task: the server then declares the
+    /// tasks extension.
+    pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
+        if self
+            .inner
+            .tools
+            .iter()
+            .any(|t| t.task != TaskSupport::Forbidden)
+        {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+        }
+    }
+
+    /// Starts the call as a task when the tool and the client allow it:
+    /// `Some(task handle)`; `None` to run it as a plain call; an error for a
+    /// task-only tool called by a client that cannot use tasks.
+    pub(super) async fn maybe_run_as_task(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<CallToolResponse>, ErrorData> {
+        let Some(&index) = self.inner.by_name.get(request.name.as_ref()) else {
+            return Ok(None);
+        };
+        let support = self.inner.tools[index].task;
+        if support == TaskSupport::Forbidden {
+            return Ok(None);
+        }
+        let client_can = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if !client_can {
+            if support == TaskSupport::Required {
+                return Err(ErrorData::new(
+                    ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    format!(
+                        "the tool `{}` runs only as a task, and this client did not declare the tasks extension \
+                         (`{TASKS_EXTENSION_ID}` in its capabilities)",
+                        request.name
+                    ),
+                    Some(json!({
+                        "requiredCapabilities": ClientCapabilities::builder().enable_tasks().build()
+                    })),
+                ));
+            }
+            return Ok(None);
+        }
+        let tasks = &self.inner.tasks;
+        let id = uuid::Uuid::new_v4().to_string();
+        let record = TaskRecord::working(id.clone(), request.name.to_string(), tasks.ttl);
+        tasks
+            .store
+            .insert(record.clone())
+            .await
+            .map_err(store_error)?;
+        let cancel = CancellationToken::new();
+        tasks.running().insert(id.clone(), cancel.clone());
+        // The task outlives this request: its own cancellation, and progress
+        // into the store rather than to a request that has ended.
+        // Questions cannot be answered inside a task: its request has ended.
+        let link = Link {
+            cancel,
+            request: Arc::new(context.clone()),
+            asker: Arc::new(Asker::unsupported()),
+            task: Some(TaskProgress {
+                store: tasks.store.clone(),
+                id: id.clone(),
+            }),
+        };
+        let server = self.clone();
+        let args = request.arguments.clone().unwrap_or_default();
+        tokio::spawn(async move { server.run_task(index, args, link, id).await });
+        Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
+            wire_task(&record),
+        ))))
+    }
+
+    async fn run_task(
+        &self,
+        index: usize,
+        args: serde_json::Map<String, Value>,
+        link: Link,
+        id: String,
+    ) {
+        let cancel = link.cancel.clone();
+        let store = self.inner.tasks.store.clone();
+        let result = tokio::select! {
+            result = self.run_tool(index, args, link) => result,
+            never = watch(store.as_ref(), &id, &cancel) => match never {},
+        };
+        let state = if cancel.is_cancelled() {
+            TaskState::Cancelled
+        } else {
+            match serde_json::to_value(&result) {
+                Ok(result) => TaskState::Completed { result },
+                Err(e) => TaskState::Failed {
+                    error: json!({"code": ErrorCode::INTERNAL_ERROR.0, "message": format!("the result could not be stored: {e}")}),
+                },
+            }
+        };
+        self.finish(&id, state).await;
+    }
+
+    async fn finish(&self, id: &str, state: TaskState) {
+        let tasks = &self.inner.tasks;
+        tasks.running().remove(id);
+        if let Err(e) = tasks.store.update(id, TaskChange::Finish(state)).await {
+            tracing::error!(task = %id, "the task's end could not be stored: {e}");
+        }
+    }
+
+    /// `tasks/get`.
+    pub(super) async fn task_state(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+        match self.inner.tasks.store.get(id).await.map_err(store_error)? {
+            Some(record) => Ok(GetTaskResult::new(detailed(&record))),
+            None => Err(unknown_task(id)),
+        }
+    }
+
+    /// `tasks/cancel`: the record cancelled (so every instance sees it), and
+    /// the handler at once when it runs here.
+    pub(super) async fn cancel_task_by_id(&self, id: &str) -> Result<(), ErrorData> {
+        let tasks = &self.inner.tasks;
+        let Some(record) = tasks
+            .store
+            .update(id, TaskChange::Finish(TaskState::Cancelled))
+            .await
+            .map_err(store_error)?
+        else {
+            return Err(unknown_task(id));
+        };
+        if let Some(token) = tasks.running().get(id) {
+            token.cancel();
+        }
+        match record.state {
+            TaskState::Cancelled => Ok(()),
+            _ => Err(ErrorData::invalid_params(
+                format!(
+                    "the task `{}` has already ended ({}); there is nothing to cancel",
+                    shorten(id, 100),
+                    status_name(&record.state)
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+/// Cancels the handler once the task's record says cancelled or is gone
+/// (cancelled on another instance, or expired). Never resolves: the
+/// handler's side sees the cancellation, stops the handler and ends the
+/// task, so no handler is ever left running detached.
+async fn watch(store: &dyn TaskStore, id: &str, cancel: &CancellationToken) -> Infallible {
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return std::future::pending().await,
+            () = tokio::time::sleep(POLL_INTERVAL) => {}
+        }
+        match store.get(id).await {
+            // Working, or ended by the handler itself (recorded by the other side).
+            Ok(Some(record)) if record.state != TaskState::Cancelled => {}
+            Ok(_) => cancel.cancel(),
+            // A store out of reach now may be back at the next poll; the
+            // handler keeps running meanwhile.
+            Err(e) => tracing::warn!(task = %id, "task store: {e}"),
+        }
+    }
+}
+
+fn status_name(state: &TaskState) -> &'static str {
+    match state {
+        TaskState::Working => "working",
+        TaskState::Completed { .. } => "completed",
+        TaskState::Failed { .. } => "failed",
+        TaskState::Cancelled => "cancelled",
+    }
+}
+
+fn status(state: &TaskState) -> TaskStatus {
+    match state {
+        TaskState::Working => TaskStatus::Working,
+        TaskState::Completed { .. } => TaskStatus::Completed,
+        TaskState::Failed { .. } => TaskStatus::Failed,
+        TaskState::Cancelled => TaskStatus::Cancelled,
+    }
+}
+
+fn wire_task(record: &TaskRecord) -> Task {
+    let mut task = Task::new(
+        record.id.clone(),
+        status(&record.state),
+        record.created_at.clone(),
+        record.updated_at.clone(),
+    )
+    .with_ttl_ms(record.ttl_ms)
+    .with_poll_interval_ms(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000));
+    task.status_message = record.status_message.clone();
+    task
+}
+
+fn object(value: &Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map.clone(),
+        other => {
+            let mut map = JsonObject::new();
+            map.insert("value".to_owned(), other.clone());
+            map
+        }
+    }
+}
+
+fn detailed(record: &TaskRecord) -> DetailedTask {
+    let payload = match &record.state {
+        TaskState::Working => TaskPayload::Working,
+        TaskState::Completed { result } => TaskPayload::Completed {
+            result: object(result),
+        },
+        TaskState::Failed { error } => TaskPayload::Failed {
+            error: object(error),
+        },
+        TaskState::Cancelled => TaskPayload::Cancelled,
+    };
+    DetailedTask::new(wire_task(record), payload)
+}

@@ -1,0 +1,313 @@
+//! Where tasks live between the call that starts one and the `tasks/get` that
+//! collects its result: the [`TaskStore`] trait, and [`InMemoryTaskStore`],
+//! bounded in count and time.
+//!
+//! The store holds state only; the instance that started a task runs it. On
+//! 2026-07-28 any request may reach any instance, so a store shared by
+//! several instances (Redis, a database) lets `tasks/get` and `tasks/cancel`
+//! land anywhere: the running instance sees a cancellation through the store
+//! (see [`TaskStore`] for what an implementation must guarantee).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::BoxFuture;
+
+/// A task's state as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TaskState {
+    /// The handler is running.
+    Working,
+    /// The handler finished; `result` is the `CallToolResult` as JSON (an
+    /// `isError` result included).
+    Completed {
+        /// The call's result object.
+        result: Value,
+    },
+    /// The call failed with a JSON-RPC error (`{code, message, data?}`).
+    Failed {
+        /// The error object.
+        error: Value,
+    },
+    /// Cancelled through `tasks/cancel` before it finished.
+    Cancelled,
+}
+
+impl TaskState {
+    /// True for the states a task never leaves: completed, failed, cancelled.
+    pub fn is_terminal(&self) -> bool {
+        !matches!(self, TaskState::Working)
+    }
+}
+
+/// One task, as a store keeps it. Plain data with serde, so that a shared
+/// store can keep it as JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// The task id the client polls with: random, unguessable (it is all a
+    /// client needs to read the result).
+    pub id: String,
+    /// The tool called.
+    pub tool: String,
+    /// Where the task is.
+    pub state: TaskState,
+    /// The latest progress message of the handler.
+    pub status_message: Option<String>,
+    /// When the task was created (RFC 3339).
+    pub created_at: String,
+    /// When it last changed (RFC 3339).
+    pub updated_at: String,
+    /// How long after its creation the task is kept, in milliseconds.
+    pub ttl_ms: u64,
+    /// When the store may drop it: Unix time in milliseconds.
+    pub expires_at_ms: u64,
+}
+
+impl TaskRecord {
+    /// A working task of `tool`, created now, kept for `ttl`.
+    pub fn working(id: String, tool: String, ttl: Duration) -> Self {
+        let now = timestamp();
+        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        TaskRecord {
+            id,
+            tool,
+            state: TaskState::Working,
+            status_message: None,
+            created_at: now.clone(),
+            updated_at: now,
+            ttl_ms,
+            expires_at_ms: unix_ms().saturating_add(ttl_ms),
+        }
+    }
+
+    /// True once the task has outlived its time to live.
+    pub fn is_expired(&self) -> bool {
+        unix_ms() > self.expires_at_ms
+    }
+
+    /// Applies a change: a terminal state is final, so a change of a
+    /// finished task is ignored (a cancel racing a completion: the first
+    /// wins).
+    pub fn apply(&mut self, change: TaskChange) {
+        if self.state.is_terminal() {
+            return;
+        }
+        match change {
+            TaskChange::StatusMessage(message) => self.status_message = Some(message),
+            TaskChange::Finish(state) => self.state = state,
+        }
+        self.updated_at = timestamp();
+    }
+}
+
+/// A change to a stored task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskChange {
+    /// The handler reported progress.
+    StatusMessage(String),
+    /// The task finished, failed or was cancelled.
+    Finish(TaskState),
+}
+
+/// Why a store could not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskStoreError {
+    /// The store holds as many tasks as it may; try again once some expire.
+    Full {
+        /// The store's limit.
+        max_tasks: usize,
+    },
+    /// The store could not be reached or failed (a shared store's I/O).
+    Unavailable(String),
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskStoreError::Full { max_tasks } => write!(
+                f,
+                "the server holds its maximum of {max_tasks} tasks; try again once some finish and expire"
+            ),
+            TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {}
+
+/// Where the server keeps its tasks.
+///
+/// An implementation must guarantee, for every instance that shares it:
+///
+/// 1. **Read after create**: once [`insert`](TaskStore::insert) returns `Ok`,
+///    [`get`](TaskStore::get) of that id returns the record on every instance
+///    (the server hands out the task id only then).
+/// 2. **Terminal is final**: [`update`](TaskStore::update) applies changes
+///    atomically per record, as [`TaskRecord::apply`] does: once a record is
+///    completed, failed or cancelled, later changes are ignored. This decides
+///    a cancellation racing a completion the same way on every instance.
+/// 3. **Kept until it expires**: a record is returned until
+///    `expires_at_ms`; after that the store may drop it (and should, to stay
+///    bounded). `get` must not return an expired record.
+/// 4. **Bounded**: the store refuses an insert beyond its capacity with
+///    [`TaskStoreError::Full`] rather than growing without limit.
+///
+/// The instance that started a task watches its record (a `get` every
+/// second) and cancels the handler when the record is cancelled or gone, so
+/// `tasks/cancel` may land on any instance.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Adds a new (working) task.
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task `id`, or `None` when unknown or expired.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Applies `change` to the task `id` (see guarantee 2) and returns the
+    /// record as it now is; `None` when unknown or expired.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+}
+
+/// The default store: tasks in this process's memory, at most `max_tasks` of
+/// them, each dropped once its time to live has passed. Enough for one
+/// instance (or sticky sessions); several instances behind a round-robin
+/// balancer need a shared [`TaskStore`].
+#[derive(Debug)]
+pub struct InMemoryTaskStore {
+    max_tasks: usize,
+    records: Mutex<HashMap<String, TaskRecord>>,
+}
+
+impl InMemoryTaskStore {
+    /// The default limit on tasks held at once.
+    pub const DEFAULT_MAX_TASKS: usize = 1000;
+
+    /// A store holding at most `max_tasks` tasks (at least 1).
+    pub fn new(max_tasks: usize) -> Self {
+        InMemoryTaskStore {
+            max_tasks: max_tasks.max(1),
+            records: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn with_records<T>(&self, f: impl FnOnce(&mut HashMap<String, TaskRecord>) -> T) -> T {
+        // A panic while holding the lock leaves the map consistent (every
+        // change is one insert or one field write), so a poisoned lock is
+        // still safe to use.
+        let mut records = self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        records.retain(|_, r| !r.is_expired());
+        f(&mut records)
+    }
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        InMemoryTaskStore::new(Self::DEFAULT_MAX_TASKS)
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        let result = self.with_records(|records| {
+            if records.len() >= self.max_tasks {
+                return Err(TaskStoreError::Full {
+                    max_tasks: self.max_tasks,
+                });
+            }
+            records.insert(record.id.clone(), record);
+            Ok(())
+        });
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let found = self.with_records(|records| records.get(id).cloned());
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let updated = self.with_records(|records| {
+            records.get_mut(id).map(|record| {
+                record.apply(change);
+                record.clone()
+            })
+        });
+        Box::pin(std::future::ready(Ok(updated)))
+    }
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Now, in RFC 3339 (what `Task.createdAt` carries).
+fn timestamp() -> String {
+    rmcp::task_manager::current_timestamp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block<T>(f: BoxFuture<'_, T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+            .block_on(f)
+    }
+
+    #[test]
+    fn the_store_is_bounded_and_terminal_states_are_final() {
+        let store = InMemoryTaskStore::new(2);
+        let ttl = Duration::from_secs(60);
+        for id in ["a", "b"] {
+            block(store.insert(TaskRecord::working(id.into(), "t".into(), ttl))).expect("room");
+        }
+        assert_eq!(
+            block(store.insert(TaskRecord::working("c".into(), "t".into(), ttl))),
+            Err(TaskStoreError::Full { max_tasks: 2 })
+        );
+        let done = TaskState::Completed {
+            result: serde_json::json!({"content": []}),
+        };
+        block(store.update("a", TaskChange::Finish(done.clone()))).expect("update");
+        let after = block(store.update("a", TaskChange::Finish(TaskState::Cancelled)))
+            .expect("update")
+            .expect("kept");
+        assert_eq!(after.state, done);
+        assert_eq!(block(store.get("zzz")), Ok(None));
+    }
+
+    #[test]
+    fn expired_tasks_are_dropped_and_free_their_room() {
+        let store = InMemoryTaskStore::new(1);
+        let mut old = TaskRecord::working("old".into(), "t".into(), Duration::ZERO);
+        old.expires_at_ms = 0;
+        block(store.insert(old)).expect("room");
+        assert_eq!(block(store.get("old")), Ok(None));
+        block(store.insert(TaskRecord::working(
+            "new".into(),
+            "t".into(),
+            Duration::from_secs(60),
+        )))
+        .expect("the expired task made room");
+    }
+}

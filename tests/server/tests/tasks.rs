@@ -1,0 +1,293 @@
+//! Tool calls as tasks, with rmcp's client over Streamable HTTP: a tool with
+//! `task = "optional"` answers a client that declares the tasks extension with
+//! a task handle at once; `tasks/get` shows the handler's progress and then
+//! the result; `tasks/cancel` reaches the handler's `Context`. On 2026-07-28
+//! requests and on a 2025-11-25 session alike.
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorCode, GetTaskParams,
+    GetTaskResult, TaskPayload, TaskStatus,
+};
+use rmcp::service::ServiceError;
+use serde_json::{Value, json};
+use toolmetadata_tests::mcp::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
+
+fn params(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(map) = arguments else {
+        panic!("arguments must be an object")
+    };
+    CallToolRequestParams::new(name.to_owned()).with_arguments(map)
+}
+
+async fn task_client(url: &str, modern: bool) -> Client {
+    let recorder = Recorder {
+        tasks: true,
+        ..Recorder::default()
+    };
+    http_client_as(url, recorder, modern).await.0
+}
+
+/// Starts `name` and returns its task id; the handle must come at once.
+async fn start(client: &Client, name: &str, arguments: Value) -> String {
+    let started = Instant::now();
+    let response = client
+        .call_tool_once(params(name, arguments))
+        .await
+        .expect("tools/call");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the handle waited for the handler"
+    );
+    match response {
+        CallToolResponse::Task(handle) => {
+            assert_eq!(handle.task.status, TaskStatus::Working);
+            assert!(handle.task.ttl_ms.is_some_and(|t| t > 0));
+            handle.task.task_id
+        }
+        other => panic!("expected a task handle, got {other:?}"),
+    }
+}
+
+async fn get(client: &Client, id: &str) -> GetTaskResult {
+    client
+        .get_task(GetTaskParams::new(id.to_owned()))
+        .await
+        .expect("tasks/get")
+}
+
+/// Polls until the task leaves `working` (at most 20 s).
+async fn wait_for_end(client: &Client, id: &str) -> GetTaskResult {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let state = get(client, id).await;
+        if state.task.status() != TaskStatus::Working {
+            return state;
+        }
+        assert!(Instant::now() < deadline, "the task never ended");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn run_and_cancel(modern: bool) {
+    let server = http_server(BIN, &[]).await;
+    let client = task_client(&server.url, modern).await;
+
+    let id = start(&client, "job", json!({"seconds": 1})).await;
+    // The handler's progress becomes the status message.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = get(&client, &id).await;
+        if state.task.task.status_message.as_deref() == Some("started") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress in {state:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let done = wait_for_end(&client, &id).await;
+    match &done.task.payload {
+        TaskPayload::Completed { result } => {
+            assert_eq!(
+                result["content"][0]["text"], "job done after 1 s",
+                "{result:?}"
+            );
+            assert_eq!(result["isError"], false);
+        }
+        other => panic!("expected a result, got {other:?}"),
+    }
+
+    let long = start(&client, "job", json!({"seconds": 60})).await;
+    client
+        .cancel_task(CancelTaskParams::new(long.clone()))
+        .await
+        .expect("tasks/cancel");
+    assert_eq!(
+        get(&client, &long).await.task.status(),
+        TaskStatus::Cancelled
+    );
+    // The handler's Context saw the cancellation.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = text(&call(&client, "cancellations", json!({})).await);
+        if seen != "0" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the handler never saw the cancel"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A finished task cannot be cancelled, and an unknown one is unknown.
+    let again = client.cancel_task(CancelTaskParams::new(id.clone())).await;
+    assert!(matches!(again, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS));
+    let unknown = client.get_task(GetTaskParams::new("nope".to_owned())).await;
+    assert!(
+        matches!(&unknown, Err(ServiceError::McpError(e)) if e.message.contains("no task `nope`")),
+        "{unknown:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_on_2026_07_28_runs_reports_and_cancels() {
+    run_and_cancel(true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_on_a_2025_11_25_session_runs_reports_and_cancels() {
+    run_and_cancel(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_without_tasks_get_plain_calls_or_a_clear_error() {
+    let server = http_server(BIN, &[]).await;
+    let (client, _) = http_client_2026(&server.url).await;
+    // `optional`: a plain call for a client that cannot poll.
+    let result = call(&client, "job", json!({"seconds": 0})).await;
+    assert_eq!(text(&result), "job done after 0 s");
+    // `required`: refused, saying why.
+    let refused = client.call_tool(params("export", json!({}))).await;
+    match refused {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(e.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+            assert!(e.message.contains("`export` runs only as a task"), "{e}");
+            assert!(e.message.contains("io.modelcontextprotocol/tasks"), "{e}");
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+    // The same tool for a client that declares tasks.
+    let tasks = task_client(&server.url, true).await;
+    let id = start(&tasks, "export", json!({})).await;
+    let done = wait_for_end(&tasks, &id).await;
+    assert!(matches!(done.task.payload, TaskPayload::Completed { .. }));
+}
+
+/// The `execution` of `name` in a raw `tools/list` answer.
+fn execution_of(reply: &Value, name: &str) -> Value {
+    reply["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == name)
+        .map(|t| t["execution"].clone())
+        .unwrap_or(Value::Null)
+}
+
+/// rmcp's `Tool` has no field for `execution`, yet the list on the wire
+/// carries it as rendered: over HTTP (2026-07-28 and a 2025-11-25 session)
+/// and on stdio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_on_the_wire_carries_execution_task_support() {
+    let server = http_server(BIN, &[]).await;
+    let (_, body) = post_2026(
+        &server.url,
+        "tools/list",
+        None,
+        &[],
+        request_2026(1, "tools/list", json!({})),
+    )
+    .await;
+    let reply = message_of(&body);
+    assert_eq!(
+        execution_of(&reply, "job"),
+        json!({"taskSupport": "optional"}),
+        "{reply}"
+    );
+    assert_eq!(
+        execution_of(&reply, "export"),
+        json!({"taskSupport": "required"})
+    );
+    assert_eq!(execution_of(&reply, "echo"), Value::Null);
+    assert!(reply["result"]["ttlMs"].as_u64().is_some_and(|t| t > 0));
+
+    // A 2025-11-25 session, raw.
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<String>| {
+        let mut request = http
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.body(body.to_string()).send()
+    };
+    let init = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+        None,
+    )
+    .await
+    .expect("initialize");
+    let session = init
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .expect("a session");
+    let _ = init.text().await;
+    post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some(session.clone()),
+    )
+    .await
+    .expect("initialized");
+    let listed = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        Some(session),
+    )
+    .await
+    .expect("tools/list");
+    let reply = message_of(&listed.text().await.expect("body"));
+    assert_eq!(
+        execution_of(&reply, "job"),
+        json!({"taskSupport": "optional"}),
+        "{reply}"
+    );
+    assert_eq!(reply["result"]["ttlMs"], Value::Null);
+
+    // stdio, raw.
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut child = tokio::process::Command::new(BIN)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    stdin.flush().await.expect("flush");
+    let reply = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let line = lines.next_line().await.expect("read").expect("a line");
+            let message: Value = serde_json::from_str(&line).expect("JSON");
+            if message["id"] == 2 {
+                return message;
+            }
+        }
+    })
+    .await
+    .expect("an answer in time");
+    assert_eq!(
+        execution_of(&reply, "export"),
+        json!({"taskSupport": "required"}),
+        "{reply}"
+    );
+}
