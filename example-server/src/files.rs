@@ -1,188 +1,117 @@
-//! Handlers of the file tools: read, list, tree, info, write, replace, mkdir, move.
+//! Handlers of the file tools that read or change one path: read, info, write,
+//! replace, mkdir, move. Every operation goes through a root's handle
+//! (`roots`), and only regular files are opened (`handles`).
 
-use std::fs;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use toolmetadata::{ToolError, ToolResult};
 
-use crate::roots::Roots;
+use crate::handles;
+use crate::limits::Limits;
+use crate::lines::{self, LinesError};
+use crate::roots::{Located, Roots};
 use crate::tools::*;
 
-/// Files larger than this are not read into a result.
-const MAX_READ_BYTES: u64 = 10 * 1024 * 1024;
-/// Listings stop here.
-const MAX_ENTRIES: usize = 10_000;
+/// Which part of a file `read_file` returns.
+enum Selection {
+    Whole,
+    /// Lines `from..to`, 0-based, `to` exclusive.
+    Lines(usize, Option<usize>),
+    Tail(usize),
+}
 
-pub(crate) fn read_file(roots: &Roots, args: ReadFileArgs) -> ToolResult {
-    let path = roots.existing(&args.path)?;
-    let meta = fs::metadata(&path)?;
-    if meta.is_dir() {
-        return Err(ToolError::new(format!(
-            "{} is a directory; use list_directory",
-            args.path
-        )));
-    }
-    if meta.len() > MAX_READ_BYTES {
-        return Err(ToolError::new(format!(
-            "{} has {} bytes, more than the {MAX_READ_BYTES} a read returns; read a range with start_line/end_line after searching",
-            args.path,
-            meta.len()
-        )));
-    }
-    let bytes = fs::read(&path)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| ToolError::new(format!("{} is not a UTF-8 text file", args.path)))?;
-    if args.head.is_some() && args.tail.is_some() {
-        return Err(ToolError::new("give `head` or `tail`, not both"));
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let count = lines.len();
-    let (from, to) = match (args.head, args.tail, args.start_line, args.end_line) {
-        (Some(n), _, _, _) => (0, to_usize(n).min(count)),
-        (_, Some(n), _, _) => (count.saturating_sub(to_usize(n)), count),
-        (None, None, start, end) => {
-            let from = start.map_or(0, |s| to_usize(s) - 1);
-            let to = end.map_or(count, |e| to_usize(e).min(count));
-            if from > to {
-                return Err(ToolError::new(format!(
-                    "start_line {} is after end_line {}",
-                    from + 1,
-                    to
-                )));
+fn selection(args: &ReadFileArgs) -> Result<Selection, ToolError> {
+    Ok(
+        match (args.head, args.tail, args.start_line, args.end_line) {
+            (Some(_), Some(_), _, _) => {
+                return Err(ToolError::new("give `head` or `tail`, not both"));
             }
-            (from.min(count), to)
-        }
-    };
-    if from == 0 && to == count {
-        return Ok(text.into());
-    }
-    Ok(lines[from..to].join("\n").into())
+            (Some(n), None, _, _) => Selection::Lines(0, Some(to_usize(n))),
+            (None, Some(n), _, _) => Selection::Tail(to_usize(n)),
+            (None, None, None, None) => Selection::Whole,
+            (None, None, start, end) => {
+                if let (Some(s), Some(e)) = (start, end)
+                    && s > e
+                {
+                    return Err(ToolError::new(format!(
+                        "start_line {s} is after end_line {e}"
+                    )));
+                }
+                Selection::Lines(start.map_or(0, |s| to_usize(s) - 1), end.map(to_usize))
+            }
+        },
+    )
 }
 
 fn to_usize(n: i64) -> usize {
     usize::try_from(n.max(1)).unwrap_or(usize::MAX)
 }
 
-/// Entries of `dir` sorted by name, without hidden ones unless asked.
-fn sorted_entries(dir: &Path, hidden: bool) -> std::io::Result<Vec<fs::DirEntry>> {
-    let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .filter(|e| hidden || !e.file_name().to_string_lossy().starts_with('.'))
-        .collect();
-    entries.sort_by_key(fs::DirEntry::file_name);
-    Ok(entries)
-}
-
-fn is_real_dir(entry: &fs::DirEntry) -> bool {
-    entry.file_type().is_ok_and(|t| t.is_dir())
-}
-
-pub(crate) fn list_directory(
-    roots: &Roots,
-    args: ListDirectoryArgs,
-) -> ToolResult<ListDirectoryOutput> {
-    let dir = roots.existing(&args.path)?;
-    if !dir.is_dir() {
-        return Err(ToolError::new(format!("{} is not a directory", args.path)));
+pub(crate) fn read_file(roots: &Roots, limits: Limits, args: ReadFileArgs) -> ToolResult {
+    let selection = selection(&args)?;
+    let at = roots.locate(&args.path)?;
+    if at.dir.metadata(&at.rel).is_ok_and(|m| m.is_dir()) {
+        return Err(ToolError::new(format!(
+            "{} is a directory; use list_directory",
+            args.path
+        )));
     }
-    let mut entries = Vec::new();
-    let mut truncated = false;
-    // Depth-first, sorted, not following symbolic links (they are listed).
-    let mut stack = vec![(dir.clone(), 1_i64)];
-    while let Some((current, depth)) = stack.pop() {
-        let mut children = Vec::new();
-        for entry in sorted_entries(&current, args.hidden)? {
-            if entries.len() >= MAX_ENTRIES {
-                truncated = true;
-                break;
+    let file = handles::open_read(&at)?.into_std();
+    let size = file.metadata()?.len();
+    let max = limits.max_file_bytes;
+    let too_long = |what: &str| {
+        ToolError::new(format!(
+            "{what} of {} hold more than the {max} bytes a read returns; ask for fewer lines",
+            args.path
+        ))
+    };
+    let bytes = match selection {
+        Selection::Whole => {
+            if size > max {
+                return Err(ToolError::new(format!(
+                    "{} has {size} bytes, more than the {max} a read returns whole; read part of it with start_line/end_line, head or tail",
+                    args.path
+                )));
             }
-            let path = entry.path();
-            let relative = path
-                .strip_prefix(&dir)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            if is_real_dir(&entry) {
-                entries.push(format!("{relative}/"));
-                if depth < args.depth {
-                    children.push((path, depth + 1));
-                }
-            } else {
-                entries.push(relative);
+            let mut bytes = Vec::new();
+            // The file may have grown since its size was read: the limit
+            // holds anyway, and a cut file is an error, not a short answer.
+            file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > max {
+                return Err(ToolError::new(format!(
+                    "{} grew past the {max} bytes a read returns whole; read part of it with start_line/end_line, head or tail",
+                    args.path
+                )));
             }
+            bytes
         }
-        stack.extend(children.into_iter().rev());
-    }
-    entries.sort();
-    Ok(ListDirectoryOutput { entries, truncated })
-}
-
-pub(crate) fn directory_tree(roots: &Roots, args: DirectoryTreeArgs) -> ToolResult {
-    let dir = roots.existing(&args.path)?;
-    if !dir.is_dir() {
-        return Err(ToolError::new(format!("{} is not a directory", args.path)));
-    }
-    let name = dir.file_name().map_or_else(
-        || dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let mut out = format!("{name}/\n");
-    let mut count = 0;
-    tree(&dir, 1, args.depth, "", &mut out, &mut count)?;
-    if count >= MAX_ENTRIES {
-        out.push_str("… (stopped at 10,000 entries)\n");
-    }
-    Ok(out.into())
-}
-
-fn tree(
-    dir: &Path,
-    depth: i64,
-    max: i64,
-    indent: &str,
-    out: &mut String,
-    count: &mut usize,
-) -> std::io::Result<()> {
-    let mut entries = sorted_entries(dir, false)?;
-    // Directories first, then files, each by name.
-    entries.sort_by_key(|e| (!is_real_dir(e), e.file_name()));
-    let last = entries.len().saturating_sub(1);
-    for (i, entry) in entries.iter().enumerate() {
-        if *count >= MAX_ENTRIES {
-            return Ok(());
-        }
-        *count += 1;
-        let (branch, next) = if i == last {
-            ("└── ", "    ")
-        } else {
-            ("├── ", "│   ")
-        };
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if is_real_dir(entry) {
-            out.push_str(&format!("{indent}{branch}{name}/\n"));
-            if depth < max {
-                tree(
-                    &entry.path(),
-                    depth + 1,
-                    max,
-                    &format!("{indent}{next}"),
-                    out,
-                    count,
-                )?;
-            }
-        } else {
-            out.push_str(&format!("{indent}{branch}{name}\n"));
-        }
-    }
-    Ok(())
+        Selection::Lines(from, to) => match lines::range(file, from, to, max) {
+            Ok(bytes) => bytes,
+            Err(LinesError::TooLong) => return Err(too_long("the lines asked for")),
+            Err(LinesError::Io(e)) => return Err(e.into()),
+        },
+        Selection::Tail(n) => match lines::tail(file, size, n, max) {
+            Ok(bytes) => bytes,
+            Err(LinesError::TooLong) => return Err(too_long("the last lines")),
+            Err(LinesError::Io(e)) => return Err(e.into()),
+        },
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ToolError::new(format!("{} is not a UTF-8 text file", args.path)))?;
+    Ok(text.into())
 }
 
 pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInfoOutput> {
-    let path = roots
-        .entry(&args.path)
-        .or_else(|_| roots.existing(&args.path))?;
-    let meta = fs::symlink_metadata(&path)?;
+    let at = roots.locate(&args.path)?;
+    // The entry itself, a final link not followed: it is what was named.
+    let meta = if at.is_root() {
+        at.dir.dir_metadata()
+    } else {
+        at.dir.symlink_metadata(&at.rel)
+    }
+    .map_err(|e| at.error(&e))?;
     let kind = if meta.file_type().is_symlink() {
         FileInfoOutputKind::Symlink
     } else if meta.is_dir() {
@@ -192,9 +121,9 @@ pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInf
     } else {
         FileInfoOutputKind::Other
     };
-    let seconds = |t: std::io::Result<std::time::SystemTime>| {
+    let seconds = |t: io::Result<cap_std::time::SystemTime>| {
         t.ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .and_then(|t| t.into_std().duration_since(UNIX_EPOCH).ok())
             .and_then(|d| i64::try_from(d.as_secs()).ok())
     };
     Ok(FileInfoOutput {
@@ -206,33 +135,81 @@ pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInf
     })
 }
 
+/// The directory a path is in, beneath its root.
+fn parent(rel: &Path) -> &Path {
+    match rel.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Whether the directory of `at` exists; an existing non-directory or an
+/// escape is an error.
+fn parent_exists(at: &Located<'_>) -> Result<bool, ToolError> {
+    match at.dir.metadata(parent(&at.rel)) {
+        Ok(m) if m.is_dir() => Ok(true),
+        Ok(_) => Err(ToolError::new(format!(
+            "the directory of {} is not a directory",
+            at.given
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(at.error(&e).into()),
+    }
+}
+
 pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs) -> ToolResult {
-    let target = roots.writable(&args.path)?;
-    if target.missing_dirs > 0 {
+    let at = roots.locate(&args.path)?;
+    if at.is_root() {
+        return Err(ToolError::new(format!("{} is a directory", args.path)));
+    }
+    if !parent_exists(&at)? {
         if !args.create_dirs {
             return Err(ToolError::new(format!(
                 "the directory of {} does not exist; pass create_dirs: true to create it",
                 args.path
             )));
         }
-        if let Some(parent) = target.path.parent() {
-            fs::create_dir_all(parent)?;
-        }
+        at.dir
+            .create_dir_all(parent(&at.rel))
+            .map_err(|e| at.error(&e))?;
     }
-    if target.path.is_dir() {
-        return Err(ToolError::new(format!("{} is a directory", args.path)));
-    }
-    fs::write(&target.path, args.content.as_bytes())?;
+    let mut file = handles::open_write(&at, true)?;
+    file.set_len(0)?;
+    file.write_all(args.content.as_bytes())?;
     Ok(format!("wrote {} bytes to {}", args.content.len(), args.path).into())
 }
 
 pub(crate) fn replace_in_file(
     roots: &Roots,
+    limits: Limits,
     args: ReplaceInFileArgs,
 ) -> ToolResult<ReplaceInFileOutput> {
-    let path = roots.existing(&args.path)?;
-    let text = fs::read_to_string(&path)
-        .map_err(|e| ToolError::new(format!("cannot read {} as text: {e}", args.path)))?;
+    let at = roots.locate(&args.path)?;
+    let mut file = handles::open_write(&at, false)?;
+    let max = limits.max_file_bytes;
+    let size = file.metadata()?.len();
+    if size > max {
+        return Err(ToolError::new(format!(
+            "{} has {size} bytes, more than the {max} replace_in_file edits; nothing was changed",
+            args.path
+        )));
+    }
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ToolError::new(format!(
+            "{} grew past the {max} bytes replace_in_file edits; nothing was changed",
+            args.path
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "cannot read {} as text: it is not UTF-8",
+            args.path
+        ))
+    })?;
     let found = text.matches(&args.old_text).count();
     let expected = usize::try_from(args.expected_count).unwrap_or(usize::MAX);
     if found != expected {
@@ -242,39 +219,71 @@ pub(crate) fn replace_in_file(
             args.path
         )));
     }
-    fs::write(&path, text.replace(&args.old_text, &args.new_text))?;
+    // Checked before the new text is built, so that many matches of a long
+    // replacement cannot ask for gigabytes.
+    let result_len = (text.len() as u128) - (found as u128) * (args.old_text.len() as u128)
+        + (found as u128) * (args.new_text.len() as u128);
+    if result_len > u128::from(max) {
+        return Err(ToolError::new(format!(
+            "the result would have {result_len} bytes, more than the {max} replace_in_file writes; nothing was changed"
+        )));
+    }
+    let replaced = text.replace(&args.old_text, &args.new_text);
+    // Written through the handle that was read: the same file, whatever
+    // happened to its name meanwhile.
+    file.seek(SeekFrom::Start(0))?;
+    file.set_len(0)?;
+    file.write_all(replaced.as_bytes())?;
     Ok(ReplaceInFileOutput {
         replaced: args.expected_count,
     })
 }
 
 pub(crate) fn create_directory(roots: &Roots, args: CreateDirectoryArgs) -> ToolResult {
-    let target = roots.writable(&args.path)?;
-    if target.path.exists() && !target.path.is_dir() {
-        return Err(ToolError::new(format!(
-            "{} exists and is not a directory",
-            args.path
-        )));
+    let at = roots.locate(&args.path)?;
+    match at.dir.metadata(&at.rel) {
+        Ok(m) if m.is_dir() => return Ok(format!("created {}", args.path).into()),
+        Ok(_) => {
+            return Err(ToolError::new(format!(
+                "{} exists and is not a directory",
+                args.path
+            )));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(at.error(&e).into()),
     }
-    fs::create_dir_all(&target.path)?;
+    at.dir.create_dir_all(&at.rel).map_err(|e| at.error(&e))?;
     Ok(format!("created {}", args.path).into())
 }
 
 pub(crate) fn move_path(roots: &Roots, args: MovePathArgs) -> ToolResult {
     let source = roots.entry(&args.source)?;
-    let destination = roots.writable(&args.destination)?;
-    if destination.missing_dirs > 0 {
+    let destination = roots.entry(&args.destination)?;
+    source
+        .dir
+        .symlink_metadata(&source.rel)
+        .map_err(|e| source.error(&e))?;
+    if !parent_exists(&destination)? {
         return Err(ToolError::new(format!(
             "the directory of {} does not exist",
             args.destination
         )));
     }
-    if destination.path.symlink_metadata().is_ok() && !args.overwrite {
+    if destination.dir.symlink_metadata(&destination.rel).is_ok() && !args.overwrite {
         return Err(ToolError::new(format!(
             "{} exists; pass overwrite: true to replace it",
             args.destination
         )));
     }
-    fs::rename(&source, &destination.path)?;
+    source
+        .dir
+        .rename(&source.rel, destination.dir, &destination.rel)
+        .map_err(|e| {
+            ToolError::new(format!(
+                "cannot move {}: {}",
+                args.source,
+                destination.error(&e)
+            ))
+        })?;
     Ok(format!("moved {} to {}", args.source, args.destination).into())
 }

@@ -2,14 +2,34 @@
 
 use toolmetadata::{Context, ToolError, ToolResult};
 
+use crate::limits::Limits;
+use crate::offload::Offload;
 use crate::roots::Roots;
 use crate::tools::*;
-use crate::{command, files, search};
+use crate::{command, files, listing, search};
 
 pub(crate) struct Workspace {
     pub(crate) roots: Roots,
     pub(crate) read_only: bool,
-    pub(crate) allowed_commands: Vec<String>,
+    pub(crate) allowed_commands: command::Allowed,
+    pub(crate) limits: Limits,
+    pub(crate) offload: Offload,
+}
+
+/// Runs a file tool's handler on the blocking pool with the roots and limits.
+macro_rules! offloaded {
+    ($self:ident, $handler:path, $args:ident) => {{
+        let roots = $self.roots.clone();
+        let limits = $self.limits;
+        $self
+            .offload
+            .run(move || $handler(&roots, limits, $args))
+            .await
+    }};
+    ($self:ident, $handler:path, $args:ident, no_limits) => {{
+        let roots = $self.roots.clone();
+        $self.offload.run(move || $handler(&roots, $args)).await
+    }};
 }
 
 impl Workspace {
@@ -29,19 +49,19 @@ impl Workspace {
 impl Tools for Workspace {
     async fn create_directory(&self, args: CreateDirectoryArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
-        files::create_directory(&self.roots, args)
+        offloaded!(self, files::create_directory, args, no_limits)
     }
 
     async fn directory_tree(&self, args: DirectoryTreeArgs, _: Context) -> ToolResult {
-        files::directory_tree(&self.roots, args)
+        offloaded!(self, listing::directory_tree, args)
     }
 
     async fn file_info(&self, args: FileInfoArgs, _: Context) -> ToolResult<FileInfoOutput> {
-        files::file_info(&self.roots, args)
+        offloaded!(self, files::file_info, args, no_limits)
     }
 
     async fn find_files(&self, args: FindFilesArgs, _: Context) -> ToolResult<FindFilesOutput> {
-        search::find_files(&self.roots, args)
+        offloaded!(self, search::find_files, args)
     }
 
     async fn list_directory(
@@ -49,16 +69,16 @@ impl Tools for Workspace {
         args: ListDirectoryArgs,
         _: Context,
     ) -> ToolResult<ListDirectoryOutput> {
-        files::list_directory(&self.roots, args)
+        offloaded!(self, listing::list_directory, args)
     }
 
     async fn move_path(&self, args: MovePathArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
-        files::move_path(&self.roots, args)
+        offloaded!(self, files::move_path, args, no_limits)
     }
 
     async fn read_file(&self, args: ReadFileArgs, _: Context) -> ToolResult {
-        files::read_file(&self.roots, args)
+        offloaded!(self, files::read_file, args)
     }
 
     async fn replace_in_file(
@@ -67,12 +87,19 @@ impl Tools for Workspace {
         cx: Context,
     ) -> ToolResult<ReplaceInFileOutput> {
         self.writable(cx.tool())?;
-        files::replace_in_file(&self.roots, args)
+        offloaded!(self, files::replace_in_file, args)
     }
 
     async fn run_command(&self, args: RunCommandArgs, cx: Context) -> ToolResult<RunCommandOutput> {
         self.writable(cx.tool())?;
-        command::run_command(&self.roots, &self.allowed_commands, args).await
+        self.allowed_commands.check(&args.program, &args.args)?;
+        let roots = self.roots.clone();
+        let cwd_arg = args.cwd.clone();
+        let cwd = self
+            .offload
+            .run(move || command::open_cwd(&roots, &cwd_arg))
+            .await?;
+        command::run_command(cwd, &self.allowed_commands, args).await
     }
 
     async fn search_files(
@@ -80,11 +107,11 @@ impl Tools for Workspace {
         args: SearchFilesArgs,
         _: Context,
     ) -> ToolResult<SearchFilesOutput> {
-        search::search_files(&self.roots, args)
+        offloaded!(self, search::search_files, args)
     }
 
     async fn write_file(&self, args: WriteFileArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
-        files::write_file(&self.roots, args)
+        offloaded!(self, files::write_file, args, no_limits)
     }
 }

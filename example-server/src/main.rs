@@ -7,6 +7,13 @@ mod catalog;
 mod command;
 mod files;
 mod handler;
+mod handles;
+mod limits;
+mod lines;
+mod listing;
+mod offload;
+#[cfg(test)]
+mod race_tests;
 mod roots;
 mod search;
 
@@ -14,13 +21,23 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use toolmetadata::server::{HttpOptions, Server};
 
+use crate::limits::Limits;
+
 mod tools {
     toolmetadata::include_tools!();
 }
+
+/// jemalloc, with its background thread, gives freed memory back to the
+/// system within seconds; with glibc's allocator a burst of HTTP sessions
+/// left the process at several times its baseline long after every session
+/// was closed (the freed memory was fragmented, so never trimmed).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// An MCP server for a workspace: read, search and change files under the
 /// given roots, and run allowed commands.
@@ -33,8 +50,10 @@ struct Cli {
     /// Offer only the tools that change nothing.
     #[arg(long)]
     read_only: bool,
-    /// A program run_command may start (repeatable; none by default).
-    #[arg(long = "allow-command", value_name = "PROGRAM")]
+    /// A program run_command may start, optionally with the arguments a call
+    /// must begin with, such as 'git status' (repeatable; none by default).
+    /// Looked up at startup on the absolute entries of PATH.
+    #[arg(long = "allow-command", value_name = "PROGRAM [ARG…]")]
     allowed_commands: Vec<String>,
     /// Serve Streamable HTTP on this address (such as 127.0.0.1:8080) instead of stdio.
     #[arg(long, value_name = "ADDR")]
@@ -56,9 +75,33 @@ struct Cli {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// Largest HTTP request body (a write_file of 10 MB of text fits).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    max_body_bytes: usize,
+    /// Most HTTP sessions kept; a new one beyond closes the least recently used.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    max_sessions: usize,
+    /// Seconds an HTTP session may stay unused before it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    session_idle_secs: u64,
+    /// Seconds an HTTP client has to send a request's headers (idle connections
+    /// close after it too) and, separately, its body.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    request_timeout_secs: u64,
     /// List every tool, discoverable ones included, and no tool_search/execute_tool.
     #[arg(long)]
     show_all: bool,
+    /// Largest file read whole or edited by replace_in_file, and most bytes a
+    /// read of lines returns.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_file_bytes)]
+    max_file_bytes: u64,
+    /// Most bytes of paths or matches in one search, find, listing or tree reply
+    /// (a reply that reaches it says `truncated: true`).
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_reply_bytes)]
+    max_reply_bytes: usize,
+    /// Longest matching line a search returns; longer ones are cut and end in `…`.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_line_bytes)]
+    max_line_bytes: usize,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -100,7 +143,16 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let workspace = handler::Workspace {
         roots: roots.clone(),
         read_only: cli.read_only,
-        allowed_commands: cli.allowed_commands,
+        allowed_commands: command::Allowed::resolve(
+            &cli.allowed_commands,
+            std::env::var_os("PATH"),
+        )?,
+        limits: Limits {
+            max_file_bytes: cli.max_file_bytes,
+            max_reply_bytes: cli.max_reply_bytes,
+            max_line_bytes: cli.max_line_bytes,
+        },
+        offload: offload::Offload::default(),
     };
     let read_only = cli.read_only;
     let server = Server::builder()
@@ -138,9 +190,15 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             server.serve_stdio().await?;
         }
         Some(addr) => {
+            let request_timeout = Duration::from_secs(cli.request_timeout_secs.max(1));
             let mut options = HttpOptions::default()
                 .addr(addr)
-                .allow_non_loopback(cli.allow_non_loopback);
+                .allow_non_loopback(cli.allow_non_loopback)
+                .max_body_bytes(cli.max_body_bytes)
+                .max_sessions(cli.max_sessions)
+                .session_idle_timeout(Duration::from_secs(cli.session_idle_secs.max(1)))
+                .header_read_timeout(request_timeout)
+                .body_read_timeout(request_timeout);
             for origin in cli.allowed_origins {
                 options = options.allow_origin(origin);
             }

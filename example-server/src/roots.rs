@@ -1,22 +1,42 @@
-//! Confinement: every path a tool receives is resolved against the allowed roots
-//! and canonicalized, so `..`, absolute paths elsewhere and symbolic links that
-//! lead out are refused before any file is touched.
+//! Confinement: every path a tool receives becomes a directory handle of one
+//! root plus a path relative to it, and every file operation goes through that
+//! handle (`cap-std`, which uses `openat2` with `RESOLVE_BENEATH` on Linux).
 //!
-//! Relative paths are taken from the first root. A path that does not exist yet
-//! (a file to write, a directory to create) is checked through its deepest
-//! existing ancestor, whose canonical form must lie in a root, and the rest of
-//! the path must be plain names.
+//! Checking a name and then opening it again by name loses to a process that
+//! swaps a symbolic link in between; resolving beneath a handle cannot be
+//! raced, because the kernel refuses the escape at the moment of the open.
+//!
+//! Names are checked first too, without looking at the file system, so that
+//! `..` and absolute paths elsewhere are refused with the same text whether
+//! or not they exist. A symbolic link that leads out is refused when followed,
+//! before anything past it is looked up, so the error never tells whether a
+//! path exists outside either.
+//!
+//! Relative paths are taken from the first root.
 
 use std::fmt;
+use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-/// The directories the tools may touch, canonicalized.
+use cap_std::fs::Dir;
+
+/// The directories the tools may touch: cheap to clone, shared by the
+/// blocking tasks that do the file work.
 #[derive(Debug, Clone)]
 pub(crate) struct Roots {
-    roots: Vec<PathBuf>,
-    /// The roots as given (absolute, `..` resolved by name), so that a path
+    roots: Arc<[Root]>,
+}
+
+#[derive(Debug)]
+struct Root {
+    /// Its canonical path, to recognise absolute paths given by tools.
+    canonical: PathBuf,
+    /// The root as given (absolute, `..` resolved by name), so that a path
     /// written through a root's symbolic link is recognised too.
-    given: Vec<PathBuf>,
+    given: PathBuf,
+    /// The handle every operation resolves beneath.
+    dir: Dir,
 }
 
 /// Why a path was refused.
@@ -31,10 +51,19 @@ impl fmt::Display for PathError {
 
 impl std::error::Error for PathError {}
 
+impl PathError {
+    /// A refusal with this text.
+    pub(crate) fn new(text: impl Into<String>) -> Self {
+        PathError(text.into())
+    }
+}
+
 /// Longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH: usize = 4096;
 
-fn shown(path: &str) -> String {
+/// A path for messages: quoted, and cut so that a huge argument does not make
+/// a huge error.
+pub(crate) fn shown(path: &str) -> String {
     let mut s: String = path.chars().take(120).collect();
     if s.len() < path.len() {
         s.push('…');
@@ -42,40 +71,97 @@ fn shown(path: &str) -> String {
     format!("{s:?}")
 }
 
+/// A tool's path, located beneath one root.
+#[derive(Debug)]
+pub(crate) struct Located<'r> {
+    /// The root's handle.
+    pub(crate) dir: &'r Dir,
+    /// The root's canonical path, to walk it with path-based libraries and to
+    /// name it.
+    pub(crate) root: &'r Path,
+    /// The path beneath it, without `.` or `..`; `.` for the root itself.
+    pub(crate) rel: PathBuf,
+    /// The path as the tool gave it, for messages.
+    pub(crate) given: &'r str,
+}
+
+impl Located<'_> {
+    /// Whether this is the root itself.
+    pub(crate) fn is_root(&self) -> bool {
+        self.rel == Path::new(".")
+    }
+
+    /// The error for an I/O failure on this path. An escape and a missing file
+    /// read differently, but an escape is reported before anything outside is
+    /// looked up, so neither depends on what exists outside.
+    pub(crate) fn error(&self, e: &io::Error) -> PathError {
+        io_error(self.given, e)
+    }
+}
+
+/// The error text for an I/O failure on `given`.
+pub(crate) fn io_error(given: &str, e: &io::Error) -> PathError {
+    if is_escape(e) {
+        return outside(given);
+    }
+    match e.kind() {
+        io::ErrorKind::NotFound => PathError(format!("{} does not exist", shown(given))),
+        _ => PathError(format!("{}: {e}", shown(given))),
+    }
+}
+
+/// cap-std reports a resolution that would leave its directory as
+/// `PermissionDenied` with this text (from `EXDEV` of `RESOLVE_BENEATH`, or
+/// from its own resolver where `openat2` is missing).
+fn is_escape(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied
+        && e.to_string()
+            .contains("a path led outside of the filesystem")
+}
+
+fn outside(path: &str) -> PathError {
+    PathError(format!(
+        "the path {} is outside the allowed roots",
+        shown(path)
+    ))
+}
+
 impl Roots {
-    /// Canonicalizes each root (a root given as a symbolic link becomes its
-    /// target); each must be an existing directory.
+    /// Opens each root (a root given as a symbolic link becomes its target);
+    /// each must be an existing directory.
     pub(crate) fn new(dirs: &[PathBuf]) -> Result<Roots, String> {
-        let mut roots = Vec::with_capacity(dirs.len());
-        let mut given = Vec::with_capacity(dirs.len());
         let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
+        let mut roots = Vec::with_capacity(dirs.len());
         for dir in dirs {
-            given.push(lexical(&cwd.join(dir)));
             let canonical = dir
                 .canonicalize()
                 .map_err(|e| format!("root {}: {e}", dir.display()))?;
             if !canonical.is_dir() {
                 return Err(format!("root {} is not a directory", dir.display()));
             }
-            roots.push(canonical);
+            let handle = Dir::open_ambient_dir(&canonical, cap_std::ambient_authority())
+                .map_err(|e| format!("root {}: {e}", dir.display()))?;
+            roots.push(Root {
+                canonical,
+                given: lexical(&cwd.join(dir)),
+                dir: handle,
+            });
         }
         if roots.is_empty() {
             return Err("at least one root is needed".into());
         }
-        Ok(Roots { roots, given })
+        Ok(Roots {
+            roots: roots.into(),
+        })
     }
 
     /// The canonical roots.
-    pub(crate) fn dirs(&self) -> &[PathBuf] {
-        &self.roots
+    pub(crate) fn dirs(&self) -> Vec<PathBuf> {
+        self.roots.iter().map(|r| r.canonical.clone()).collect()
     }
 
-    fn inside(&self, canonical: &Path) -> bool {
-        self.roots.iter().any(|r| canonical.starts_with(r))
-    }
-
-    /// The path as the tool gave it, joined to the first root when relative.
-    fn joined(&self, path: &str) -> Result<PathBuf, PathError> {
+    /// The root a path is in, and the path beneath it, by name only.
+    pub(crate) fn locate<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
         if path.is_empty() {
             return Err(PathError("the path is empty".into()));
         }
@@ -91,105 +177,45 @@ impl Roots {
             )));
         }
         let p = Path::new(path);
-        let joined = if p.is_absolute() {
-            p.to_owned()
+        let by_name = if p.is_absolute() {
+            lexical(p)
         } else {
-            self.roots[0].join(p)
+            lexical(&self.roots[0].canonical.join(p))
         };
-        // Refused by name before anything is looked up, so that an error never
-        // tells whether something exists outside the roots.
-        let by_name = lexical(&joined);
-        if !self
-            .roots
-            .iter()
-            .chain(&self.given)
-            .any(|r| by_name.starts_with(r))
-        {
-            return Err(Self::outside(path));
+        for root in self.roots.iter() {
+            for base in [&root.canonical, &root.given] {
+                if let Ok(rest) = by_name.strip_prefix(base) {
+                    let rel = if rest.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        rest.to_owned()
+                    };
+                    return Ok(Located {
+                        dir: &root.dir,
+                        root: &root.canonical,
+                        rel,
+                        given: path,
+                    });
+                }
+            }
         }
-        Ok(joined)
+        Err(outside(path))
     }
 
-    fn outside(path: &str) -> PathError {
-        PathError(format!(
-            "the path {} is outside the allowed roots",
-            shown(path)
-        ))
-    }
-
-    /// An existing file or directory, following symbolic links: its canonical
-    /// path, which must lie in a root.
-    pub(crate) fn existing(&self, path: &str) -> Result<PathBuf, PathError> {
-        let joined = self.joined(path)?;
-        let canonical = joined.canonicalize().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => PathError(format!("{} does not exist", shown(path))),
-            _ => PathError(format!("cannot resolve {}: {e}", shown(path))),
-        })?;
-        if self.inside(&canonical) {
-            Ok(canonical)
-        } else {
-            Err(Self::outside(path))
-        }
-    }
-
-    /// An existing entry itself, not following a final symbolic link (to report
-    /// or move the link): its canonical parent joined with its name.
-    pub(crate) fn entry(&self, path: &str) -> Result<PathBuf, PathError> {
-        let joined = self.joined(path)?;
-        let (parent, name) = split_last(&joined, path)?;
-        let parent = parent
-            .canonicalize()
-            .map_err(|e| PathError(format!("cannot resolve {}: {e}", shown(path))))?;
-        if !self.inside(&parent) {
-            return Err(Self::outside(path));
-        }
-        let entry = parent.join(name);
-        if entry.symlink_metadata().is_err() {
-            return Err(PathError(format!("{} does not exist", shown(path))));
-        }
-        if self.roots.contains(&entry) {
+    /// A path that names an entry to change (move, or report without following
+    /// a final link): not a root itself.
+    pub(crate) fn entry<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
+        let located = self.locate(path)?;
+        if located.is_root() {
             return Err(PathError(format!("{} is a root itself", shown(path))));
         }
-        Ok(entry)
-    }
-
-    /// A path to create or overwrite: its deepest existing ancestor must
-    /// canonicalize into a root and the rest must be plain names; an existing
-    /// target that is a symbolic link must lead into a root. Returns the path to
-    /// write, and the directories that are missing (created only if asked).
-    pub(crate) fn writable(&self, path: &str) -> Result<Writable, PathError> {
-        let joined = self.joined(path)?;
-        let mut ancestor = joined.as_path();
-        let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
-        loop {
-            if ancestor.symlink_metadata().is_ok() {
-                break;
-            }
-            let (parent, name) = split_last(ancestor, path)?;
-            rest.push(name);
-            ancestor = parent;
-        }
-        let canonical = ancestor
-            .canonicalize()
-            .map_err(|e| PathError(format!("cannot resolve {}: {e}", shown(path))))?;
-        if !self.inside(&canonical) {
-            return Err(Self::outside(path));
-        }
-        rest.reverse();
-        let mut target = canonical;
-        for name in &rest {
-            target.push(name);
-        }
-        let missing_dirs = rest.len().saturating_sub(1);
-        Ok(Writable {
-            path: target,
-            missing_dirs,
-        })
+        Ok(located)
     }
 }
 
 /// A path with `.` dropped and `..` taken back by name, without looking at the
-/// file system.
+/// file system. `..` above `/` stays at `/`, which no root is, so it is
+/// refused as outside.
 fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
@@ -202,39 +228,6 @@ fn lexical(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// A path checked for writing.
-#[derive(Debug)]
-pub(crate) struct Writable {
-    pub(crate) path: PathBuf,
-    /// How many parent directories do not exist yet.
-    pub(crate) missing_dirs: usize,
-}
-
-/// The parent and the final plain name of a path; `..`, `.` or a root as the
-/// last component is refused.
-fn split_last<'p>(
-    p: &'p Path,
-    shown_as: &str,
-) -> Result<(&'p Path, &'p std::ffi::OsStr), PathError> {
-    match p.components().next_back() {
-        Some(Component::Normal(name)) => match p.parent() {
-            Some(parent) => Ok((parent, name)),
-            None => Err(PathError(format!(
-                "{} has no parent directory",
-                shown(shown_as)
-            ))),
-        },
-        Some(Component::ParentDir) => Err(PathError(format!(
-            "the path {} ends in `..`: name the file or directory itself",
-            shown(shown_as)
-        ))),
-        _ => Err(PathError(format!(
-            "the path {} names no file",
-            shown(shown_as)
-        ))),
-    }
 }
 
 #[cfg(test)]
@@ -254,9 +247,10 @@ mod tests {
         let root = dir.path().join("root");
         let outside = dir.path().join("outside");
         std::fs::create_dir_all(root.join("sub")).expect("mkdir");
-        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::create_dir_all(outside.join("etc")).expect("mkdir");
         std::fs::write(root.join("sub/a.txt"), "a").expect("write");
         std::fs::write(outside.join("secret.txt"), "secret").expect("write");
+        std::fs::write(outside.join("etc/passwd"), "root").expect("write");
         let roots = Roots::new(std::slice::from_ref(&root)).expect("roots");
         Setup {
             _dir: dir,
@@ -266,28 +260,28 @@ mod tests {
         }
     }
 
+    fn read(roots: &Roots, path: &str) -> Result<String, PathError> {
+        let l = roots.locate(path)?;
+        l.dir.read_to_string(&l.rel).map_err(|e| l.error(&e))
+    }
+
     #[test]
     fn inside_paths_resolve() {
         let s = setup();
         let root = s.roots.dirs()[0].clone();
-        assert_eq!(
-            s.roots.existing("sub/a.txt").unwrap(),
-            root.join("sub/a.txt")
-        );
-        assert_eq!(
-            s.roots.existing("sub/../sub/a.txt").unwrap(),
-            root.join("sub/a.txt")
-        );
+        assert_eq!(read(&s.roots, "sub/a.txt").unwrap(), "a");
+        assert_eq!(read(&s.roots, "sub/../sub/a.txt").unwrap(), "a");
         let abs = root.join("sub/a.txt");
-        assert_eq!(s.roots.existing(abs.to_str().unwrap()).unwrap(), abs);
-        let w = s.roots.writable("new/dir/file.txt").unwrap();
-        assert_eq!((w.path, w.missing_dirs), (root.join("new/dir/file.txt"), 2));
+        assert_eq!(read(&s.roots, abs.to_str().unwrap()).unwrap(), "a");
+        assert!(s.roots.locate(".").unwrap().is_root());
+        assert!(s.roots.entry(root.to_str().unwrap()).is_err());
     }
 
     #[test]
     fn escapes_are_refused() {
         let s = setup();
         symlink(&s.outside, s.root.join("link_out")).unwrap();
+        symlink("../outside/secret.txt", s.root.join("relative_out")).unwrap();
         symlink(s.root.join("loop_a"), s.root.join("loop_b")).unwrap();
         symlink(s.root.join("loop_b"), s.root.join("loop_a")).unwrap();
         let secret = s.outside.join("secret.txt");
@@ -297,35 +291,37 @@ mod tests {
             secret.to_str().unwrap(),
             "/etc/passwd",
             "link_out/secret.txt",
-            "link_out",
+            "relative_out",
             "loop_a",
         ] {
-            assert!(s.roots.existing(attempt).is_err(), "read {attempt}");
-            assert!(s.roots.writable(attempt).is_err(), "write {attempt}");
-        }
-        for attempt in [
-            "../x.txt",
-            "link_out/new.txt",
-            "sub/../../escape.txt",
-            "link_out/deep/new.txt",
-        ] {
-            assert!(s.roots.writable(attempt).is_err(), "write {attempt}");
+            assert!(read(&s.roots, attempt).is_err(), "read {attempt}");
         }
         // Outside paths are refused by name: no hint whether they exist.
         assert_eq!(
-            s.roots.existing("../no_such_file").unwrap_err().to_string(),
+            read(&s.roots, "../no_such_file").unwrap_err().to_string(),
             "the path \"../no_such_file\" is outside the allowed roots"
+        );
+        // Through a link: the same text for an existing and a missing file.
+        assert_eq!(
+            read(&s.roots, "link_out/etc/passwd")
+                .unwrap_err()
+                .to_string(),
+            "the path \"link_out/etc/passwd\" is outside the allowed roots"
+        );
+        assert_eq!(
+            read(&s.roots, "link_out/etc/nope").unwrap_err().to_string(),
+            "the path \"link_out/etc/nope\" is outside the allowed roots"
         );
         assert!(
             s.roots
-                .existing("a\0b")
+                .locate("a\0b")
                 .unwrap_err()
                 .to_string()
                 .contains("NUL")
         );
         assert!(
             s.roots
-                .existing(&"x/".repeat(3000))
+                .locate(&"x/".repeat(3000))
                 .unwrap_err()
                 .to_string()
                 .contains("longer")
@@ -341,11 +337,11 @@ mod tests {
         symlink(&s.root, &link).unwrap();
         let roots = Roots::new(std::slice::from_ref(&link)).unwrap();
         assert_eq!(roots.dirs()[0], s.root.canonicalize().unwrap());
-        assert!(roots.existing("sub/a.txt").is_ok());
-        assert!(roots.existing("../outside/secret.txt").is_err());
+        assert!(read(&roots, "sub/a.txt").is_ok());
+        assert!(read(&roots, "../outside/secret.txt").is_err());
         let through_link = link.join("sub/a.txt").display().to_string();
         assert!(
-            roots.existing(&through_link).is_ok(),
+            read(&roots, &through_link).is_ok(),
             "a path through the root's link"
         );
     }

@@ -2,17 +2,25 @@
 //! a local server needs: loopback by default, `Host` and `Origin` checked
 //! (DNS rebinding), an optional bearer token, a request body limit, and a
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
+//!
+//! Every resource a client can hold is bounded: sessions (capped, idle ones
+//! closed: `sessions`), connections and the time to send headers (`serve`),
+//! and the time and size of a body (`body`).
+
+mod body;
+mod serve;
+mod sessions;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, Request, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +36,11 @@ pub struct HttpOptions {
     allowed_origins: Vec<String>,
     bearer_token: Option<String>,
     max_body_bytes: usize,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    max_connections: usize,
 }
 
 impl Default for HttpOptions {
@@ -39,6 +52,11 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             bearer_token: None,
             max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 1000,
+            session_idle_timeout: Duration::from_secs(300),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 1024,
         }
     }
 }
@@ -83,6 +101,42 @@ impl HttpOptions {
         self.max_body_bytes = bytes;
         self
     }
+
+    /// The most sessions kept at once (default 1000). A new session beyond
+    /// it closes the least recently used one, whose client gets 404 on its
+    /// next request and starts over, as the protocol provides.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How long a session may go unused before it is closed (default 5
+    /// minutes).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's headers, and how long an
+    /// idle connection stays open (default 10 seconds).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's body (default 30 seconds);
+    /// a late body gets 408.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once (default 1024); more wait to be
+    /// accepted.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
 }
 
 /// A server bound to its address, not yet serving.
@@ -91,6 +145,7 @@ pub struct HttpServer {
     listener: tokio::net::TcpListener,
     router: axum::Router,
     cancel: CancellationToken,
+    limits: serve::ConnectionLimits,
 }
 
 impl HttpServer {
@@ -117,10 +172,7 @@ impl HttpServer {
             shutdown.await;
             cancel.cancel();
         };
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(signal)
-            .await
-            .map_err(|e| ServerError::new(format!("HTTP server failed: {e}")))
+        serve::serve(self.listener, self.router, self.limits, Box::pin(signal)).await
     }
 
     /// Serves until Ctrl-C or SIGTERM. The signal handlers are installed when
@@ -170,6 +222,7 @@ struct Guard {
     origins: Vec<String>,
     token: Option<String>,
     max_body_bytes: usize,
+    body_read_timeout: Duration,
 }
 
 impl Server {
@@ -200,11 +253,12 @@ impl Server {
             .with_max_request_body_bytes(options.max_body_bytes)
             .with_cancellation_token(cancel.clone());
         let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(sessions::CappedSessions::new(
+            options.max_sessions,
+            options.session_idle_timeout,
+        ));
+        sessions.spawn_reaper(cancel.clone());
+        let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
         let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
             .map(str::to_owned)
             .to_vec();
@@ -214,6 +268,7 @@ impl Server {
             origins: options.allowed_origins,
             token: options.bearer_token,
             max_body_bytes: options.max_body_bytes,
+            body_read_timeout: options.body_read_timeout,
         });
         let router = axum::Router::new()
             .nest_service("/mcp", service)
@@ -223,6 +278,10 @@ impl Server {
             listener,
             router,
             cancel,
+            limits: serve::ConnectionLimits {
+                header_read_timeout: options.header_read_timeout,
+                max_connections: options.max_connections,
+            },
         })
     }
 }
@@ -234,6 +293,16 @@ pub(crate) async fn serve(server: Server, options: HttpOptions) -> Result<(), Se
 
 async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response {
     let headers = request.headers();
+    // With two, a check could read one and a later reader the other.
+    for name in [header::HOST, header::ORIGIN] {
+        if headers.get_all(&name).iter().nth(1).is_some() {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("the {name} header is given more than once"),
+            )
+                .into_response();
+        }
+    }
     if let Some(problem) = host_problem(&guard, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
     }
@@ -261,7 +330,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         )
             .into_response();
     }
-    next.run(request).await
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused,
+    }
 }
 
 /// The host name of a `Host` header or an origin's authority, without port.

@@ -1,0 +1,158 @@
+//! `list_directory` and `directory_tree`: walked through directory handles,
+//! never following links, so a directory swapped for a link cannot lead the
+//! walk out of its root; both stop at a number of entries and of bytes.
+
+use std::ffi::OsString;
+
+use cap_std::fs::Dir;
+use toolmetadata::{ToolError, ToolResult};
+
+use crate::limits::Limits;
+use crate::roots::{Located, Roots};
+use crate::tools::*;
+
+/// Listings stop here.
+const MAX_ENTRIES: usize = 10_000;
+/// Names read from one directory; the rest are not looked at, so that a
+/// directory of millions of files costs bounded memory.
+const MAX_NAMES_PER_DIR: usize = 100_000;
+
+/// Entries of `dir` sorted by name, without hidden ones unless asked: names,
+/// whether each is a directory (not following links), and whether the
+/// directory had more than could be read.
+fn sorted_entries(dir: &Dir, hidden: bool) -> std::io::Result<(Vec<(OsString, bool)>, bool)> {
+    let mut entries = Vec::new();
+    let mut cut = false;
+    for entry in dir.entries()?.filter_map(Result::ok) {
+        if entries.len() >= MAX_NAMES_PER_DIR {
+            cut = true;
+            break;
+        }
+        let name = entry.file_name();
+        if !hidden && name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        entries.push((name, is_dir));
+    }
+    entries.sort();
+    Ok((entries, cut))
+}
+
+fn open_dir(at: &Located<'_>) -> Result<Dir, ToolError> {
+    match at.dir.metadata(&at.rel) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(ToolError::new(format!("{} is not a directory", at.given))),
+        Err(e) => return Err(at.error(&e).into()),
+    }
+    at.dir.open_dir(&at.rel).map_err(|e| at.error(&e).into())
+}
+
+pub(crate) fn list_directory(
+    roots: &Roots,
+    limits: Limits,
+    args: ListDirectoryArgs,
+) -> ToolResult<ListDirectoryOutput> {
+    let at = roots.locate(&args.path)?;
+    let top = open_dir(&at)?;
+    let mut entries = Vec::new();
+    let mut bytes = 0;
+    let mut truncated = false;
+    // Depth-first, sorted, not following symbolic links (they are listed).
+    let mut stack = vec![(top, String::new(), 1_i64)];
+    'walk: while let Some((dir, prefix, depth)) = stack.pop() {
+        let (children_of_dir, cut) = sorted_entries(&dir, args.hidden)?;
+        truncated |= cut;
+        let mut children = Vec::new();
+        for (name, is_dir) in children_of_dir {
+            let relative = format!("{prefix}{}", name.to_string_lossy());
+            let shown = if is_dir {
+                format!("{relative}/")
+            } else {
+                relative.clone()
+            };
+            if entries.len() >= MAX_ENTRIES || bytes + shown.len() > limits.max_reply_bytes {
+                truncated = true;
+                break 'walk;
+            }
+            bytes += shown.len() + 4;
+            entries.push(shown);
+            if is_dir
+                && depth < args.depth
+                && let Ok(sub) = dir.open_dir(&name)
+            {
+                children.push((sub, format!("{relative}/"), depth + 1));
+            }
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    entries.sort();
+    Ok(ListDirectoryOutput { entries, truncated })
+}
+
+pub(crate) fn directory_tree(roots: &Roots, limits: Limits, args: DirectoryTreeArgs) -> ToolResult {
+    let at = roots.locate(&args.path)?;
+    let top = open_dir(&at)?;
+    let full = at.root.join(&at.rel);
+    let name = full.file_name().map_or_else(
+        || full.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut tree = Tree {
+        out: format!("{name}/\n"),
+        count: 0,
+        max: args.depth,
+        max_bytes: limits.max_reply_bytes,
+        stopped: false,
+    };
+    tree.walk(&top, 1, "")?;
+    if tree.stopped {
+        tree.out.push_str(&format!(
+            "… (stopped at {} entries or {} bytes)\n",
+            tree.count, tree.max_bytes
+        ));
+    }
+    Ok(tree.out.into())
+}
+
+struct Tree {
+    out: String,
+    count: usize,
+    max: i64,
+    max_bytes: usize,
+    stopped: bool,
+}
+
+impl Tree {
+    fn walk(&mut self, dir: &Dir, depth: i64, indent: &str) -> std::io::Result<()> {
+        let (mut entries, cut) = sorted_entries(dir, false)?;
+        self.stopped |= cut;
+        // Directories first, then files, each by name.
+        entries.sort_by(|a, b| (!a.1, &a.0).cmp(&(!b.1, &b.0)));
+        let last = entries.len().saturating_sub(1);
+        for (i, (name, is_dir)) in entries.iter().enumerate() {
+            if self.count >= MAX_ENTRIES || self.out.len() >= self.max_bytes {
+                self.stopped = true;
+                return Ok(());
+            }
+            self.count += 1;
+            let (branch, next) = if i == last {
+                ("└── ", "    ")
+            } else {
+                ("├── ", "│   ")
+            };
+            let shown = name.to_string_lossy();
+            if *is_dir {
+                self.out.push_str(&format!("{indent}{branch}{shown}/\n"));
+                if depth < self.max
+                    && let Ok(sub) = dir.open_dir(name)
+                {
+                    self.walk(&sub, depth + 1, &format!("{indent}{next}"))?;
+                }
+            } else {
+                self.out.push_str(&format!("{indent}{branch}{shown}\n"));
+            }
+        }
+        Ok(())
+    }
+}

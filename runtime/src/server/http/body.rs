@@ -1,0 +1,271 @@
+//! Reading a request body before rmcp does: within a time limit (a client
+//! that sends half a body no longer holds the connection and its buffer
+//! forever), within the size limit, and checked to be JSON, so that invalid
+//! JSON gets the JSON-RPC parse error the specification asks for instead of
+//! rmcp's 415.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+/// The body of `request`, read, and the request rebuilt around it; or the
+/// response that refuses it.
+pub(super) async fn buffered(
+    request: Request<Body>,
+    max_bytes: usize,
+    timeout: Duration,
+) -> Result<Request<Body>, Response> {
+    let (parts, body) = request.into_parts();
+    let bytes = match tokio::time::timeout(timeout, axum::body::to_bytes(body, max_bytes)).await {
+        Err(_) => {
+            return Err((
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body did not arrive within {timeout:?}"),
+            )
+                .into_response());
+        }
+        Ok(Err(_)) => {
+            // to_bytes fails on the limit or on a broken connection; the
+            // limit is the one a client can act on.
+            return Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body exceeds {max_bytes} bytes or was cut off"),
+            )
+                .into_response());
+        }
+        Ok(Ok(bytes)) => bytes,
+    };
+    let json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if json {
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            return Err(parse_error(&e.to_string()));
+        }
+        if let Some(refused) = arguments_not_an_object(&bytes) {
+            return Err(refused);
+        }
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+/// The parts of a request this module looks at; the rest is skipped, not
+/// kept, so a large body is not copied.
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(default)]
+    id: serde_json::Value,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<PeekParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekParams {
+    #[serde(default)]
+    arguments: Option<Shape>,
+}
+
+/// Whether a JSON value is an object, read without keeping it.
+enum Shape {
+    Object,
+    Other(&'static str),
+}
+
+impl<'de> serde::Deserialize<'de> for Shape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Kind;
+        impl<'de> serde::de::Visitor<'de> for Kind {
+            type Value = Shape;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Shape, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Shape::Object)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Shape, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Shape::Other("an array"))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+                Ok(Shape::Other("a string"))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+                Ok(Shape::Other("a boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+                Ok(Shape::Other("a number"))
+            }
+        }
+        d.deserialize_any(Kind)
+    }
+}
+
+/// rmcp reads a `tools/call` whose `arguments` is not an object as an
+/// unknown method; the client's mistake is in the params.
+fn arguments_not_an_object(bytes: &[u8]) -> Option<Response> {
+    let peek: Peek = serde_json::from_slice(bytes).ok()?;
+    if peek.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    let Some(Shape::Other(what)) = peek.params?.arguments else {
+        return None;
+    };
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": peek.id,
+        "error": {"code": -32602, "message": format!("`arguments` must be an object, not {what}")},
+    });
+    Some(
+        (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response(),
+    )
+}
+
+/// JSON-RPC's parse error: code -32700, `id` null, HTTP 400.
+fn parse_error(detail: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32700, "message": format!("Parse error: {detail}")},
+    });
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(body: &'static str) -> Request<Body> {
+        Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .expect("request")
+    }
+
+    #[tokio::test]
+    async fn invalid_json_is_a_parse_error() {
+        let refused = buffered(post("{not json"), 100, Duration::from_secs(1))
+            .await
+            .expect_err("refused");
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+        let body = axum::body::to_bytes(refused.into_body(), 1000)
+            .await
+            .expect("body");
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(value["error"]["code"], -32700);
+        assert_eq!(value["id"], serde_json::Value::Null);
+    }
+
+    #[tokio::test]
+    async fn arguments_that_are_not_an_object_are_invalid_params() {
+        for (arguments, what) in [
+            ("[\"x\"]", "an array"),
+            ("\"x\"", "a string"),
+            ("3", "a number"),
+        ] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+            );
+            let request = Request::post("/mcp")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body))
+                .expect("request");
+            let refused = buffered(request, 1000, Duration::from_secs(1))
+                .await
+                .expect_err("refused");
+            let body = axum::body::to_bytes(refused.into_body(), 1000)
+                .await
+                .expect("body");
+            let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+            assert_eq!(value["error"]["code"], -32602, "{arguments}");
+            assert_eq!(value["id"], 7);
+            assert_eq!(
+                value["error"]["message"],
+                format!("`arguments` must be an object, not {what}")
+            );
+        }
+        let fine = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"a":[1]}}}"#;
+        assert!(
+            buffered(post(fine), 1000, Duration::from_secs(1))
+                .await
+                .is_ok()
+        );
+    }
+
+    #[tokio::test]
+    async fn bodies_over_the_limit_or_late_are_refused() {
+        let refused = buffered(post("[1,2,3,4,5,6,7,8,9]"), 5, Duration::from_secs(1))
+            .await
+            .expect_err("refused");
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let (_tx, rx) = tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(1);
+        let stalled = Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from_stream(tokio_stream_of(rx)))
+            .expect("request");
+        let refused = buffered(stalled, 100, Duration::from_millis(100))
+            .await
+            .expect_err("refused");
+        assert_eq!(refused.status(), StatusCode::REQUEST_TIMEOUT);
+        let passed = buffered(post("{\"a\": 1}"), 100, Duration::from_secs(1))
+            .await
+            .expect("accepted");
+        let body = axum::body::to_bytes(passed.into_body(), 100)
+            .await
+            .expect("body");
+        assert_eq!(&body[..], b"{\"a\": 1}");
+    }
+
+    /// A stream of the channel's items, without a stream crate.
+    fn tokio_stream_of(
+        mut rx: tokio::sync::mpsc::Receiver<Result<axum::body::Bytes, std::io::Error>>,
+    ) -> impl futures_core::Stream<Item = Result<axum::body::Bytes, std::io::Error>> {
+        struct Of<T>(tokio::sync::mpsc::Receiver<T>);
+        impl<T> futures_core::Stream for Of<T> {
+            type Item = T;
+            fn poll_next(
+                mut self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<Option<T>> {
+                self.0.poll_recv(cx)
+            }
+        }
+        let _ = &mut rx;
+        Of(rx)
+    }
+}
