@@ -179,6 +179,11 @@ rules! {
     ConfirmPlaceholder => "confirm-placeholder",
     /// `confirm.unsupported` other than `proceed` or `refuse`.
     ConfirmUnsupported => "confirm-unsupported",
+    /// A `scopes` entry that is not an OAuth scope token (empty, or holding
+    /// a space, a quote, a backslash or a character outside visible ASCII).
+    BadScope => "bad-scope",
+    /// A scope listed twice in `scopes`.
+    DuplicateScope => "duplicate-scope",
 }
 
 impl fmt::Display for Rule {

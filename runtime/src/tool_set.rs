@@ -25,6 +25,8 @@ pub struct ToolEntry {
     pub keywords: &'static [&'static str],
     /// The `[confirm]` question, asked before the handler runs.
     pub confirm: Option<ConfirmEntry>,
+    /// The OAuth scopes a caller needs to see and call the tool (`scopes`).
+    pub scopes: &'static [&'static str],
 }
 
 /// A generated tool's `[confirm]`.
@@ -45,7 +47,14 @@ impl ToolEntry {
             discoverable: false,
             keywords: &[],
             confirm: None,
+            scopes: &[],
         }
+    }
+
+    /// The OAuth scopes a caller needs to see and call the tool (`scopes`).
+    pub const fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
+        self
     }
 
     /// Asks the person `message` before the handler runs (`[confirm]`).

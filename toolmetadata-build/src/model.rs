@@ -27,6 +27,8 @@ pub(crate) struct Tool {
     pub(crate) entry_json: String,
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
+    /// The OAuth scopes a caller needs (`scopes`).
+    pub(crate) scopes: Vec<String>,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) params: Vec<Field>,
     pub(crate) outputs: Vec<Field>,
@@ -175,6 +177,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         discoverable: tool.discoverable,
         keywords: tool.keywords.clone(),
         confirm: tool.confirm.clone(),
+        scopes: tool.scopes.clone(),
         params,
         outputs,
         enums,

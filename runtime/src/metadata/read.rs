@@ -43,6 +43,7 @@ pub(crate) struct RawTool {
     pub(crate) ui: Option<Sp<RawUi>>,
     pub(crate) icons: Vec<RawIcon>,
     pub(crate) confirm: Option<Sp<RawConfirm>>,
+    pub(crate) scopes: Option<Sp<Vec<Item>>>,
 }
 
 #[derive(Debug, Default)]
@@ -130,6 +131,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "icons",
     "output",
     "confirm",
+    "scopes",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -181,6 +183,7 @@ impl Reader<'_> {
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
                 "icons" => tool.icons = self.icons(entry),
+                "scopes" => tool.scopes = self.strings(entry, place),
                 _ => {}
             }
         }

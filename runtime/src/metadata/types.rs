@@ -30,6 +30,9 @@ pub struct ToolMetadata {
     /// `[confirm]` (ext): the question the server asks the person before the
     /// handler runs.
     pub confirm: Option<Confirm>,
+    /// `scopes`: the OAuth scopes a caller needs to see and call the tool
+    /// over authorized HTTP.
+    pub scopes: Vec<String>,
 }
 
 impl ToolMetadata {

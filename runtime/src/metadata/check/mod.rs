@@ -6,6 +6,7 @@
 mod confirm;
 mod constraint;
 mod param;
+mod scopes;
 mod ui;
 
 use std::collections::HashMap;
@@ -89,6 +90,11 @@ self.report.error(
             .confirm
             .as_ref()
             .and_then(|c| self.check_confirm(c, &parameters));
+        let scopes = raw
+            .scopes
+            .as_ref()
+            .map(|s| self.check_scopes(s))
+            .unwrap_or_default();
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -110,6 +116,7 @@ self.report.error(
             ui,
             icons,
             confirm,
+            scopes,
         }
     }
 
