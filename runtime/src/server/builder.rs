@@ -153,6 +153,7 @@ impl ServerBuilder {
                 discoverable: entry.discoverable,
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
+                scopes: entry.scopes.iter().map(|s| (*s).to_owned()).collect(),
                 confirm: entry.confirm.map(|c| {
                     Arc::new(Confirm {
                         message: c.message.to_owned(),
@@ -214,6 +215,7 @@ impl ServerBuilder {
             keywords: metadata.keywords.clone(),
             handler: erased,
             confirm: metadata.confirm.clone().map(Arc::new),
+            scopes: metadata.scopes.clone(),
         });
         self
     }

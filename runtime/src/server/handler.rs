@@ -17,6 +17,7 @@ use rmcp::{ErrorData, ServerHandler};
 use std::sync::Arc;
 
 use super::Server;
+use super::access::Caller;
 use super::asker::Asker;
 use super::call::Link;
 use super::prompts::Completes;
@@ -46,7 +47,14 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let show_all = self.inner.show_all || show_all_requested(&context);
-        Ok(ListToolsResult::with_all_items(self.listed_tools(show_all)))
+        let caller = Caller::of(&context);
+        let mut tools = self.listed_tools(show_all);
+        tools.retain(|t| self.tool_scopes(&t.name).is_none_or(|s| caller.permits(s)));
+        // A list filtered for an authenticated caller varies by authorization
+        // (allowed since 2026-07-28): it must stay `cacheScope: "private"`,
+        // which rmcp sends when the result names none. A cache hint set here
+        // must stay private whenever `caller.is_authenticated()`.
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(

@@ -23,10 +23,14 @@
 //!
 //! One job per file: `builder` assembles the tools, `call` runs one call
 //! (decoding, panics, cancellation, progress), `discovery` is the two
-//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP.
+//! meta-tools, `handler` answers rmcp's requests, `http` serves Streamable HTTP,
+//! `auth` checks its bearer tokens and `access` filters tools by their scopes.
 
+mod access;
 mod arguments;
 mod asker;
+#[cfg(feature = "http")]
+pub mod auth;
 mod builder;
 mod call;
 mod discovery;
@@ -134,6 +138,21 @@ impl Server {
             .collect();
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         listed
+    }
+
+    /// The scopes a tool needs (empty for a tool that needs none); `None`
+    /// for a name that is not a tool (meta-tools included).
+    pub(crate) fn tool_scopes(&self, name: &str) -> Option<&[String]> {
+        let &index = self.inner.by_name.get(name)?;
+        Some(&self.inner.tools[index].scopes)
+    }
+
+    /// Every scope some tool needs, sorted, once each: what the protected
+    /// resource metadata advertises.
+    pub fn catalog_scopes(&self) -> Vec<String> {
+        let scopes: std::collections::BTreeSet<&String> =
+            self.inner.tools.iter().flat_map(|t| &t.scopes).collect();
+        scopes.into_iter().cloned().collect()
     }
 
     /// Serves on stdin/stdout until the client closes stdin (also before it
