@@ -36,6 +36,9 @@ pub(super) struct Timing {
     pub(super) timeout: Duration,
 }
 
+/// The keys of one fetch: by `kid`, and the one usable without a `kid`.
+type Keys = (HashMap<String, Arc<Key>>, Option<Arc<Key>>);
+
 /// One signing key.
 pub(super) struct Key {
     pub(super) decoding: DecodingKey,
@@ -175,7 +178,7 @@ impl KeySet {
         }
     }
 
-    async fn fetch(&self) -> Result<(HashMap<String, Arc<Key>>, Option<Arc<Key>>), String> {
+    async fn fetch(&self) -> Result<Keys, String> {
         let request = Request::get(self.url.clone())
             .header(header::ACCEPT, "application/json")
             .body(Body::empty())
@@ -202,7 +205,7 @@ impl KeySet {
 }
 
 /// The usable keys of a JWKS document: asymmetric signing keys, by `kid`.
-fn parse(body: &[u8]) -> Result<(HashMap<String, Arc<Key>>, Option<Arc<Key>>), String> {
+fn parse(body: &[u8]) -> Result<Keys, String> {
     #[derive(serde::Deserialize)]
     struct Set {
         keys: Vec<serde_json::Value>,
