@@ -86,7 +86,7 @@ struct Cli {
     )]
     auth_issuer: Option<String>,
     /// The audience tokens must be issued for: this server's URL as clients
-    /// reach it (such as https://mcp.example.com/mcp), also its resource
+    /// reach it (such as `https://mcp.example.com/mcp`), also its resource
     /// identifier in the protected resource metadata.
     #[arg(long = "auth-audience", value_name = "URL", requires = "auth_issuer")]
     auth_audience: Option<String>,
