@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use toolmetadata::server::auth::{JwtVerifier, ProtectedResource};
 use toolmetadata::server::{HttpOptions, Server};
 
 use crate::limits::Limits;
@@ -64,7 +65,7 @@ struct Cli {
     /// Accept this Host on HTTP besides loopback names (repeatable).
     #[arg(long = "allow-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
-    /// Listen on a non-loopback address (use with --token).
+    /// Listen on a non-loopback address (use with --token or --auth-issuer).
     #[arg(long)]
     allow_non_loopback: bool,
     /// Require `Authorization: Bearer TOKEN` on HTTP.
@@ -75,6 +76,28 @@ struct Cli {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// Accept OAuth access tokens (JWTs) from this issuer on HTTP instead of a
+    /// static token; needs --auth-audience and --auth-jwks.
+    #[arg(
+        long = "auth-issuer",
+        value_name = "URL",
+        requires_all = ["auth_audience", "auth_jwks"],
+        conflicts_with = "token"
+    )]
+    auth_issuer: Option<String>,
+    /// The audience tokens must be issued for: this server's URL as clients
+    /// reach it (such as `https://mcp.example.com/mcp`), also its resource
+    /// identifier in the protected resource metadata.
+    #[arg(long = "auth-audience", value_name = "URL", requires = "auth_issuer")]
+    auth_audience: Option<String>,
+    /// Where the issuer publishes its signing keys (a JWKS; https, or http on
+    /// loopback).
+    #[arg(long = "auth-jwks", value_name = "URL", requires = "auth_issuer")]
+    auth_jwks: Option<String>,
+    /// The authorization server the metadata names for clients (repeatable;
+    /// default: the issuer).
+    #[arg(long = "auth-server", value_name = "URL", requires = "auth_issuer")]
+    auth_servers: Vec<String>,
     /// Largest HTTP request body (a write_file of 10 MB of text fits).
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
     max_body_bytes: usize,
@@ -218,6 +241,26 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
             if let Some(token) = cli.token {
                 options = options.bearer_token(token);
+            }
+            if let (Some(issuer), Some(audience), Some(jwks)) =
+                (cli.auth_issuer, cli.auth_audience, cli.auth_jwks)
+            {
+                // Read tools need no scope; writes need workspace:write and
+                // run_command workspace:exec (tools/*.toml).
+                let verifier = JwtVerifier::new(&issuer, &audience, jwks)?;
+                let servers = if cli.auth_servers.is_empty() {
+                    vec![issuer]
+                } else {
+                    cli.auth_servers
+                };
+                let resource = servers
+                    .into_iter()
+                    .fold(ProtectedResource::new(audience), |r, s| {
+                        r.authorization_server(s)
+                    });
+                options = options
+                    .token_verifier(verifier)
+                    .protected_resource(resource);
             }
             let bound = server.bind_http(options).await?;
             let addr = bound.local_addr()?;

@@ -194,6 +194,11 @@ rules! {
     HeaderInOutput => "header-in-output",
     /// A `task` other than `forbidden`, `optional` or `required`.
     BadTask => "bad-task",
+    /// A `scopes` entry that is not an OAuth scope token (empty, or holding
+    /// a space, a quote, a backslash or a character outside visible ASCII).
+    BadScope => "bad-scope",
+    /// A scope listed twice in `scopes`.
+    DuplicateScope => "duplicate-scope",
 }
 
 impl fmt::Display for Rule {

@@ -28,6 +28,8 @@ pub struct ToolEntry {
     pub task: TaskSupport,
     /// The `[confirm]` question, asked before the handler runs.
     pub confirm: Option<ConfirmEntry>,
+    /// The OAuth scopes a caller needs to see and call the tool (`scopes`).
+    pub scopes: &'static [&'static str],
 }
 
 /// A generated tool's `[confirm]`.
@@ -49,7 +51,14 @@ impl ToolEntry {
             keywords: &[],
             confirm: None,
             task: TaskSupport::Forbidden,
+            scopes: &[],
         }
+    }
+
+    /// The OAuth scopes a caller needs to see and call the tool (`scopes`).
+    pub const fn scopes(mut self, scopes: &'static [&'static str]) -> Self {
+        self.scopes = scopes;
+        self
     }
 
     /// Asks the person `message` before the handler runs (`[confirm]`).

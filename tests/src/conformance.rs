@@ -68,6 +68,14 @@ fn check_tool(expected: &Value, record: &Value) -> Result<(), String> {
             expected["discoverable"], record["discoverable"]
         ));
     }
+    let scopes = |v: &Value| v.get("scopes").cloned().unwrap_or(Value::Array(Vec::new()));
+    if scopes(expected) != scopes(record) {
+        return Err(format!(
+            "scopes: expected {}, got {}",
+            scopes(expected),
+            scopes(record)
+        ));
+    }
     if expected["keywords"] != record["keywords"] {
         return Err(format!(
             "keywords: expected {}, got {}",

@@ -518,7 +518,9 @@ fn entry(tool: &Tool) -> TokenStream {
         };
         quote!(.confirm(#message, ::toolmetadata::metadata::Unsupported::#unsupported))
     });
-    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm)
+    let scopes = &tool.scopes;
+    let scopes = (!scopes.is_empty()).then(|| quote!(.scopes(&[#(#scopes),*])));
+    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

@@ -336,12 +336,20 @@ pub fn json_lines_record<'a>(
     outcome: Result<&ToolMetadata, impl IntoIterator<Item = &'a Diagnostic>>,
 ) -> serde_json::Value {
     match outcome {
-        Ok(tool) => serde_json::json!({
-            "file": file,
-            "tool": tool.to_tools_list_entry(),
-            "discoverable": tool.discoverable,
-            "keywords": tool.keywords,
-        }),
+        Ok(tool) => {
+            let mut record = serde_json::json!({
+                "file": file,
+                "tool": tool.to_tools_list_entry(),
+                "discoverable": tool.discoverable,
+                "keywords": tool.keywords,
+            });
+            // Only when given, so that records of tools without scopes keep
+            // the shape the corpus was written in.
+            if !tool.scopes.is_empty() {
+                record["scopes"] = serde_json::json!(tool.scopes);
+            }
+            record
+        }
         Err(errors) => serde_json::json!({
             "file": file,
             "errors": errors.into_iter().map(|d| {

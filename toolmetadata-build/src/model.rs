@@ -29,6 +29,8 @@ pub(crate) struct Tool {
     pub(crate) entry_json: String,
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
+    /// The OAuth scopes a caller needs (`scopes`).
+    pub(crate) scopes: Vec<String>,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
@@ -179,6 +181,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         keywords: tool.keywords.clone(),
         confirm: tool.confirm.clone(),
         task: tool.task,
+        scopes: tool.scopes.clone(),
         params,
         outputs,
         enums,

@@ -45,6 +45,7 @@ pub(crate) struct RawTool {
     pub(crate) confirm: Option<Sp<RawConfirm>>,
     /// `task` (ext): whether the tool runs as a task.
     pub(crate) task: Option<Sp<String>>,
+    pub(crate) scopes: Option<Sp<Vec<Item>>>,
 }
 
 #[derive(Debug, Default)]
@@ -135,6 +136,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "output",
     "confirm",
     "task",
+    "scopes",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -188,6 +190,7 @@ impl Reader<'_> {
                 "confirm" => tool.confirm = self.confirm(entry),
                 "icons" => tool.icons = self.icons(entry),
                 "task" => tool.task = self.string(entry, place),
+                "scopes" => tool.scopes = self.strings(entry, place),
                 _ => {}
             }
         }

@@ -32,6 +32,9 @@ pub struct ToolMetadata {
     pub confirm: Option<Confirm>,
     /// Whether a call may, must or must not run as a task (ext, `task`).
     pub task: TaskSupport,
+    /// `scopes`: the OAuth scopes a caller needs to see and call the tool
+    /// over authorized HTTP.
+    pub scopes: Vec<String>,
 }
 
 impl ToolMetadata {

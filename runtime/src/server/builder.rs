@@ -172,6 +172,7 @@ impl ServerBuilder {
                 discoverable: entry.discoverable,
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
+                scopes: entry.scopes.iter().map(|s| (*s).to_owned()).collect(),
                 confirm: entry.confirm.map(|c| {
                     Arc::new(Confirm {
                         message: c.message.to_owned(),
@@ -248,6 +249,7 @@ impl ServerBuilder {
             handler: erased,
             confirm: metadata.confirm.clone().map(Arc::new),
             task: metadata.task,
+            scopes: metadata.scopes.clone(),
         });
         self
     }

@@ -11,6 +11,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::access::Caller;
 use super::asker::Asker;
 use super::{Server, discovery};
 use crate::metadata::TaskSupport;
@@ -30,6 +31,8 @@ pub(super) struct Served {
     pub(super) confirm: Option<Arc<crate::metadata::Confirm>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,
+    /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
+    pub(super) scopes: Vec<String>,
 }
 
 /// What a handler's [`Context`] holds of the request behind its call: the
@@ -82,15 +85,26 @@ impl Server {
         args: Map<String, Value>,
         link: Link,
     ) -> Option<CallToolResult> {
+        let caller = Caller::of(&link.request);
         if !self.inner.meta_tools.is_empty() {
             if name == discovery::TOOL_SEARCH {
-                return Some(self.tool_search(&args));
+                return Some(self.tool_search(&args, caller));
             }
             if name == discovery::EXECUTE_TOOL {
                 return Some(self.execute_tool(args, link).await);
             }
         }
         let index = *self.inner.by_name.get(name)?;
+        // Over HTTP the gate has already answered 403; this refuses a call
+        // that reached the handler some other way with a principal.
+        let missing = caller.missing(&self.inner.tools[index].scopes);
+        if !missing.is_empty() {
+            return Some(error(format!(
+                "the tool `{name}` needs the scope{} {}, which this token does not grant",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(" ")
+            )));
+        }
         Some(self.run_tool(index, args, link).await)
     }
 

@@ -5,6 +5,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 use super::Server;
+use super::access::Caller;
 use super::call::{Link, Served, error};
 
 /// A tool as the search sees it.
@@ -56,7 +57,12 @@ pub(crate) const INSTRUCTIONS: &str = "More tools are available than are listed:
 impl Server {
     /// `tool_search`: every tool, discoverable or not, ranked against the
     /// query.
-    pub(super) fn tool_search(&self, args: &Map<String, Value>) -> CallToolResult {
+    /// The caller's view: tools whose scopes it lacks are not there.
+    pub(super) fn tool_search(
+        &self,
+        args: &Map<String, Value>,
+        caller: Caller<'_>,
+    ) -> CallToolResult {
         let query = args
             .get("query")
             .and_then(Value::as_str)
@@ -68,9 +74,13 @@ impl Server {
         }
         .filter(|x| x.is_finite())
         .map_or(5, |x| x.clamp(1.0, 100.0) as usize);
-        let candidates: Vec<Candidate<'_>> = self
+        let visible: Vec<&Served> = self
             .inner
             .tools
+            .iter()
+            .filter(|t| caller.permits(&t.scopes))
+            .collect();
+        let candidates: Vec<Candidate<'_>> = visible
             .iter()
             .map(|t| Candidate {
                 name: &t.tool.name,
@@ -80,7 +90,7 @@ impl Server {
             .collect();
         let mut hits: Vec<(f64, &Served)> = scores(query, &candidates)
             .into_iter()
-            .zip(&self.inner.tools)
+            .zip(visible)
             .filter(|(s, _)| *s > 0.0)
             .collect();
         hits.sort_by(|a, b| {
@@ -128,7 +138,14 @@ impl Server {
                 ));
             }
         };
-        match self.inner.by_name.get(&name) {
+        let caller = Caller::of(&link.request);
+        // A tool the caller lacks scopes for is absent, as from the search.
+        let found = self
+            .inner
+            .by_name
+            .get(&name)
+            .filter(|&&i| caller.permits(&self.inner.tools[i].scopes));
+        match found {
             Some(&index) => self.run_tool(index, params, link).await,
             None => error(format!(
                 "execute_tool: there is no tool `{name}`; find tools with tool_search"

@@ -18,6 +18,7 @@ use rmcp::{ErrorData, ServerHandler};
 use std::sync::Arc;
 
 use super::Server;
+use super::access::Caller;
 use super::asker::Asker;
 use super::call::Link;
 use super::prompts::Completes;
@@ -47,9 +48,18 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result =
-            ListToolsResult::with_all_items(self.listed_tools(self.shows_all(&context)));
+        let caller = Caller::of(&context);
+        let mut tools = self.listed_tools(self.shows_all(&context));
+        tools.retain(|t| self.tool_scopes(&t.name).is_none_or(|s| caller.permits(s)));
+        let mut result = ListToolsResult::with_all_items(tools);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            // A list filtered for an authenticated caller varies by
+            // authorization: no shared cache may hand it to another caller.
+            let scope = if caller.is_authenticated() {
+                rmcp::model::CacheScope::Private
+            } else {
+                scope
+            };
             result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
         }
         Ok(result)

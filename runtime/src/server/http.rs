@@ -1,6 +1,7 @@
 //! Streamable HTTP: rmcp's service mounted at `/mcp` on axum, behind the checks
 //! a local server needs: loopback by default, `Host` and `Origin` checked
-//! (DNS rebinding), an optional bearer token, a request body limit, and a
+//! (DNS rebinding), bearer tokens checked by a [`TokenVerifier`] with the
+//! tools' scopes (`super::auth`), a request body limit, and a
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
@@ -24,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{Gate, ProtectedResource, StaticToken, TokenVerifier};
 use super::{Server, ServerError};
 use crate::BoxFuture;
 
@@ -34,7 +36,8 @@ pub struct HttpOptions {
     allow_non_loopback: bool,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
-    bearer_token: Option<String>,
+    verifier: Option<Verifier>,
+    resource: Option<ProtectedResource>,
     max_body_bytes: usize,
     max_sessions: usize,
     session_idle_timeout: Duration,
@@ -50,7 +53,8 @@ impl Default for HttpOptions {
             allow_non_loopback: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
-            bearer_token: None,
+            verifier: None,
+            resource: None,
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 1000,
             session_idle_timeout: Duration::from_secs(300),
@@ -90,9 +94,26 @@ impl HttpOptions {
         self
     }
 
-    /// Require `Authorization: Bearer <token>` on every request.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
+    /// Require `Authorization: Bearer <token>` with exactly this token on
+    /// every request; its bearer holds every scope ([`StaticToken`]).
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.token_verifier(StaticToken::new(token))
+    }
+
+    /// Require a bearer token on every request and check it with
+    /// `verifier` (such as a `JwtVerifier`, feature `auth`), which also says
+    /// which scopes it grants; replaces [`HttpOptions::bearer_token`].
+    pub fn token_verifier(mut self, verifier: impl TokenVerifier) -> Self {
+        self.verifier = Some(Verifier(Arc::new(verifier)));
+        self
+    }
+
+    /// Publish Protected Resource Metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` (and its form with the
+    /// resource's path), and point `401` answers at it. Needs a token
+    /// verifier.
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.resource = Some(resource);
         self
     }
 
@@ -136,6 +157,16 @@ impl HttpOptions {
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
         self
+    }
+}
+
+/// A token verifier, shared by every request.
+#[derive(Clone)]
+struct Verifier(Arc<dyn TokenVerifier>);
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenVerifier")
     }
 }
 
@@ -220,7 +251,7 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
 struct Guard {
     hosts: Vec<String>,
     origins: Vec<String>,
-    token: Option<String>,
+    gate: Option<Gate>,
     max_body_bytes: usize,
     body_read_timeout: Duration,
 }
@@ -244,6 +275,17 @@ impl Server {
                 options.addr
             )));
         }
+        let gate = match (options.verifier, &options.resource) {
+            (Some(Verifier(verifier)), resource) => {
+                Some(Gate::new(verifier, resource.as_ref(), self.clone())?)
+            }
+            (None, Some(_)) => {
+                return Err(ServerError::new(
+                    "protected resource metadata needs a token verifier: set one with token_verifier or bearer_token",
+                ));
+            }
+            (None, None) => None,
+        };
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await
             .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
@@ -266,7 +308,7 @@ impl Server {
         let guard = Arc::new(Guard {
             hosts,
             origins: options.allowed_origins,
-            token: options.bearer_token,
+            gate,
             max_body_bytes: options.max_body_bytes,
             body_read_timeout: options.body_read_timeout,
         });
@@ -319,16 +361,18 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     if let Some(problem) = origin_problem(&guard, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
     }
-    if let Some(token) = &guard.token
-        && !bearer_matches(headers, token)
-    {
-        return (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
-            "a valid bearer token is required",
-        )
-            .into_response();
-    }
+    let principal = match &guard.gate {
+        Some(gate) => {
+            if let Some(document) = gate.metadata(request.method(), request.uri().path()) {
+                return document;
+            }
+            match gate.authenticate(headers).await {
+                Ok(principal) => Some(principal),
+                Err(refused) => return refused,
+            }
+        }
+        None => None,
+    };
     let length = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -341,12 +385,51 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
             .into_response();
     }
     if request.method() != axum::http::Method::POST {
-        return next.run(request).await;
+        return next.run(with_principal(request, principal)).await;
     }
-    match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await {
-        Ok(request) => next.run(request).await,
-        Err(refused) => refused,
+    let request = match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await
+    {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    let request = match (&guard.gate, &principal) {
+        (Some(gate), Some(principal)) => match scope_check(gate, principal, request).await {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        },
+        _ => request,
+    };
+    next.run(with_principal(request, principal)).await
+}
+
+/// The request with the verified principal in its extensions, where the
+/// handlers (and `Context::extension`) find it.
+fn with_principal(
+    mut request: Request<Body>,
+    principal: Option<super::auth::Principal>,
+) -> Request<Body> {
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
     }
+    request
+}
+
+/// `403` when the buffered body calls a tool the principal lacks scopes for.
+async fn scope_check(
+    gate: &Gate,
+    principal: &super::auth::Principal,
+    request: Request<Body>,
+) -> Result<Request<Body>, Response> {
+    let (parts, body) = request.into_parts();
+    // The body is already in memory (`body::buffered`): this takes the same
+    // bytes back without copying them.
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .map_err(|_| (StatusCode::BAD_REQUEST, "the request body was lost").into_response())?;
+    if let Some(refused) = gate.authorize(principal, &bytes) {
+        return Err(refused);
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// The host name of a `Host` header or an origin's authority, without port.
@@ -379,19 +462,6 @@ fn origin_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
         .map(host_name)
         .is_some_and(|h| h == "localhost" || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()));
     (!loopback).then(|| format!("the Origin `{origin}` is not allowed"))
-}
-
-/// Compares in time independent of where the strings differ.
-fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
-    let Some(given) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-    else {
-        return false;
-    };
-    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// `X-MCP-Show-All: true` or `?show_all=true` on the HTTP request.

@@ -27,9 +27,13 @@
 //! answers rmcp's requests, `http` serves Streamable HTTP,
 //! `log` is the default log filter, `task` runs calls as tasks kept in a
 //! `task_store`, `wire` puts back what rmcp's `Tool` drops from an entry.
+//! `auth` checks HTTP bearer tokens and `access` filters tools by their scopes.
 
+mod access;
 mod arguments;
 mod asker;
+#[cfg(feature = "http")]
+pub mod auth;
 mod builder;
 mod cache;
 mod call;
@@ -152,6 +156,21 @@ impl Server {
             .collect();
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         listed
+    }
+
+    /// The scopes a tool needs (empty for a tool that needs none); `None`
+    /// for a name that is not a tool (meta-tools included).
+    pub(crate) fn tool_scopes(&self, name: &str) -> Option<&[String]> {
+        let &index = self.inner.by_name.get(name)?;
+        Some(&self.inner.tools[index].scopes)
+    }
+
+    /// Every scope some tool needs, sorted, once each: what the protected
+    /// resource metadata advertises.
+    pub fn catalog_scopes(&self) -> Vec<String> {
+        let scopes: std::collections::BTreeSet<&String> =
+            self.inner.tools.iter().flat_map(|t| &t.scopes).collect();
+        scopes.into_iter().cloned().collect()
     }
 
     /// Serves on stdin/stdout until the client closes stdin (also before it

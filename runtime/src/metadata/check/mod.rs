@@ -8,6 +8,7 @@ mod confirm;
 mod constraint;
 mod param;
 mod protocol;
+mod scopes;
 mod ui;
 
 use std::collections::HashMap;
@@ -92,6 +93,11 @@ self.report.error(
             .as_ref()
             .and_then(|c| self.check_confirm(c, &parameters));
         let task = self.check_task(raw.task.as_ref());
+        let scopes = raw
+            .scopes
+            .as_ref()
+            .map(|s| self.check_scopes(s))
+            .unwrap_or_default();
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -114,6 +120,7 @@ self.report.error(
             icons,
             confirm,
             task,
+            scopes,
         }
     }
 

@@ -1,0 +1,62 @@
+//! Which tools a caller may see and call: those whose `scopes` its
+//! [`Principal`](super::auth::Principal) holds. A request without a principal
+//! (stdio, or HTTP without a token verifier) may use every tool; stdio is
+//! unauthenticated by design.
+
+use rmcp::service::{RequestContext, RoleServer};
+
+/// The caller of one request, as far as scopes go.
+#[derive(Clone, Copy)]
+pub(super) struct Caller<'a> {
+    #[cfg(feature = "http")]
+    principal: Option<&'a super::auth::Principal>,
+    #[cfg(not(feature = "http"))]
+    _request: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> Caller<'a> {
+    /// The caller of `context`'s request: the principal the HTTP layer put
+    /// in the request's extensions, if any.
+    pub(super) fn of(context: &'a RequestContext<RoleServer>) -> Self {
+        #[cfg(feature = "http")]
+        {
+            let principal = context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<super::auth::Principal>());
+            Caller { principal }
+        }
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = context;
+            Caller {
+                _request: std::marker::PhantomData,
+            }
+        }
+    }
+
+    /// The scopes of `needed` the caller lacks (none without a principal).
+    pub(super) fn missing<'s>(&self, needed: &'s [String]) -> Vec<&'s str> {
+        #[cfg(feature = "http")]
+        if let Some(principal) = self.principal {
+            return principal.missing(needed);
+        }
+        let _ = needed;
+        Vec::new()
+    }
+
+    /// Whether the caller holds every scope of `needed`.
+    pub(super) fn permits(&self, needed: &[String]) -> bool {
+        needed.is_empty() || self.missing(needed).is_empty()
+    }
+
+    /// Whether the answers to this caller depend on who it is (then a list
+    /// must not be shared between callers); for the `cacheScope` of lists.
+    #[allow(dead_code)]
+    pub(super) fn is_authenticated(&self) -> bool {
+        #[cfg(feature = "http")]
+        return self.principal.is_some();
+        #[cfg(not(feature = "http"))]
+        false
+    }
+}

@@ -1,0 +1,484 @@
+//! The server as an OAuth resource server: JWTs signed in the test (RS256 and
+//! ES256, keys under `tests/keys`, test-only) checked against a JWKS served on
+//! loopback; scopes filtering the tools; the refusals; key rotation; the JWKS
+//! going down; the Protected Resource Metadata document.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolmetadata::server::auth::{JwtVerifier, Principal, ProtectedResource};
+use toolmetadata::server::{Arguments, HttpOptions, Server};
+use toolmetadata::{Context, ToolMetadata, ToolResult};
+
+const ISSUER: &str = "https://idp.test";
+const RSA1: &[u8] = include_bytes!("keys/rsa1.pem");
+const RSA2: &[u8] = include_bytes!("keys/rsa2.pem");
+const RSA1_PUBLIC: &[u8] = include_bytes!("keys/rsa1.pub.pem");
+const EC1: &[u8] = include_bytes!("keys/ec1.pem");
+
+/// A JWKS endpoint on loopback whose document, availability and fetch count
+/// the test controls.
+#[derive(Clone)]
+struct Jwks {
+    body: Arc<Mutex<String>>,
+    down: Arc<AtomicBool>,
+    fetches: Arc<AtomicUsize>,
+    url: String,
+}
+
+impl Jwks {
+    async fn start(keys: &[(&[u8], Algorithm, &str)]) -> Jwks {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let jwks = Jwks {
+            body: Arc::new(Mutex::new(jwk_set(keys))),
+            down: Arc::new(AtomicBool::new(false)),
+            fetches: Arc::new(AtomicUsize::new(0)),
+            url: format!("http://{addr}/jwks.json"),
+        };
+        let served = jwks.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let served = served.clone();
+                tokio::spawn(async move {
+                    let mut buf = vec![0; 4096];
+                    let _ = stream.read(&mut buf).await;
+                    served.fetches.fetch_add(1, Ordering::SeqCst);
+                    let response = if served.down.load(Ordering::SeqCst) {
+                        "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+                    } else {
+                        let body = served.body.lock().expect("lock").clone();
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        )
+                    };
+                    let _ = stream.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        jwks
+    }
+
+    fn publish(&self, keys: &[(&[u8], Algorithm, &str)]) {
+        *self.body.lock().expect("lock") = jwk_set(keys);
+    }
+}
+
+fn encoding_key(pem: &[u8], alg: Algorithm) -> EncodingKey {
+    match alg {
+        Algorithm::ES256 => EncodingKey::from_ec_pem(pem).expect("EC key"),
+        _ => EncodingKey::from_rsa_pem(pem).expect("RSA key"),
+    }
+}
+
+fn jwk_set(keys: &[(&[u8], Algorithm, &str)]) -> String {
+    let keys = keys
+        .iter()
+        .map(|(pem, alg, kid)| {
+            let mut jwk = Jwk::from_encoding_key(&encoding_key(pem, *alg), *alg).expect("jwk");
+            jwk.common.key_id = Some((*kid).to_owned());
+            jwk
+        })
+        .collect();
+    serde_json::to_string(&JwkSet { keys }).expect("JSON")
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("time")
+        .as_secs()
+}
+
+fn claims(audience: &str, scope: &str) -> Value {
+    json!({"iss": ISSUER, "aud": audience, "sub": "ada", "exp": now() + 300, "scope": scope})
+}
+
+fn sign(pem: &[u8], alg: Algorithm, kid: &str, claims: &Value) -> String {
+    let mut header = Header::new(alg);
+    header.kid = Some(kid.to_owned());
+    jsonwebtoken::encode(&header, claims, &encoding_key(pem, alg)).expect("signed")
+}
+
+fn b64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+const TOOLS: [(&str, &str); 3] = [
+    ("read_notes", "description = \"Read the notes\"\n"),
+    (
+        "write_notes",
+        "description = \"Write the notes\"\nscopes = [\"workspace:write\"]\n",
+    ),
+    (
+        "run_command",
+        "description = \"Run a command\"\nscopes = [\"workspace:exec\"]\n",
+    ),
+];
+
+async fn who(_: Arguments, cx: Context) -> ToolResult {
+    let subject = cx
+        .extension::<Principal>()
+        .and_then(|p| p.subject().map(str::to_owned))
+        .unwrap_or_else(|| "nobody".to_owned());
+    Ok(subject.into())
+}
+
+fn server() -> Server {
+    let mut builder = Server::builder().name("auth-test");
+    for (name, text) in TOOLS {
+        let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
+        builder = builder.tool(metadata, who);
+    }
+    builder.build().expect("server")
+}
+
+/// A free loopback port, so that the resource identifier can name it.
+fn free_addr() -> SocketAddr {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
+    probe.local_addr().expect("addr")
+}
+
+struct Running {
+    url: String,
+    resource: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn serve(jwks: &Jwks, refresh: Duration) -> Running {
+    let addr = free_addr();
+    let resource = format!("http://{addr}/mcp");
+    let verifier = JwtVerifier::new(ISSUER, &resource, &jwks.url)
+        .expect("verifier")
+        .min_refresh_interval(refresh)
+        .expect("interval")
+        .fetch_timeout(Duration::from_secs(2))
+        .expect("timeout");
+    let options = HttpOptions::default()
+        .addr(addr)
+        .token_verifier(verifier)
+        .protected_resource(ProtectedResource::new(&resource).authorization_server(ISSUER));
+    let bound = server().bind_http(options).await.expect("bind");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(bound.run_until(async move {
+        let _ = stopped.await;
+    }));
+    Running {
+        url: resource.clone(),
+        resource,
+        stop: Some(stop),
+    }
+}
+
+async fn post(url: &str, token: Option<&str>, body: Value) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    request
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("request")
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+}
+
+async fn listed(url: &str, token: &str) -> Vec<String> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    let client =
+        ().serve(StreamableHttpClientTransport::from_config(config))
+            .await
+            .expect("initialize with the token");
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    let _ = client.cancel().await;
+    names
+}
+
+fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_scopes_refusals_and_rotation() {
+    let jwks = Jwks::start(&[
+        (RSA1, Algorithm::RS256, "rsa1"),
+        (EC1, Algorithm::ES256, "ec1"),
+    ])
+    .await;
+    let server = serve(&jwks, Duration::from_millis(300)).await;
+    let aud = server.resource.as_str();
+
+    // No token: 401 pointing at the metadata, which has RFC 9728's fields.
+    let missing = post(&server.url, None, initialize()).await;
+    assert_eq!(missing.status(), 401);
+    let metadata_url = format!(
+        "{}/.well-known/oauth-protected-resource/mcp",
+        aud.trim_end_matches("/mcp")
+    );
+    assert_eq!(
+        header(&missing, "www-authenticate"),
+        format!("Bearer resource_metadata=\"{metadata_url}\"")
+    );
+    for url in [
+        metadata_url.clone(),
+        metadata_url.trim_end_matches("/mcp").to_owned(),
+    ] {
+        let document: Value = reqwest::get(&url)
+            .await
+            .expect("metadata")
+            .json()
+            .await
+            .expect("JSON");
+        assert_eq!(document["resource"], aud, "{url}");
+        assert_eq!(document["authorization_servers"], json!([ISSUER]));
+        assert_eq!(
+            document["scopes_supported"],
+            json!(["workspace:exec", "workspace:write"])
+        );
+        assert_eq!(document["bearer_methods_supported"], json!(["header"]));
+    }
+
+    // Valid tokens list what their scopes allow, RS256 and ES256 alike.
+    let writer = sign(
+        RSA1,
+        Algorithm::RS256,
+        "rsa1",
+        &claims(aud, "workspace:write"),
+    );
+    assert_eq!(
+        listed(&server.url, &writer).await,
+        ["read_notes", "write_notes"]
+    );
+    let reader = sign(EC1, Algorithm::ES256, "ec1", &claims(aud, ""));
+    assert_eq!(listed(&server.url, &reader).await, ["read_notes"]);
+    let admin = sign(
+        EC1,
+        Algorithm::ES256,
+        "ec1",
+        &claims(aud, "workspace:write workspace:exec"),
+    );
+    assert_eq!(
+        listed(&server.url, &admin).await,
+        ["read_notes", "run_command", "write_notes"]
+    );
+
+    // Calling a tool beyond the token's scopes: 403 insufficient_scope.
+    let call = |name: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": {}}});
+    let refused = post(&server.url, Some(&writer), call("run_command")).await;
+    assert_eq!(refused.status(), 403);
+    let challenge = header(&refused, "www-authenticate");
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("scope=\"workspace:exec workspace:write\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains(&metadata_url), "{challenge}");
+    // A permitted call passes the gate (rmcp then wants a session; not 403).
+    let allowed = post(&server.url, Some(&writer), call("write_notes")).await;
+    assert_ne!(allowed.status(), 403);
+
+    // Each bad token is refused with 401 invalid_token.
+    let mut expired = claims(aud, "workspace:write");
+    expired["exp"] = json!(now() - 3600);
+    let mut other_issuer = claims(aud, "");
+    other_issuer["iss"] = json!("https://evil.test");
+    let unsigned = format!(
+        "{}.{}.",
+        b64url(br#"{"alg":"none","typ":"JWT","kid":"rsa1"}"#),
+        b64url(claims(aud, "workspace:write").to_string().as_bytes())
+    );
+    let hs256 = {
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("rsa1".to_owned());
+        let key = EncodingKey::from_secret(RSA1_PUBLIC).expect("secret");
+        jsonwebtoken::encode(&header, &claims(aud, "workspace:write"), &key).expect("signed")
+    };
+    let tampered = {
+        let parts: Vec<&str> = writer.split('.').collect();
+        let forged = b64url(claims(aud, "workspace:exec").to_string().as_bytes());
+        format!("{}.{forged}.{}", parts[0], parts[2])
+    };
+    let cases = [
+        ("expired", sign(RSA1, Algorithm::RS256, "rsa1", &expired)),
+        (
+            "wrong issuer",
+            sign(RSA1, Algorithm::RS256, "rsa1", &other_issuer),
+        ),
+        (
+            "wrong audience",
+            sign(
+                RSA1,
+                Algorithm::RS256,
+                "rsa1",
+                &claims("https://other/mcp", ""),
+            ),
+        ),
+        ("alg none", unsigned),
+        ("HS256 with the public key", hs256),
+        (
+            "unknown kid",
+            sign(RSA2, Algorithm::RS256, "nobody", &claims(aud, "")),
+        ),
+        ("tampered", tampered),
+        ("garbage", "not.a.jwt".to_owned()),
+    ];
+    for (what, token) in &cases {
+        let response = post(&server.url, Some(token), initialize()).await;
+        assert_eq!(response.status(), 401, "{what}");
+        let challenge = header(&response, "www-authenticate");
+        assert!(
+            challenge.contains("error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(challenge.contains(&metadata_url), "{what}: {challenge}");
+        let body = response.text().await.expect("body");
+        assert!(
+            !body.contains(token.as_str()),
+            "{what}: the token is quoted"
+        );
+    }
+
+    // Unknown kids do not make the server fetch the JWKS more than once per
+    // interval.
+    let tokens: Vec<String> = (0..20)
+        .map(|i| sign(RSA2, Algorithm::RS256, &format!("k{i}"), &claims(aud, "")))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let before = jwks.fetches.load(Ordering::SeqCst);
+    let started = std::time::Instant::now();
+    for token in &tokens {
+        assert_eq!(
+            post(&server.url, Some(token), initialize()).await.status(),
+            401
+        );
+    }
+    let fetched = jwks.fetches.load(Ordering::SeqCst) - before;
+    // One fetch now, then at most one per 300 ms interval that passed.
+    let allowed = 1 + started.elapsed().as_millis() / 300;
+    assert!(
+        fetched >= 1 && fetched as u128 <= allowed,
+        "{fetched} fetches for 20 unknown kids in {:?}",
+        started.elapsed()
+    );
+
+    // Rotation: a new key is picked up without a restart.
+    jwks.publish(&[
+        (RSA2, Algorithm::RS256, "rsa2"),
+        (EC1, Algorithm::ES256, "ec1"),
+    ]);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let rotated = sign(
+        RSA2,
+        Algorithm::RS256,
+        "rsa2",
+        &claims(aud, "workspace:write"),
+    );
+    assert_eq!(
+        listed(&server.url, &rotated).await,
+        ["read_notes", "write_notes"]
+    );
+
+    // The JWKS going down: known keys still work, new ones are refused, and
+    // the server keeps serving.
+    jwks.down.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let new_key = sign(RSA1, Algorithm::RS256, "rsa3", &claims(aud, ""));
+    let status = post(&server.url, Some(&new_key), initialize())
+        .await
+        .status();
+    assert_eq!(status, 401, "an unknown key while the JWKS is down");
+    assert_eq!(listed(&server.url, &reader).await, ["read_notes"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwks_that_is_down_refuses_tokens_without_crashing() {
+    let jwks = Jwks::start(&[(RSA1, Algorithm::RS256, "rsa1")]).await;
+    jwks.down.store(true, Ordering::SeqCst);
+    let server = serve(&jwks, Duration::from_millis(100)).await;
+    let token = sign(
+        RSA1,
+        Algorithm::RS256,
+        "rsa1",
+        &claims(&server.resource, ""),
+    );
+    let refused = post(&server.url, Some(&token), initialize()).await;
+    assert_eq!(refused.status(), 503, "cannot check the token: unavailable");
+    assert!(refused.text().await.expect("body").contains("503"));
+    // Back up: the same token is accepted, by the same process.
+    jwks.down.store(false, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(listed(&server.url, &token).await, ["read_notes"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_principal_reaches_the_handler() {
+    let jwks = Jwks::start(&[(EC1, Algorithm::ES256, "ec1")]).await;
+    let server = serve(&jwks, Duration::from_secs(30)).await;
+    let token = sign(EC1, Algorithm::ES256, "ec1", &claims(&server.resource, ""));
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(server.url.clone()).auth_header(token);
+    let client =
+        ().serve(StreamableHttpClientTransport::from_config(config))
+            .await
+            .expect("initialize");
+    let result = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("read_notes"))
+        .await
+        .expect("call");
+    let text = serde_json::to_value(&result).expect("JSON");
+    assert_eq!(text["content"][0]["text"], "ada");
+    let _ = client.cancel().await;
+}
