@@ -287,3 +287,58 @@ pub(crate) fn move_path(roots: &Roots, args: MovePathArgs) -> ToolResult {
         })?;
     Ok(format!("moved {} to {}", args.source, args.destination).into())
 }
+
+/// Whether `path` names an existing regular file (what `write_file` would
+/// replace).
+pub(crate) fn is_existing_file(roots: &Roots, path: &str) -> Result<bool, ToolError> {
+    let at = roots.locate(path)?;
+    Ok(!at.is_root() && at.dir.metadata(&at.rel).is_ok_and(|m| m.is_file()))
+}
+
+/// A file as a resource (`file:///{+path}`): its text and MIME type, read
+/// with the same confinement and size limit as `read_file`.
+pub(crate) fn read_resource(
+    roots: &Roots,
+    limits: Limits,
+    path: &str,
+) -> Result<(String, &'static str), ToolError> {
+    let at = roots.locate(path)?;
+    let file = handles::open_read(&at)?.into_std();
+    let max = limits.max_file_bytes;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ToolError::new(format!(
+            "{path} has more than the {max} bytes a read returns; use read_file with a line range"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "{path} is not UTF-8 text; only text files are served as resources"
+        ))
+    })?;
+    Ok((text, mime_type(path)))
+}
+
+/// The MIME type a file's extension suggests; `text/plain` otherwise.
+pub(crate) fn mime_type(path: &str) -> &'static str {
+    let extension = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("md" | "markdown") => "text/markdown",
+        Some("json") => "application/json",
+        Some("toml") => "application/toml",
+        Some("yaml" | "yml") => "application/yaml",
+        Some("html" | "htm") => "text/html",
+        Some("css") => "text/css",
+        Some("js" | "mjs") => "text/javascript",
+        Some("csv") => "text/csv",
+        Some("xml") => "application/xml",
+        Some("rs") => "text/x-rust",
+        Some("py") => "text/x-python",
+        Some("sh") => "text/x-shellscript",
+        _ => "text/plain",
+    }
+}

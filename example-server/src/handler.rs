@@ -1,5 +1,6 @@
 //! The `Tools` implementation: each tool's handler, with the server's options.
 
+use toolmetadata::ask::{Answer, AskError, Question};
 use toolmetadata::{Context, ToolError, ToolResult};
 
 use crate::limits::Limits;
@@ -14,6 +15,8 @@ pub(crate) struct Workspace {
     pub(crate) allowed_commands: command::Allowed,
     pub(crate) limits: Limits,
     pub(crate) offload: Offload,
+    /// Refuse to replace a file unconfirmed when the client cannot ask.
+    pub(crate) require_confirmation: bool,
 }
 
 /// Runs a file tool's handler on the blocking pool with the roots and limits.
@@ -112,6 +115,34 @@ impl Tools for Workspace {
 
     async fn write_file(&self, args: WriteFileArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
+        // Replacing a file is asked first; creating one is not. On
+        // 2026-07-28 the handler runs again with the answer, so nothing is
+        // written before this point.
+        let path = args.path.clone();
+        let roots = self.roots.clone();
+        let replaces = self
+            .offload
+            .run(move || files::is_existing_file(&roots, &path))
+            .await?;
+        if replaces {
+            let question = Question::new(format!("Replace the existing file {}?", args.path));
+            match cx.ask(question).await {
+                Ok(Answer::Accept(_)) => {}
+                Ok(Answer::Decline | Answer::Cancel) => {
+                    return Err(ToolError::new(format!(
+                        "{} was not written: the user did not confirm replacing it",
+                        args.path
+                    )));
+                }
+                Err(AskError::Unsupported) if !self.require_confirmation => {}
+                Err(e) => {
+                    return Err(ToolError::new(format!(
+                        "{} was not written: {e}",
+                        args.path
+                    )));
+                }
+            }
+        }
         offloaded!(self, files::write_file, args, no_limits)
     }
 }

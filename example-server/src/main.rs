@@ -5,6 +5,7 @@
 
 mod catalog;
 mod command;
+mod extras;
 mod files;
 mod handler;
 mod handles;
@@ -125,6 +126,20 @@ struct Cli {
     /// Longest matching line a search returns; longer ones are cut and end in `…`.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_line_bytes)]
     max_line_bytes: usize,
+    /// Refuse move_path, replace_in_file and replacing a file with write_file
+    /// when the client cannot ask the user to confirm (by default they run).
+    #[arg(long)]
+    require_confirmation: bool,
+    /// The key (32 bytes or more) that signs the state of a question asked on
+    /// a 2026-07-28 request: instances given the same key accept each
+    /// other's retries. Random per process when absent.
+    #[arg(
+        long,
+        env = "EXAMPLE_SERVER_STATE_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    state_key: Option<String>,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -187,10 +202,17 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             max_line_bytes: cli.max_line_bytes,
         },
         offload: offload::Offload::default(),
+        require_confirmation: cli.require_confirmation,
     };
+    let (limits, offload) = (workspace.limits, workspace.offload.clone());
     let read_only = cli.read_only;
-    let server = Server::builder()
+    let mut builder = Server::builder()
         .tool_set(tools::tool_set(workspace))
+        .require_confirmation(cli.require_confirmation);
+    if let Some(key) = cli.state_key {
+        builder = builder.request_state_key(key.into_bytes());
+    }
+    let server = extras::add(builder, &roots, limits, &offload)
         .retain(|t| {
             !read_only || t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
         })

@@ -105,3 +105,65 @@ async fn python_sdk_client_calls_every_tool() {
         check(&report, ws.path(), &format!("http {mode}"));
     }
 }
+
+/// `move_path` has `[confirm]`: with the Python SDK's `elicitation_callback`
+/// (2025-11-25 `elicitation/create` in legacy mode, 2026-07-28 input requests
+/// in auto mode), over stdio and HTTP, a declined question leaves both paths
+/// as they were, an accepted one moves, and a client without the callback
+/// gets the tool's `unsupported` behaviour: it runs, or with
+/// `--require-confirmation` it is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_confirms_move_path_on_both_generations() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/confirm.py");
+    for mode in ["legacy", "auto"] {
+        for transport in ["stdio", "http"] {
+            for (answer, extra, moves) in [
+                ("decline", None, false),
+                ("accept", None, true),
+                ("none", None, true),
+                ("none", Some("--require-confirmation"), false),
+            ] {
+                let label = format!("{mode} {transport} {answer} {extra:?}");
+                let ws = tempfile::tempdir().expect("tempdir");
+                std::fs::write(ws.path().join("a.txt"), "moved?\n").expect("write");
+                let root = ws.path().display().to_string();
+                let mut server_args = vec!["--root", root.as_str()];
+                server_args.extend(extra);
+                let _server;
+                let report = if transport == "stdio" {
+                    let mut args = vec![mode, answer, "stdio", BIN];
+                    args.extend(&server_args);
+                    python::run_client(&script, &args)
+                } else {
+                    let server = http_server(BIN, &server_args).await;
+                    let report = python::run_client(&script, &[mode, answer, "http", &server.url]);
+                    _server = server;
+                    report
+                };
+                assert_eq!(report["is_error"], !moves, "{label}: {report}");
+                assert_eq!(ws.path().join("a.txt").exists(), !moves, "{label}");
+                assert_eq!(ws.path().join("b.txt").exists(), moves, "{label}");
+                let asked: Vec<&str> = report["asked"]
+                    .as_array()
+                    .expect("asked")
+                    .iter()
+                    .filter_map(|q| q.as_str())
+                    .collect();
+                if answer == "none" {
+                    assert!(asked.is_empty(), "{label}");
+                } else {
+                    assert_eq!(asked, ["Move a.txt to b.txt?"], "{label}");
+                }
+                if !moves {
+                    let text = report["text"].as_str().unwrap_or_default();
+                    let why = if answer == "decline" {
+                        "the user declined"
+                    } else {
+                        "needs the user's confirmation"
+                    };
+                    assert!(text.contains(why), "{label}: {text}");
+                }
+            }
+        }
+    }
+}

@@ -4,10 +4,15 @@
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
-use rmcp::service::{NotificationContext, RunningService};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationCapability, Implementation, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -230,4 +235,59 @@ pub fn message_of(body: &str) -> Value {
         .find(|d| !d.is_empty())
         .unwrap_or(body.trim());
     serde_json::from_str(json).unwrap_or(Value::Null)
+}
+
+/// A client that answers every question the same way, after a delay, and
+/// records the questions.
+#[derive(Clone)]
+pub struct Person {
+    /// The `ElicitResult` every question gets, as JSON.
+    pub answer: Value,
+    /// How long the person takes to answer.
+    pub delay: Duration,
+    /// Whether the client declares elicitation at all.
+    pub can_answer: bool,
+    /// The questions asked, in order.
+    pub asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl Person {
+    /// A person who answers every question with `answer`, at once.
+    pub fn answering(answer: Value) -> Self {
+        Person {
+            answer,
+            delay: Duration::ZERO,
+            can_answer: true,
+            asked: Arc::default(),
+        }
+    }
+
+    /// The questions asked so far.
+    pub fn asked(&self) -> Vec<String> {
+        self.asked.lock().expect("lock").clone()
+    }
+}
+
+impl ClientHandler for Person {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.client_info = Implementation::new("ask-test", "1.2.3");
+        if self.can_answer {
+            config.capabilities.elicitation = Some(ElicitationCapability::default());
+        }
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().expect("lock").push(message.clone());
+        }
+        tokio::time::sleep(self.delay).await;
+        serde_json::from_value(self.answer.clone())
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
 }

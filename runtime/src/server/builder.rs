@@ -39,6 +39,7 @@ pub struct ServerBuilder {
     tools: Vec<Served>,
     errors: Vec<String>,
     state_key: Option<Vec<u8>>,
+    require_confirmation: bool,
     state_ttl: Option<Duration>,
     ask_timeout: Option<Duration>,
     /// Shared with the handlers of run-time tools (see `strict_arguments`).
@@ -100,6 +101,14 @@ impl ServerBuilder {
     /// random key, so a retry must reach the instance that asked.
     pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.state_key = Some(key.into());
+        self
+    }
+
+    /// With `true`, every tool with `[confirm]` refuses a call from a client
+    /// that cannot ask the person, whatever its `unsupported` says (for a
+    /// deployment where nothing destructive may run unconfirmed).
+    pub fn require_confirmation(mut self, require: bool) -> Self {
+        self.require_confirmation = require;
         self
     }
 
@@ -304,6 +313,13 @@ impl ServerBuilder {
     pub fn build(mut self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.first() {
             return Err(ServerError::new(e.clone()));
+        }
+        if self.require_confirmation {
+            for served in &mut self.tools {
+                if let Some(confirm) = &mut served.confirm {
+                    Arc::make_mut(confirm).unsupported = crate::metadata::Unsupported::Refuse;
+                }
+            }
         }
         self.tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         for pair in self.tools.windows(2) {

@@ -4,69 +4,16 @@
 //! answers, possibly on another instance), and what a handler reads of the
 //! request.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationCapability, Implementation, ProtocolVersion,
-};
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData, RoleClient};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
-use toolmetadata_tests::mcp::{http_server, is_error, text};
+use toolmetadata_tests::mcp::{Person, http_server, is_error, text};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
-
-/// A client that answers every question the same way, after a delay, and
-/// records the questions.
-#[derive(Clone)]
-struct Person {
-    answer: Value,
-    delay: Duration,
-    can_answer: bool,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl Person {
-    fn answering(answer: Value) -> Self {
-        Person {
-            answer,
-            delay: Duration::ZERO,
-            can_answer: true,
-            asked: Arc::default(),
-        }
-    }
-
-    fn asked(&self) -> Vec<String> {
-        self.asked.lock().expect("lock").clone()
-    }
-}
-
-impl ClientHandler for Person {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::default();
-        config.client_info = Implementation::new("ask-test", "1.2.3");
-        if self.can_answer {
-            config.capabilities.elicitation = Some(ElicitationCapability::default());
-        }
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
-            self.asked.lock().expect("lock").push(message.clone());
-        }
-        tokio::time::sleep(self.delay).await;
-        serde_json::from_value(self.answer.clone())
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
-    }
-}
 
 type Client = RunningService<RoleClient, Person>;
 

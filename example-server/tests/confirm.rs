@@ -1,0 +1,201 @@
+//! `[confirm]` across instances: the first attempt of `move_path` on a
+//! 2026-07-28 request goes to one example-server, the retry with the answer to
+//! another started with the same `EXAMPLE_SERVER_STATE_KEY`; the move happens
+//! once, and a tampered `requestState` is refused.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{Value, json};
+use toolmetadata_tests::mcp::{HttpServer, Person, http_server, text};
+
+const BIN: &str = env!("CARGO_BIN_EXE_example-server");
+const KEY: &str = "example-server-test-key-of-32-bytes-or-more";
+
+/// An instance over HTTP with the shared key (the flag behind
+/// `EXAMPLE_SERVER_STATE_KEY`).
+async fn instance(root: &str) -> HttpServer {
+    http_server(BIN, &["--root", root, "--state-key", KEY]).await
+}
+
+async fn client(person: &Person, url: &str) -> RunningService<RoleClient, Person> {
+    person
+        .clone()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(url.to_owned()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover")
+}
+
+fn move_a_to_b() -> CallToolRequestParams {
+    let Value::Object(args) = json!({"source": "a.txt", "destination": "b.txt"}) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("move_path").with_arguments(args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_confirmation_may_come_back_to_another_instance() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    std::fs::write(ws.path().join("a.txt"), "one\n").expect("write");
+    let root = ws.path().display().to_string();
+    let (first, second) = (instance(&root).await, instance(&root).await);
+    let person = Person::answering(json!({"action": "accept", "content": {}}));
+    let to_first = client(&person, &first.url).await;
+    let CallToolResponse::InputRequired(input) = to_first
+        .call_tool_once(move_a_to_b())
+        .await
+        .expect("first attempt")
+    else {
+        panic!("move_path must ask first");
+    };
+    assert!(
+        ws.path().join("a.txt").exists(),
+        "nothing moved before the answer"
+    );
+    let state = input.request_state.expect("a state");
+    let responses: BTreeMap<String, Value> = input
+        .input_requests
+        .expect("a question")
+        .keys()
+        .map(|k| (k.clone(), json!({"action": "accept", "content": {}})))
+        .collect();
+    let retry = |state: &str| {
+        let mut params = move_a_to_b();
+        params.input_responses = Some(responses.clone());
+        params.request_state = Some(state.to_owned());
+        params
+    };
+
+    let to_second = client(&person, &second.url).await;
+    let mut tampered = state.clone().into_bytes();
+    let last = tampered.len() - 1;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    let refused = to_second
+        .call_tool_once(retry(&String::from_utf8(tampered).expect("ASCII")))
+        .await
+        .expect_err("a tampered state");
+    assert!(
+        refused.to_string().contains("requestState refused"),
+        "{refused}"
+    );
+    assert!(
+        ws.path().join("a.txt").exists(),
+        "a refused retry moves nothing"
+    );
+
+    match to_second
+        .call_tool_once(retry(&state))
+        .await
+        .expect("retry")
+    {
+        CallToolResponse::Complete(result) => {
+            assert_ne!(result.is_error, Some(true), "{}", text(&result));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!ws.path().join("a.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("b.txt")).expect("moved"),
+        "one\n"
+    );
+    // Replaying the answered retry cannot move anything a second time.
+    match to_first
+        .call_tool_once(retry(&state))
+        .await
+        .expect("replay")
+    {
+        CallToolResponse::Complete(result) => assert_eq!(result.is_error, Some(true)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("b.txt")).expect("still there"),
+        "one\n"
+    );
+    to_first.cancel().await.expect("close");
+    to_second.cancel().await.expect("close");
+}
+
+/// `write_file` asks only when it would replace a file; the files are
+/// resources under `file:///{+path}`; the review prompt completes its
+/// directory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn write_asks_before_replacing_and_files_are_resources() {
+    use rmcp::model::{
+        ArgumentInfo, CompleteRequestParams, ReadResourceRequestParams, Reference, ResourceContents,
+    };
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let ws = tempfile::tempdir().expect("tempdir");
+    std::fs::write(ws.path().join("notes.md"), "# notes\n").expect("write");
+    std::fs::create_dir(ws.path().join("src")).expect("mkdir");
+    let root = ws.path().display().to_string();
+    let declining = Person::answering(json!({"action": "decline"}));
+    let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|c| {
+        c.args(["--root", &root])
+            .stderr(std::process::Stdio::null());
+    }))
+    .expect("spawn");
+    let session = declining
+        .clone()
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("initialize");
+    let write = |path: &str| {
+        let Value::Object(args) = json!({"path": path, "content": "new\n"}) else {
+            unreachable!()
+        };
+        CallToolRequestParams::new("write_file").with_arguments(args)
+    };
+    let created = session.call_tool(write("fresh.txt")).await.expect("call");
+    assert_ne!(created.is_error, Some(true), "{}", text(&created));
+    assert!(declining.asked().is_empty(), "creating a file asks nothing");
+    let refused = session.call_tool(write("notes.md")).await.expect("call");
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).contains("did not confirm"),
+        "{}",
+        text(&refused)
+    );
+    assert_eq!(declining.asked(), ["Replace the existing file notes.md?"]);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes.md")).expect("read"),
+        "# notes\n"
+    );
+
+    let canonical = ws.path().canonicalize().expect("canonical");
+    let uri = format!("file://{}/notes.md", canonical.display());
+    let read = session
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .expect("resources/read");
+    match &read.contents[0] {
+        ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } => {
+            assert_eq!(text, "# notes\n");
+            assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let outside = session
+        .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
+        .await
+        .expect_err("outside the roots");
+    assert!(outside.to_string().contains("outside"), "{outside}");
+    let completed = session
+        .complete(CompleteRequestParams::new(
+            Reference::for_prompt("review_changes"),
+            ArgumentInfo::new("path", "sr"),
+        ))
+        .await
+        .expect("complete");
+    assert_eq!(completed.completion.values, ["src"]);
+    session.cancel().await.expect("close");
+}
