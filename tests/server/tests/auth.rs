@@ -148,8 +148,12 @@ async fn who(_: Arguments, cx: Context) -> ToolResult {
 }
 
 fn server() -> Server {
+    server_of(&TOOLS)
+}
+
+fn server_of(tools: &[(&str, &str)]) -> Server {
     let mut builder = Server::builder().name("auth-test");
-    for (name, text) in TOOLS {
+    for (name, text) in tools {
         let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
         builder = builder.tool(metadata, who);
     }
@@ -177,6 +181,10 @@ impl Drop for Running {
 }
 
 async fn serve(jwks: &Jwks, refresh: Duration) -> Running {
+    serve_server(jwks, refresh, server()).await
+}
+
+async fn serve_server(jwks: &Jwks, refresh: Duration, server: Server) -> Running {
     let addr = free_addr();
     let resource = format!("http://{addr}/mcp");
     let verifier = JwtVerifier::new(ISSUER, &resource, &jwks.url)
@@ -189,7 +197,7 @@ async fn serve(jwks: &Jwks, refresh: Duration) -> Running {
         .addr(addr)
         .token_verifier(verifier)
         .protected_resource(ProtectedResource::new(&resource).authorization_server(ISSUER));
-    let bound = server().bind_http(options).await.expect("bind");
+    let bound = server.bind_http(options).await.expect("bind");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(bound.run_until(async move {
         let _ = stopped.await;
@@ -481,4 +489,62 @@ async fn the_principal_reaches_the_handler() {
     let text = serde_json::to_value(&result).expect("JSON");
     assert_eq!(text["content"][0]["text"], "ada");
     let _ = client.cancel().await;
+}
+
+/// Discovery answers by the caller's scopes too: `tool_search` does not find,
+/// and `execute_tool` does not run, a tool the token may not call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_shows_only_what_the_scopes_allow() {
+    use rmcp::model::CallToolRequestParams;
+    let jwks = Jwks::start(&[(RSA1, Algorithm::RS256, "rsa1")]).await;
+    let tools = [
+        ("read_notes", "description = \"Read the notes\"\n"),
+        (
+            "run_command",
+            "description = \"Run a command\"\ndiscoverable = true\nscopes = [\"workspace:exec\"]\n",
+        ),
+    ];
+    let server = serve_server(&jwks, Duration::from_millis(300), server_of(&tools)).await;
+    let aud = server.resource.as_str();
+    let call = |name: &str, args: Value| {
+        let Value::Object(args) = args else {
+            unreachable!()
+        };
+        CallToolRequestParams::new(name.to_owned()).with_arguments(args)
+    };
+    for (scope, finds) in [("", false), ("workspace:exec", true)] {
+        let token = sign(RSA1, Algorithm::RS256, "rsa1", &claims(aud, scope));
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(server.url.clone()).auth_header(token);
+        let client =
+            ().serve(StreamableHttpClientTransport::from_config(config))
+                .await
+                .expect("initialize");
+        let found = client
+            .call_tool(call("tool_search", json!({"query": "command"})))
+            .await
+            .expect("tool_search");
+        let text = found.content[0]
+            .as_text()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            text.contains("run_command"),
+            finds,
+            "scope {scope:?}: {text}"
+        );
+        let run = client
+            .call_tool(call("execute_tool", json!({"name": "run_command"})))
+            .await
+            .expect("execute_tool");
+        let text = run.content[0]
+            .as_text()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        assert_eq!(run.is_error != Some(true), finds, "scope {scope:?}: {text}");
+        if !finds {
+            assert!(text.contains("there is no tool `run_command`"), "{text}");
+        }
+        let _ = client.cancel().await;
+    }
 }
