@@ -15,9 +15,9 @@
 //!   on by default), or whose tools you call yourself with [`ToolSet::call`].
 //! - [`args`]: [`args::FromArg`] for your own parameter types, and the argument
 //!   errors a call can end with.
-//! - [`metadata`]: the format itself, to load tools at run time (from a
-//!   database, an API) with every check of the build; [`Diagnostic`] renders a
-//!   problem like rustc.
+//! - [`metadata`]: the format itself; with the feature `load`, loading tools
+//!   at run time (from a database, an API) with every check of the build, and
+//!   `Diagnostic`, which renders a problem like rustc.
 
 pub mod args;
 #[cfg(feature = "server")]
@@ -25,6 +25,7 @@ pub mod ask;
 #[doc(hidden)]
 pub mod codegen;
 mod context;
+#[cfg(feature = "load")]
 pub mod diagnostic;
 pub mod metadata;
 mod result;
@@ -34,8 +35,11 @@ mod text;
 mod tool_set;
 
 pub use context::Context;
+#[cfg(feature = "load")]
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
-pub use metadata::{Loader, ToolMetadata};
+#[cfg(feature = "load")]
+pub use metadata::Loader;
+pub use metadata::ToolMetadata;
 pub use result::{Content, IntoToolOutput, ToolError, ToolOutput, ToolResult};
 pub use tool_set::{BoxFuture, CallFuture, CallOutcome, ConfirmEntry, ToolEntry, ToolSet};
 

@@ -97,6 +97,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "load")]
     fn suggests_what_was_meant() {
         for (input, expected) in [
             ("desc", "description"),
@@ -117,6 +118,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "load")]
     fn stays_quiet_when_nothing_is_close() {
         for input in [
             "version",

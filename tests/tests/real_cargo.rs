@@ -42,6 +42,39 @@ fn one_bad_file_fails_the_build_with_the_rendered_diagnostic() {
     assert!(err.contains("error: tool metadata has 1 error"), "{err}");
 }
 
+/// A pattern needs a regex engine at run time: without the runtime's feature
+/// `regex` the generated code must not compile (a tool that silently skipped
+/// its pattern would accept what its schema refuses), and the error must say
+/// which feature to turn on.
+#[test]
+fn a_pattern_needs_the_regex_feature_and_says_so() {
+    let p = Project::new(
+        "tm_pattern_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/lookup.toml",
+        "description = \"Look up a code\"\n\n[[parameters]]\nname = \"code\"\ntype = \"string\"\nrequired = true\npattern = \"^[A-Z]{3}$\"\n",
+    );
+    let out = p.build(&[]);
+    assert!(!out.status.success(), "built without the regex feature");
+    let err = stderr(&out);
+    assert!(
+        err.contains("a parameter has a `pattern`, and toolmetadata's feature `regex` is off"),
+        "{err}"
+    );
+    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
+    p.write(
+        "Cargo.toml",
+        &manifest.replace(
+            "default-features = false }",
+            "default-features = false, features = [\"regex\"] }",
+        ),
+    );
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 #[test]
 fn three_bad_files_show_all_three() {
     let p = Project::new("tm_three_bad", r#"toolmetadata_build::compile("tools")"#);

@@ -252,7 +252,13 @@ fn check_scalar(value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
 }
 
 fn check_pattern(s: &str, value: &Value, spec: &ParamSpec) -> Result<(), ArgProblem> {
-    if spec.matches_pattern(s) {
+    let matched = spec.matches_pattern(s).map_err(|_| {
+        ArgProblem::new(format!(
+            "cannot check the pattern {:?}: this server was built without toolmetadata's feature `regex`",
+            spec.pattern_source().unwrap_or_default()
+        ))
+    })?;
+    if matched {
         Ok(())
     } else {
         Err(ArgProblem::new(format!(

@@ -56,7 +56,8 @@ impl DynamicParams {
     }
 }
 
-#[cfg(test)]
+// The tools under test are loaded from metadata text.
+#[cfg(all(test, feature = "load"))]
 mod tests {
     use super::*;
 
@@ -85,5 +86,43 @@ mod tests {
         let strict = p.decode(object(serde_json::json!({"n": "3"})), Conversion::Strict);
         let errors = strict.expect_err("a string is not an integer when strict");
         assert!(errors.to_string().contains("`n`"), "{errors}");
+    }
+}
+
+// Without a regex engine, a run-time tool's pattern cannot be checked: its
+// argument is refused with the reason, never let through unchecked.
+#[cfg(all(test, not(feature = "regex")))]
+mod without_regex {
+    use super::*;
+    use crate::metadata::{Constraints, ToolParameter};
+
+    #[test]
+    fn a_pattern_refuses_rather_than_skips() {
+        let tool = ToolMetadata {
+            name: "lookup".into(),
+            parameters: vec![ToolParameter {
+                name: "code".into(),
+                required: true,
+                constraints: Constraints {
+                    pattern: Some("^[A-Z]{3}$".into()),
+                    ..Constraints::default()
+                },
+                ..ToolParameter::default()
+            }],
+            ..ToolMetadata::default()
+        };
+        let args = serde_json::json!({"code": "ABC"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let errors = DynamicParams::new(&tool)
+            .decode(args, Conversion::Lenient)
+            .expect_err("an unchecked pattern is refused");
+        assert!(
+            errors
+                .to_string()
+                .contains("built without toolmetadata's feature `regex`"),
+            "{errors}"
+        );
     }
 }

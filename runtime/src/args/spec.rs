@@ -6,6 +6,7 @@
 //! same code.
 
 use std::borrow::Cow;
+#[cfg(feature = "regex")]
 use std::sync::OnceLock;
 
 use crate::metadata::{Number, ParamType, ScalarType, ToolParameter};
@@ -29,7 +30,9 @@ pub struct ParamSpec {
     // Set with the pattern, and only then: a program none of whose parameters
     // has a pattern never reaches the regex engine, so does not link it (its
     // Unicode tables alone are ~250 KB of relocated data, dirtied at load).
+    #[cfg(feature = "regex")]
     compile: Option<fn(&str) -> Option<regex::Regex>>,
+    #[cfg(feature = "regex")]
     compiled: OnceLock<Option<regex::Regex>>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
@@ -50,7 +53,9 @@ impl ParamSpec {
             max_length: None,
             pattern_static: None,
             pattern_owned: None,
+            #[cfg(feature = "regex")]
             compile: None,
+            #[cfg(feature = "regex")]
             compiled: OnceLock::new(),
             min_items: None,
             max_items: None,
@@ -154,9 +159,21 @@ impl ParamSpec {
     }
 
     /// A regular expression the string must match somewhere.
+    ///
+    /// Matching needs the feature `regex`; without it, a tool that has a
+    /// pattern does not compile (the generated specs are statics, so this
+    /// panic is a build error that names the feature).
     pub const fn pattern(mut self, pattern: &'static str) -> Self {
         self.pattern_static = Some(pattern);
-        self.compile = Some(crate::metadata::pattern::compiled);
+        #[cfg(feature = "regex")]
+        {
+            self.compile = Some(crate::metadata::pattern::compiled);
+        }
+        #[cfg(not(feature = "regex"))]
+        panic!(
+            "a parameter has a `pattern`, and toolmetadata's feature `regex` is off: add \"regex\" to toolmetadata's features"
+        );
+        #[cfg_attr(not(feature = "regex"), allow(unreachable_code))]
         self
     }
 
@@ -222,19 +239,36 @@ impl ParamSpec {
     /// True when the string matches the `pattern` somewhere (JSON Schema
     /// semantics), or there is no pattern. The regex is compiled on first use; one
     /// that does not compile (the loader refuses those) matches nothing.
-    pub(crate) fn matches_pattern(&self, text: &str) -> bool {
+    #[cfg(feature = "regex")]
+    pub(crate) fn matches_pattern(&self, text: &str) -> Result<bool, PatternUnchecked> {
         let Some(source) = self.pattern_source() else {
-            return true;
+            return Ok(true);
         };
         let Some(compile) = self.compile else {
-            return false;
+            return Ok(false);
         };
-        self.compiled
+        Ok(self
+            .compiled
             .get_or_init(|| compile(source))
             .as_ref()
-            .is_some_and(|re| re.is_match(text))
+            .is_some_and(|re| re.is_match(text)))
+    }
+
+    /// Without the feature `regex` a pattern cannot be checked: an argument
+    /// for it is refused (only a tool loaded at run time gets here; a
+    /// generated one does not compile).
+    #[cfg(not(feature = "regex"))]
+    pub(crate) fn matches_pattern(&self, _text: &str) -> Result<bool, PatternUnchecked> {
+        match self.pattern_source() {
+            None => Ok(true),
+            Some(_) => Err(PatternUnchecked),
+        }
     }
 }
+
+/// A `pattern` that cannot be checked, since the feature `regex` is off.
+#[derive(Debug)]
+pub(crate) struct PatternUnchecked;
 
 impl From<&ToolParameter> for ParamSpec {
     fn from(p: &ToolParameter) -> Self {
@@ -251,10 +285,12 @@ impl From<&ToolParameter> for ParamSpec {
             max_length: c.max_length,
             pattern_static: None,
             pattern_owned: c.pattern.clone(),
+            #[cfg(feature = "regex")]
             compile: c
                 .pattern
                 .as_ref()
                 .map(|_| crate::metadata::pattern::compiled as fn(&str) -> _),
+            #[cfg(feature = "regex")]
             compiled: OnceLock::new(),
             min_items: c.min_items,
             max_items: c.max_items,

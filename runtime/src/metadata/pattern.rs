@@ -3,6 +3,7 @@
 
 /// Compiles a `pattern` with the Rust regex crate; the error is the parser's own
 /// one-line reason (`look-around … is not supported`).
+#[cfg(feature = "load")]
 pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
         return Err(e.kind().to_string());
@@ -13,7 +14,9 @@ pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
     })
 }
 
-/// [`compile`] for the argument decoder, which only needs the regex.
+/// The regex of a `pattern`, for the argument decoder: the one `compile`
+/// gives, without its shorter reason when there is none.
+#[cfg(feature = "regex")]
 pub(crate) fn compiled(pattern: &str) -> Option<regex::Regex> {
-    compile(pattern).ok()
+    regex::Regex::new(pattern).ok()
 }

@@ -1,6 +1,7 @@
 //! The document tree both formats are read into: values with the span of every
 //! key and value, keys in source order, duplicates kept (so they can be reported).
 
+use super::types::format_float;
 use crate::diagnostic::Span;
 
 /// A value and where it is.
@@ -98,13 +99,4 @@ impl Value {
 /// invisible characters show.
 pub(crate) fn quote(s: &str) -> String {
     format!("{s:?}")
-}
-
-/// A float as TOML and JSON write it: `1.0`, not `1`.
-pub(crate) fn format_float(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
-        format!("{x:.1}")
-    } else {
-        format!("{x}")
-    }
 }

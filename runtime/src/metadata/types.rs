@@ -288,7 +288,7 @@ impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Number::Integer(i) => write!(f, "{i}"),
-            Number::Float(x) => f.write_str(&super::tree::format_float(*x)),
+            Number::Float(x) => f.write_str(&format_float(*x)),
         }
     }
 }
@@ -486,6 +486,15 @@ pub fn message_parts(message: &str) -> Result<Vec<MessagePart<'_>>, String> {
         }
     }
     Ok(parts)
+}
+
+/// A float as TOML and JSON write it: `1.0`, not `1`.
+pub(crate) fn format_float(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
+        format!("{x:.1}")
+    } else {
+        format!("{x}")
+    }
 }
 
 #[cfg(test)]

@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ElicitRequestParams, ElicitationSchema, InputRequest,
-    InputRequiredResult, RequestStateCodec, SealOptions,
+    CallToolRequestParams, ClientResult, ElicitRequest, ElicitRequestParams, ElicitationSchema,
+    InputRequest, InputRequiredResult, RequestStateCodec, SealOptions, ServerRequest,
 };
-use rmcp::service::{ElicitationMode, Peer, RequestContext, RoleServer, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -96,11 +96,14 @@ impl Asker {
             .protocol_version()
             .is_some_and(|v| !v.has_initialize());
         if !stateless {
-            if context
+            // The form mode, or neither mode (2025-06-18 clients, which only
+            // had forms), as rmcp's `supported_elicitation_modes` reads it.
+            let form = context
                 .peer
-                .supported_elicitation_modes()
-                .contains(&ElicitationMode::Form)
-            {
+                .peer_info()
+                .and_then(|info| info.capabilities.elicitation.clone())
+                .is_some_and(|e| e.form.is_some() || e.url.is_none());
+            if form {
                 asker.mode = Mode::Session(context.peer.clone());
             }
             return Ok(asker);
@@ -111,6 +114,9 @@ impl Asker {
             .is_some_and(|e| e.form.is_some() || e.url.is_none());
         if form {
             asker.mode = Mode::Stateless;
+        } else if request.request_state.is_none() {
+            // Nothing to seal or open: skip serializing the arguments.
+            return Ok(asker);
         }
         asker.binding = binding(&request.name, request.arguments.as_ref());
         if let Some(sealed) = &request.request_state {
@@ -143,10 +149,7 @@ impl Asker {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
                 let params = form_params(&question)?;
-                match peer
-                    .create_elicitation_with_timeout(params, Some(self.timeout))
-                    .await
-                {
+                match elicit(peer, params, self.timeout).await {
                     Ok(result) => {
                         let result = serde_json::to_value(result)
                             .map_err(|e| AskError::Failed(e.to_string()))?;
@@ -231,4 +234,25 @@ fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {
         message: question.message().to_owned(),
         requested_schema,
     })
+}
+
+/// Sends `elicitation/create` and waits at most `timeout`: what rmcp's
+/// `create_elicitation_with_timeout` does, without its `elicitation` feature,
+/// which would compile `url` and the ICU crates into every server for URL
+/// elicitation, which nothing here uses.
+async fn elicit(
+    peer: &Peer<RoleServer>,
+    params: ElicitRequestParams,
+    timeout: Duration,
+) -> Result<rmcp::model::ElicitResult, ServiceError> {
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    match peer
+        .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+        .await?
+        .await_response()
+        .await?
+    {
+        ClientResult::ElicitResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
 }

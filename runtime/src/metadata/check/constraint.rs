@@ -264,7 +264,7 @@ self.report.error(
 /// A bound shown as written: `1.0` for float parameters, `1` for int ones.
 fn shown(x: f64, float: bool) -> String {
     if float {
-        crate::metadata::tree::format_float(x)
+        crate::metadata::types::format_float(x)
     } else {
         Number::Integer(x as i64).to_string()
     }
