@@ -116,6 +116,9 @@ impl fmt::Display for RootsError {
 
 impl std::error::Error for RootsError {}
 
+/// What one `roots/list` gave.
+type Answer = Result<Arc<ClientRoots>, RootsError>;
+
 /// The roots of one session: the last list fetched, and a generation that
 /// `notifications/roots/list_changed` moves on, which makes that list stale.
 #[derive(Default)]
@@ -125,7 +128,7 @@ pub(crate) struct SessionRoots {
     /// too, so that a client that does not answer delays one call, not
     /// each). An async mutex: it is held across the fetch, so that
     /// concurrent calls ask once.
-    cached: tokio::sync::Mutex<Option<(u64, Result<Arc<ClientRoots>, RootsError>)>>,
+    cached: tokio::sync::Mutex<Option<(u64, Answer)>>,
 }
 
 impl SessionRoots {
