@@ -50,7 +50,16 @@ struct Cli {
     /// A directory the tools may use (repeatable). A client that offers its
     /// roots (MCP roots/list) replaces them for its session; with neither,
     /// the file tools refuse every path.
-    #[arg(long = "root", value_name = "DIR")]
+    // Taken as given, empty too: an empty one is warned about and skipped
+    // like any root that cannot be served, rather than stopping the server.
+    #[arg(
+        long = "root",
+        value_name = "DIR",
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::OsStringValueParser::new(),
+            PathBuf::from
+        )
+    )]
     roots: Vec<PathBuf>,
     /// Offer only the tools that change nothing.
     #[arg(long)]

@@ -599,6 +599,17 @@ mod tests {
     }
 
     #[test]
+    fn links_inside_are_followed() {
+        let s = setup();
+        symlink("a.txt", s.root.join("sub/link_in")).unwrap();
+        symlink("sub/a.txt", s.root.join("top_link")).unwrap();
+        assert_eq!(read(&s.roots, "sub/link_in").unwrap(), "a");
+        assert_eq!(read(&s.roots, "top_link").unwrap(), "a");
+        let abs = s.roots.dirs()[0].join("sub/link_in");
+        assert_eq!(read(&s.roots, abs.to_str().unwrap()).unwrap(), "a");
+    }
+
+    #[test]
     fn file_uris() {
         assert_eq!(
             file_uri_path("file:///tmp/a%20b/c").unwrap(),

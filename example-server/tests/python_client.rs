@@ -25,6 +25,7 @@ fn check(report: &Value, root: &Path, label: &str) {
             "execute_tool",
             "file_info",
             "find_files",
+            "list_allowed_directories",
             "list_directory",
             "move_path",
             "read_file",
