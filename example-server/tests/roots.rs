@@ -931,3 +931,93 @@ async fn peer_startup_cases() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("without --root"), "{stderr}");
 }
+
+/// rmcp's client `client` on Streamable HTTP: a 2025-11-25 session, or
+/// 2026-07-28 stateless requests when `modern`.
+async fn http(url: &str, client: Rooted, modern: bool) -> Client {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    use rmcp::transport::StreamableHttpClientTransport;
+    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    let mode = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    client
+        .serve_with_lifecycle(transport, mode)
+        .await
+        .expect("connect over HTTP")
+}
+
+/// Over HTTP each session's roots are its own: one client's roots never
+/// widen another's access, and a 2026-07-28 request (no session) gets the
+/// `--root` directories even from a client that would offer roots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_http_session_has_its_own_roots() {
+    let (_tmp, t) = tree(&["cli", "alice", "bob"]);
+    for (dir, secret) in [("cli", "cli"), ("alice", "alice's"), ("bob", "bob's")] {
+        std::fs::write(t.join(dir).join("secret.txt"), secret).expect("write");
+    }
+    let cli = t.join("cli").display().to_string();
+    let server = toolmetadata_tests::mcp::http_server(BIN, &["--root", &cli]).await;
+    let alice_roots = Rooted::offering(&[file_uri(&t.join("alice"))]);
+    let alice = http(&server.url, alice_roots.clone(), false).await;
+    let bob = http(
+        &server.url,
+        Rooted::offering(&[file_uri(&t.join("bob"))]),
+        false,
+    )
+    .await;
+    let plain = http(&server.url, Rooted::default(), false).await;
+    let modern = http(
+        &server.url,
+        Rooted::offering(&[file_uri(&t.join("alice"))]),
+        true,
+    )
+    .await;
+    let read = |dir: &str| json!({"path": t.join(dir).join("secret.txt").display().to_string()});
+    for round in 0..2 {
+        for (client, own, name) in [
+            (&alice, "alice", "alice"),
+            (&bob, "bob", "bob"),
+            (&plain, "cli", "no roots"),
+            (&modern, "cli", "2026-07-28"),
+        ] {
+            let source = if own == "cli" {
+                "command line"
+            } else {
+                "client roots"
+            };
+            assert_eq!(
+                allowed(client).await,
+                Ok((vec![canon(&t.join(own))], source.to_owned())),
+                "{name}, round {round}"
+            );
+            for dir in ["cli", "alice", "bob"] {
+                let result = call(client, "read_file", read(dir)).await;
+                if dir == own {
+                    assert_eq!(
+                        result.is_error,
+                        Some(false),
+                        "{name} reads {dir}: {}",
+                        text(&result)
+                    );
+                } else {
+                    assert!(
+                        text(&result).contains("outside the allowed roots"),
+                        "{name} may not read {dir}: {}",
+                        text(&result)
+                    );
+                }
+            }
+        }
+    }
+    // Alice's list was asked for once for the whole session.
+    assert_eq!(alice_roots.asked(), 1);
+    for client in [alice, bob, plain, modern] {
+        client.cancel().await.expect("close");
+    }
+}
