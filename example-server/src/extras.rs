@@ -13,26 +13,28 @@ use crate::files;
 use crate::limits::Limits;
 use crate::offload::Offload;
 use crate::roots::Roots;
+use crate::scope::Scope;
 
 /// Directory suggestions a completion sends at most (MCP's own limit).
 const MAX_SUGGESTIONS: usize = 100;
 
 pub(crate) fn add(
     builder: ServerBuilder,
-    roots: &Roots,
+    scope: &Scope,
     limits: Limits,
     offload: &Offload,
 ) -> ServerBuilder {
-    let (read_roots, read_offload) = (roots.clone(), offload.clone());
-    let (complete_roots, complete_offload) = (roots.clone(), offload.clone());
+    let (read_scope, read_offload) = (scope.clone(), offload.clone());
+    let (complete_scope, complete_offload) = (scope.clone(), offload.clone());
     builder
         .resource_template(
             ResourceTemplate::new("file:///{+path}", "files")
                 .with_title("Files under the roots")
                 .with_mime_type("text/plain"),
-            move |uri, vars, _cx| {
-                let (roots, offload) = (read_roots.clone(), read_offload.clone());
+            move |uri, vars, cx| {
+                let (scope, offload) = (read_scope.clone(), read_offload.clone());
                 async move {
+                    let roots = scope.roots(&cx).await?;
                     let path = format!("/{}", vars.get("path").map_or("", String::as_str));
                     let (text, mime) = offload
                         .run(move || files::read_resource(&roots, limits, &path))
@@ -70,9 +72,12 @@ pub(crate) fn add(
                 )]))
             },
         )
-        .complete_prompt("review_changes", "path", move |typed, _cx| {
-            let (roots, offload) = (complete_roots.clone(), complete_offload.clone());
+        .complete_prompt("review_changes", "path", move |typed, cx| {
+            let (scope, offload) = (complete_scope.clone(), complete_offload.clone());
             async move {
+                let Ok(roots) = scope.roots(&cx).await else {
+                    return Vec::new();
+                };
                 offload
                     .run(move || Ok(directories(&roots, &typed)))
                     .await

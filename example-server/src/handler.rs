@@ -5,12 +5,13 @@ use toolmetadata::{Context, ToolError, ToolResult};
 
 use crate::limits::Limits;
 use crate::offload::Offload;
-use crate::roots::Roots;
+use crate::scope::{Scope, Source};
 use crate::tools::*;
 use crate::{command, files, listing, search};
 
 pub(crate) struct Workspace {
-    pub(crate) roots: Roots,
+    /// The `--root` directories, and each call's own (the client's roots).
+    pub(crate) scope: Scope,
     pub(crate) read_only: bool,
     pub(crate) allowed_commands: command::Allowed,
     pub(crate) limits: Limits,
@@ -19,18 +20,19 @@ pub(crate) struct Workspace {
     pub(crate) require_confirmation: bool,
 }
 
-/// Runs a file tool's handler on the blocking pool with the roots and limits.
+/// Runs a file tool's handler on the blocking pool with the call's roots
+/// (see `scope`) and the limits.
 macro_rules! offloaded {
-    ($self:ident, $handler:path, $args:ident) => {{
-        let roots = $self.roots.clone();
+    ($self:ident, $cx:ident, $handler:path, $args:ident) => {{
+        let roots = $self.scope.roots(&$cx).await?;
         let limits = $self.limits;
         $self
             .offload
             .run(move || $handler(&roots, limits, $args))
             .await
     }};
-    ($self:ident, $handler:path, $args:ident, no_limits) => {{
-        let roots = $self.roots.clone();
+    ($self:ident, $cx:ident, $handler:path, $args:ident, no_limits) => {{
+        let roots = $self.scope.roots(&$cx).await?;
         $self.offload.run(move || $handler(&roots, $args)).await
     }};
 }
@@ -52,36 +54,58 @@ impl Workspace {
 impl Tools for Workspace {
     async fn create_directory(&self, args: CreateDirectoryArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
-        offloaded!(self, files::create_directory, args, no_limits)
+        offloaded!(self, cx, files::create_directory, args, no_limits)
     }
 
-    async fn directory_tree(&self, args: DirectoryTreeArgs, _: Context) -> ToolResult {
-        offloaded!(self, listing::directory_tree, args)
+    async fn directory_tree(&self, args: DirectoryTreeArgs, cx: Context) -> ToolResult {
+        offloaded!(self, cx, listing::directory_tree, args)
     }
 
-    async fn file_info(&self, args: FileInfoArgs, _: Context) -> ToolResult<FileInfoOutput> {
-        offloaded!(self, files::file_info, args, no_limits)
+    async fn file_info(&self, args: FileInfoArgs, cx: Context) -> ToolResult<FileInfoOutput> {
+        offloaded!(self, cx, files::file_info, args, no_limits)
     }
 
-    async fn find_files(&self, args: FindFilesArgs, _: Context) -> ToolResult<FindFilesOutput> {
-        offloaded!(self, search::find_files, args)
+    async fn find_files(&self, args: FindFilesArgs, cx: Context) -> ToolResult<FindFilesOutput> {
+        offloaded!(self, cx, search::find_files, args)
+    }
+
+    async fn list_allowed_directories(
+        &self,
+        _: ListAllowedDirectoriesArgs,
+        cx: Context,
+    ) -> ToolResult<ListAllowedDirectoriesOutput> {
+        let (roots, source) = self.scope.resolve(&cx).await?;
+        if roots.is_empty() {
+            return Err(ToolError::new(crate::roots::NO_ROOTS));
+        }
+        Ok(ListAllowedDirectoriesOutput {
+            directories: roots
+                .dirs()
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect(),
+            source: match source {
+                Source::Client => ListAllowedDirectoriesOutputSource::ClientRoots,
+                Source::CommandLine => ListAllowedDirectoriesOutputSource::CommandLine,
+            },
+        })
     }
 
     async fn list_directory(
         &self,
         args: ListDirectoryArgs,
-        _: Context,
+        cx: Context,
     ) -> ToolResult<ListDirectoryOutput> {
-        offloaded!(self, listing::list_directory, args)
+        offloaded!(self, cx, listing::list_directory, args)
     }
 
     async fn move_path(&self, args: MovePathArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
-        offloaded!(self, files::move_path, args, no_limits)
+        offloaded!(self, cx, files::move_path, args, no_limits)
     }
 
-    async fn read_file(&self, args: ReadFileArgs, _: Context) -> ToolResult {
-        offloaded!(self, files::read_file, args)
+    async fn read_file(&self, args: ReadFileArgs, cx: Context) -> ToolResult {
+        offloaded!(self, cx, files::read_file, args)
     }
 
     async fn replace_in_file(
@@ -90,13 +114,13 @@ impl Tools for Workspace {
         cx: Context,
     ) -> ToolResult<ReplaceInFileOutput> {
         self.writable(cx.tool())?;
-        offloaded!(self, files::replace_in_file, args)
+        offloaded!(self, cx, files::replace_in_file, args)
     }
 
     async fn run_command(&self, args: RunCommandArgs, cx: Context) -> ToolResult<RunCommandOutput> {
         self.writable(cx.tool())?;
         self.allowed_commands.check(&args.program, &args.args)?;
-        let roots = self.roots.clone();
+        let roots = self.scope.roots(&cx).await?;
         let cwd_arg = args.cwd.clone();
         let cwd = self
             .offload
@@ -108,9 +132,9 @@ impl Tools for Workspace {
     async fn search_files(
         &self,
         args: SearchFilesArgs,
-        _: Context,
+        cx: Context,
     ) -> ToolResult<SearchFilesOutput> {
-        offloaded!(self, search::search_files, args)
+        offloaded!(self, cx, search::search_files, args)
     }
 
     async fn write_file(&self, args: WriteFileArgs, cx: Context) -> ToolResult {
@@ -119,7 +143,7 @@ impl Tools for Workspace {
         // 2026-07-28 the handler runs again with the answer, so nothing is
         // written before this point.
         let path = args.path.clone();
-        let roots = self.roots.clone();
+        let roots = self.scope.roots(&cx).await?;
         let replaces = self
             .offload
             .run(move || files::is_existing_file(&roots, &path))
@@ -143,6 +167,6 @@ impl Tools for Workspace {
                 }
             }
         }
-        offloaded!(self, files::write_file, args, no_limits)
+        offloaded!(self, cx, files::write_file, args, no_limits)
     }
 }

@@ -16,6 +16,7 @@ mod offload;
 #[cfg(test)]
 mod race_tests;
 mod roots;
+mod scope;
 mod search;
 
 use std::io::IsTerminal;
@@ -46,8 +47,19 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[derive(Parser)]
 #[command(name = "example-server", version, about)]
 struct Cli {
-    /// A directory the tools may use (repeatable; default: the current directory).
-    #[arg(long = "root", value_name = "DIR")]
+    /// A directory the tools may use (repeatable). A client that offers its
+    /// roots (MCP roots/list) replaces them for its session; with neither,
+    /// the file tools refuse every path.
+    // Taken as given, empty too: an empty one is warned about and skipped
+    // like any root that cannot be served, rather than stopping the server.
+    #[arg(
+        long = "root",
+        value_name = "DIR",
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::OsStringValueParser::new(),
+            PathBuf::from
+        )
+    )]
     roots: Vec<PathBuf>,
     /// Offer only the tools that change nothing.
     #[arg(long)]
@@ -147,6 +159,7 @@ struct Cli {
 
 const HOW_TO_CONNECT: &str = "example-server speaks MCP on stdin/stdout: start it from an MCP client rather than a terminal.
   Client configuration:  {\"mcpServers\": {\"workspace\": {\"command\": \"example-server\", \"args\": [\"--root\", \"/path/to/project\"]}}}
+                         (or no args, with a client that offers its roots)
   MCP Inspector:         npx @modelcontextprotocol/inspector example-server --root /path/to/project
   Over HTTP instead:     example-server --http 127.0.0.1:8080   (then connect to http://127.0.0.1:8080/mcp)
 Press Ctrl-D to stop.";
@@ -182,15 +195,36 @@ async fn main() -> ExitCode {
     }
 }
 
+/// The `--root` directories that can be served. One that cannot (missing,
+/// not a directory, empty) is skipped with a warning, as the reference
+/// filesystem server does; if roots were given and none can be served, that
+/// is an error. With none given, the server starts with none and waits for
+/// the client's roots.
+fn startup_roots(dirs: &[PathBuf]) -> Result<roots::Roots, String> {
+    let (roots, refused) = roots::Roots::open(dirs);
+    for why in &refused {
+        tracing::warn!("skipping a --root: {why}");
+    }
+    if dirs.is_empty() {
+        tracing::info!(
+            "started without --root: the file tools wait for the client's roots (MCP roots/list)"
+        );
+    } else if roots.is_empty() {
+        return Err(format!(
+            "none of the {} --root directories can be served: {}",
+            dirs.len(),
+            refused.join("; ")
+        ));
+    }
+    Ok(roots)
+}
+
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
-    let dirs = if cli.roots.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        cli.roots
-    };
-    let roots = roots::Roots::new(&dirs)?;
+    let roots = startup_roots(&cli.roots)?;
+    let offload = offload::Offload::default();
+    let scope = scope::Scope::new(roots, offload.clone());
     let workspace = handler::Workspace {
-        roots: roots.clone(),
+        scope: scope.clone(),
         read_only: cli.read_only,
         allowed_commands: command::Allowed::resolve(
             &cli.allowed_commands,
@@ -201,7 +235,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             max_reply_bytes: cli.max_reply_bytes,
             max_line_bytes: cli.max_line_bytes,
         },
-        offload: offload::Offload::default(),
+        offload,
         require_confirmation: cli.require_confirmation,
     };
     let (limits, offload) = (workspace.limits, workspace.offload.clone());
@@ -212,18 +246,23 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(key) = cli.state_key {
         builder = builder.request_state_key(key.into_bytes());
     }
-    let server = extras::add(builder, &roots, limits, &offload)
+    let server = extras::add(builder, &scope, limits, &offload)
         .retain(|t| {
             !read_only || t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
         })
         .instructions(format!(
             "Tools for the files under {}.{}",
-            roots
-                .dirs()
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            if scope.command_line().is_empty() {
+                "the client's roots (list_allowed_directories names them)".to_owned()
+            } else {
+                scope
+                    .command_line()
+                    .dirs()
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
             if read_only {
                 " The server is read-only."
             } else {

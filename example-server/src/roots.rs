@@ -126,33 +126,104 @@ fn outside(path: &str) -> PathError {
     ))
 }
 
+/// What a file tool answers when no directory is allowed at all.
+pub(crate) const NO_ROOTS: &str = "no directory is allowed yet: start example-server with --root DIR \
+     (repeatable), or connect with a client that offers its roots (MCP roots/list, file:// URIs \
+     of existing directories)";
+
+/// Most roots a server takes, from its command line or from a client.
+pub(crate) const MAX_ROOTS: usize = 256;
+
+impl Root {
+    /// Opens `dir` as a root (a symbolic link becomes its target): it must be
+    /// an existing directory.
+    fn open(dir: &Path, cwd: &Path) -> Result<Root, String> {
+        if dir.as_os_str().is_empty() {
+            return Err("an empty root is not a directory".into());
+        }
+        let shown = dir.display();
+        let canonical = dir
+            .canonicalize()
+            .map_err(|e| format!("cannot access the root {shown}: {e}"))?;
+        if !canonical.is_dir() {
+            return Err(format!("the root {shown} is not a directory"));
+        }
+        let handle = Dir::open_ambient_dir(&canonical, cap_std::ambient_authority())
+            .map_err(|e| format!("cannot open the root {shown}: {e}"))?;
+        Ok(Root {
+            canonical,
+            given: lexical(&cwd.join(dir)),
+            dir: handle,
+        })
+    }
+}
+
 impl Roots {
     /// Opens each root (a root given as a symbolic link becomes its target);
-    /// each must be an existing directory.
+    /// each must be an existing directory, and one at least is needed.
+    #[cfg(test)]
     pub(crate) fn new(dirs: &[PathBuf]) -> Result<Roots, String> {
-        let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
-        let mut roots = Vec::with_capacity(dirs.len());
-        for dir in dirs {
-            let canonical = dir
-                .canonicalize()
-                .map_err(|e| format!("root {}: {e}", dir.display()))?;
-            if !canonical.is_dir() {
-                return Err(format!("root {} is not a directory", dir.display()));
-            }
-            let handle = Dir::open_ambient_dir(&canonical, cap_std::ambient_authority())
-                .map_err(|e| format!("root {}: {e}", dir.display()))?;
-            roots.push(Root {
-                canonical,
-                given: lexical(&cwd.join(dir)),
-                dir: handle,
-            });
+        let (roots, refused) = Roots::open(dirs);
+        if let Some(first) = refused.into_iter().next() {
+            return Err(first);
         }
         if roots.is_empty() {
             return Err("at least one root is needed".into());
         }
-        Ok(Roots {
-            roots: roots.into(),
-        })
+        Ok(roots)
+    }
+
+    /// Opens the roots that can be opened, and says why each other one was
+    /// skipped (missing, not a directory, unreadable, beyond [`MAX_ROOTS`]).
+    /// Possibly none: then every path is refused with [`NO_ROOTS`].
+    pub(crate) fn open(dirs: &[PathBuf]) -> (Roots, Vec<String>) {
+        let mut refused = Vec::new();
+        let cwd = std::env::current_dir();
+        let mut roots = Vec::with_capacity(dirs.len().min(MAX_ROOTS));
+        for dir in dirs {
+            if roots.len() == MAX_ROOTS {
+                refused.push(format!(
+                    "the root {} is beyond the {MAX_ROOTS} roots accepted",
+                    dir.display()
+                ));
+                continue;
+            }
+            let cwd = match &cwd {
+                Ok(cwd) => cwd.as_path(),
+                // An absolute root does not need it.
+                Err(_) if dir.is_absolute() => Path::new("/"),
+                Err(e) => {
+                    refused.push(format!(
+                        "the relative root {} cannot be placed: no current directory ({e})",
+                        dir.display()
+                    ));
+                    continue;
+                }
+            };
+            match Root::open(dir, cwd) {
+                Ok(root) => roots.push(root),
+                Err(e) => refused.push(e),
+            }
+        }
+        (
+            Roots {
+                roots: roots.into(),
+            },
+            refused,
+        )
+    }
+
+    /// No root: every path is refused with [`NO_ROOTS`].
+    #[cfg(test)]
+    pub(crate) fn none() -> Roots {
+        Roots {
+            roots: Arc::from([]),
+        }
+    }
+
+    /// Whether there is no root at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.roots.is_empty()
     }
 
     /// The canonical roots.
@@ -160,8 +231,20 @@ impl Roots {
         self.roots.iter().map(|r| r.canonical.clone()).collect()
     }
 
-    /// The root a path is in, and the path beneath it, by name only.
+    /// The root a path is in, and the path beneath it. Names decide the root
+    /// (`~` is the home directory); beneath it, a name not found as spelled
+    /// is looked for in its other Unicode normalization form ([`respell`]).
     pub(crate) fn locate<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
+        let mut located = self.locate_by_name(path)?;
+        located.rel = respell(located.dir, located.rel);
+        Ok(located)
+    }
+
+    /// [`Roots::locate`] without looking at the file system.
+    fn locate_by_name<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
+        if self.roots.is_empty() {
+            return Err(PathError(NO_ROOTS.into()));
+        }
         if path.is_empty() {
             return Err(PathError("the path is empty".into()));
         }
@@ -176,7 +259,22 @@ impl Roots {
                 "the path is longer than {MAX_PATH} bytes"
             )));
         }
-        let p = Path::new(path);
+        if is_windows_path(path) {
+            return Err(PathError(format!(
+                "the path {} is a Windows path, and this server runs on Unix: give a path under \
+                 the allowed directories, such as {}",
+                shown(path),
+                self.roots[0].canonical.display()
+            )));
+        }
+        let home;
+        let p = match path.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                home = home_dir()?.join(rest.trim_start_matches('/'));
+                home.as_path()
+            }
+            _ => Path::new(path),
+        };
         let by_name = if p.is_absolute() {
             lexical(p)
         } else {
@@ -211,6 +309,125 @@ impl Roots {
         }
         Ok(located)
     }
+}
+
+/// `C:\\…`, `C:/…`, `C:` or a UNC path `\\\\server\\share`: names that mean a
+/// drive on Windows and would become a file named `C:` here.
+fn is_windows_path(path: &str) -> bool {
+    let b = path.as_bytes();
+    let drive = b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || b[2] == b'\\' || b[2] == b'/');
+    drive || path.starts_with("\\\\")
+}
+
+/// The home directory, for `~`.
+fn home_dir() -> Result<PathBuf, PathError> {
+    match std::env::var_os("HOME") {
+        Some(home) if Path::new(&home).is_absolute() => Ok(PathBuf::from(home)),
+        _ => Err(PathError(
+            "cannot expand `~`: the server has no home directory (HOME is not set to an absolute path)"
+                .into(),
+        )),
+    }
+}
+
+/// Most components of a path respelled (each costs up to three lookups).
+const MAX_RESPELL: usize = 64;
+
+/// `rel` beneath `dir`, with each component that is not found as spelled
+/// replaced by its NFC or NFD form when that one exists: a macOS client
+/// sends `é` as `e` + U+0301 (NFD) for a file the disk names with `é` (NFC),
+/// and the other way round. Unchanged when it exists as given, or when no
+/// form of a component exists (a file to create keeps the given name).
+/// Lookups resolve beneath `dir`, so an escape is refused as ever.
+fn respell(dir: &Dir, rel: PathBuf) -> PathBuf {
+    use unicode_normalization::UnicodeNormalization;
+    if rel == Path::new(".") || dir.symlink_metadata(&rel).is_ok() {
+        return rel;
+    }
+    let Some(text) = rel.to_str() else {
+        return rel;
+    };
+    if text.is_ascii() {
+        return rel;
+    }
+    let mut out = PathBuf::new();
+    let mut components = rel.components();
+    for component in components.by_ref().take(MAX_RESPELL) {
+        let name = component.as_os_str();
+        let found = out.join(name);
+        if dir.symlink_metadata(&found).is_ok() {
+            out = found;
+            continue;
+        }
+        let Some(name) = name.to_str() else {
+            return rel;
+        };
+        let other = [
+            name.nfc().collect::<String>(),
+            name.nfd().collect::<String>(),
+        ]
+        .into_iter()
+        .filter(|n| n != name)
+        .map(|n| out.join(n))
+        .find(|p| dir.symlink_metadata(p).is_ok());
+        match other {
+            Some(p) => out = p,
+            // Not there in any form: the rest is as given.
+            None => return rel,
+        }
+    }
+    if components.next().is_some() {
+        return rel;
+    }
+    out
+}
+
+/// A file URI (`file:///abs/path`, `file://localhost/abs/path`) as a path,
+/// percent-decoded; anything else is refused with the reason.
+pub(crate) fn file_uri_path(uri: &str) -> Result<PathBuf, String> {
+    use std::os::unix::ffi::OsStringExt;
+    let shown_uri = shown(uri);
+    let rest = uri
+        .strip_prefix("file://")
+        .ok_or_else(|| format!("the root {shown_uri} is not a file:// URI"))?;
+    let path = rest
+        .strip_prefix("localhost")
+        .filter(|p| p.starts_with('/'))
+        .unwrap_or(rest);
+    if !path.starts_with('/') {
+        return Err(format!(
+            "the root {shown_uri} names another host: only file:///path and file://localhost/path are served"
+        ));
+    }
+    if path.contains(['?', '#']) {
+        return Err(format!(
+            "the root {shown_uri} has a query or fragment: a file:// URI of a directory has neither"
+        ));
+    }
+    let mut bytes = Vec::with_capacity(path.len());
+    let raw = path.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' {
+            let hex = raw
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("the root {shown_uri} has a bad percent escape"))?;
+            bytes.push(hex);
+            i += 3;
+        } else {
+            bytes.push(raw[i]);
+            i += 1;
+        }
+    }
+    if bytes.contains(&0) {
+        return Err(format!("the root {shown_uri} contains a NUL byte"));
+    }
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
 /// A path with `.` dropped and `..` taken back by name, without looking at the
@@ -312,6 +529,7 @@ mod tests {
             read(&s.roots, "link_out/etc/nope").unwrap_err().to_string(),
             "the path \"link_out/etc/nope\" is outside the allowed roots"
         );
+        assert_eq!(Roots::none().locate("a").unwrap_err().to_string(), NO_ROOTS);
         assert!(
             s.roots
                 .locate("a\0b")
@@ -344,5 +562,90 @@ mod tests {
             read(&roots, &through_link).is_ok(),
             "a path through the root's link"
         );
+    }
+
+    #[test]
+    fn spellings_clients_send() {
+        use unicode_normalization::UnicodeNormalization;
+        let s = setup();
+        let nfc = "caf\u{e9}";
+        let nfd: String = nfc.nfd().collect();
+        assert_ne!(nfc, nfd);
+        std::fs::create_dir(s.root.join(nfc)).unwrap();
+        std::fs::write(s.root.join(nfc).join("r\u{e9}sum\u{e9}.txt"), "cv").unwrap();
+        // The NFD spelling of an NFC name (macOS clients), and the other way.
+        let wanted = format!("{nfd}/{}", "r\u{e9}sum\u{e9}.txt".nfd().collect::<String>());
+        assert_eq!(read(&s.roots, &wanted).unwrap(), "cv");
+        std::fs::write(s.root.join(&nfd), "decomposed").unwrap();
+        std::fs::remove_dir_all(s.root.join(nfc)).unwrap();
+        assert_eq!(read(&s.roots, nfc).unwrap(), "decomposed");
+        // A name not there in any form stays as given (a file to create).
+        let l = s.roots.locate("na\u{ef}ve/new.txt").unwrap();
+        assert_eq!(l.rel, Path::new("na\u{ef}ve/new.txt"));
+        // An escape is refused in any spelling.
+        assert!(read(&s.roots, &format!("../outside/{nfd}")).is_err());
+
+        // Windows drive and UNC paths are refused, not made into files.
+        for windows in ["C:\\Users\\x", "C:/Users/x", "c:", "\\\\server\\share\\f"] {
+            let e = s.roots.locate(windows).unwrap_err().to_string();
+            assert!(e.contains("is a Windows path"), "{windows}: {e}");
+        }
+        // Not Windows paths: a file named "C" with a colon later, a relative
+        // name, a WSL mount path (outside the roots, so refused as outside).
+        assert!(s.roots.locate("C").is_ok());
+        assert!(s.roots.locate("notes:C").is_ok());
+        let e = s.roots.locate("/mnt/c/Users").unwrap_err().to_string();
+        assert!(e.contains("outside the allowed roots"), "{e}");
+    }
+
+    #[test]
+    fn links_inside_are_followed() {
+        let s = setup();
+        symlink("a.txt", s.root.join("sub/link_in")).unwrap();
+        symlink("sub/a.txt", s.root.join("top_link")).unwrap();
+        assert_eq!(read(&s.roots, "sub/link_in").unwrap(), "a");
+        assert_eq!(read(&s.roots, "top_link").unwrap(), "a");
+        let abs = s.roots.dirs()[0].join("sub/link_in");
+        assert_eq!(read(&s.roots, abs.to_str().unwrap()).unwrap(), "a");
+    }
+
+    #[test]
+    fn file_uris() {
+        assert_eq!(
+            file_uri_path("file:///tmp/a%20b/c").unwrap(),
+            Path::new("/tmp/a b/c")
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/tmp/x").unwrap(),
+            Path::new("/tmp/x")
+        );
+        for (bad, why) in [
+            ("/tmp/x", "not a file:// URI"),
+            ("https://example.com/x", "not a file:// URI"),
+            ("file://server/share", "another host"),
+            ("file:///tmp/x?y", "query or fragment"),
+            ("file:///tmp/%zz", "percent escape"),
+            ("file:///tmp/%00x", "NUL"),
+            ("file:///tmp/\0x", "NUL"),
+        ] {
+            let e = file_uri_path(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn unusable_roots_are_skipped_and_said() {
+        let s = setup();
+        let file = s.root.join("sub/a.txt");
+        let missing = s.root.join("missing");
+        let (roots, refused) =
+            Roots::open(&[missing.clone(), file, PathBuf::new(), s.root.clone()]);
+        assert_eq!(roots.dirs(), vec![s.root.canonicalize().unwrap()]);
+        assert_eq!(refused.len(), 3, "{refused:?}");
+        assert!(refused[0].contains(&missing.display().to_string()));
+        assert!(refused[1].contains("is not a directory"), "{refused:?}");
+        assert!(refused[2].contains("empty root"), "{refused:?}");
+        let (none, refused) = Roots::open(&[]);
+        assert!(none.is_empty() && refused.is_empty());
     }
 }

@@ -565,6 +565,7 @@ async fn read_only_hides_and_refuses_the_write_tools() {
             "directory_tree",
             "file_info",
             "find_files",
+            "list_allowed_directories",
             "list_directory",
             "read_file",
             "search_files"

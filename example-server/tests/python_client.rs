@@ -25,6 +25,7 @@ fn check(report: &Value, root: &Path, label: &str) {
             "execute_tool",
             "file_info",
             "find_files",
+            "list_allowed_directories",
             "list_directory",
             "move_path",
             "read_file",
@@ -165,5 +166,45 @@ async fn python_sdk_confirms_move_path_on_both_generations() {
                 }
             }
         }
+    }
+}
+
+/// The Python SDK's `list_roots_callback` (legacy 2025-11-25 mode), on stdio
+/// and on HTTP: the server serves the client's roots instead of its
+/// `--root` (relative paths from the first), and after
+/// `notifications/roots/list_changed` asks again and serves the new ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_roots_are_used_and_follow_list_changed() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/roots.py");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().canonicalize().expect("canonical");
+    for name in ["cli", "first", "second"] {
+        std::fs::create_dir(base.join(name)).expect("mkdir");
+        std::fs::write(base.join(name).join("here.txt"), name).expect("write");
+    }
+    let [cli, first, second] =
+        ["cli", "first", "second"].map(|n| base.join(n).display().to_string());
+    let server = http_server(BIN, &["--root", &cli]).await;
+    for target in [
+        vec!["stdio", BIN, "--root", &cli],
+        vec!["http", &server.url],
+    ] {
+        let mut args = vec![first.as_str(), second.as_str()];
+        args.extend(target.iter().copied());
+        let report = python::run_client(&script, &args);
+        let label = target[0];
+        assert_eq!(
+            report["before"],
+            json!({"allowed": {"directories": [first], "source": "client roots"},
+                   "here": "first", "here_is_error": false}),
+            "{label}"
+        );
+        assert_eq!(
+            report["after"],
+            json!({"allowed": {"directories": [second], "source": "client roots"},
+                   "here": "second", "here_is_error": false}),
+            "{label}"
+        );
+        assert_eq!(report["asked"], json!([[first], [second]]), "{label}");
     }
 }

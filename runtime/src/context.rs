@@ -145,6 +145,30 @@ impl Context {
         }
     }
 
+    /// The client's roots (`roots/list`) for this call's session: asked once
+    /// per session (within [`crate::server::ROOTS_TIMEOUT`], at most
+    /// [`crate::server::MAX_ROOTS`] roots) and kept until the client sends
+    /// `notifications/roots/list_changed`, after which the next call asks
+    /// again. A failed answer is kept the same way, so that a client that does
+    /// not answer delays one call rather than each.
+    ///
+    /// [`RootsError::Unsupported`](crate::server::RootsError::Unsupported)
+    /// when the client did not declare the `roots` capability, on 2026-07-28
+    /// requests (no session; roots are deprecated there), and for a context
+    /// made with [`Context::new`]. Each session's roots are its own: on
+    /// Streamable HTTP one client's roots never reach another's calls.
+    ///
+    /// The URIs are as the client sent them: check them (`file://`, existing
+    /// directories) before using one.
+    pub async fn roots(
+        &self,
+    ) -> Result<Arc<crate::server::ClientRoots>, crate::server::RootsError> {
+        match &self.link {
+            Some(link) => link.roots.get(&link.request).await,
+            None => Err(crate::server::RootsError::Unsupported),
+        }
+    }
+
     /// The request as rmcp received it: its id, `_meta`, extensions and the
     /// peer; `None` for a context made with [`Context::new`].
     pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {

@@ -370,6 +370,7 @@ impl ServerBuilder {
             .map(|(i, t)| (t.tool.name.to_string(), i))
             .collect();
         Ok(Server {
+            roots: Arc::default(),
             inner: Arc::new(Inner {
                 name: self
                     .name

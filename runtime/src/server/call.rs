@@ -45,6 +45,8 @@ pub(crate) struct Link {
     /// outlives the request.
     pub(crate) cancel: CancellationToken,
     pub(crate) asker: Arc<Asker>,
+    /// The session's roots, for `Context::roots`.
+    pub(crate) roots: Arc<super::roots::SessionRoots>,
     /// For a call run as a task: progress goes to the task's status message.
     pub(super) task: Option<super::task::TaskProgress>,
 }

@@ -12,7 +12,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
     ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use std::sync::Arc;
@@ -80,6 +80,7 @@ impl ServerHandler for Server {
             cancel: context.ct.clone(),
             request: Arc::new(context),
             asker: asker.clone(),
+            roots: self.roots.clone(),
             task: None,
         };
         let args = request.arguments.unwrap_or_default();
@@ -178,7 +179,7 @@ impl ServerHandler for Server {
         }) else {
             return Err(not_found());
         };
-        let cx = plain_context(&template.template.name, context);
+        let cx = self.plain_context(&template.template.name, context);
         match (template.handler)(request.uri.clone(), vars, cx).await {
             Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
             Err(e) => Err(ErrorData::invalid_params(
@@ -256,7 +257,7 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let cx = plain_context(&served.prompt.name, context);
+        let cx = self.plain_context(&served.prompt.name, context);
         match (served.handler)(args, cx).await {
             Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(
@@ -289,7 +290,7 @@ impl ServerHandler for Server {
             .find(|c| c.completes == wanted);
         let mut values = match found {
             Some(c) => {
-                let cx = plain_context(&request.argument.name, context);
+                let cx = self.plain_context(&request.argument.name, context);
                 (c.completer)(request.argument.value.clone(), cx).await
             }
             None => Vec::new(),
@@ -331,6 +332,11 @@ impl ServerHandler for Server {
         self.cancel_task_by_id(&request.task_id).await
     }
 
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        // This server value is the session's own (see `Server::for_session`).
+        self.roots.changed();
+    }
+
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
         Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
@@ -340,16 +346,18 @@ impl Server {
     fn serves_resources(&self) -> bool {
         !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
     }
-}
 
-/// The context of a prompt, a read or a completion: the request, and no way to
-/// ask the person (questions are for tools).
-fn plain_context(name: &str, context: RequestContext<RoleServer>) -> Context {
-    let link = Link {
-        cancel: context.ct.clone(),
-        request: Arc::new(context),
-        asker: Arc::new(Asker::unsupported()),
-        task: None,
-    };
-    Context::connected(name, link, None)
+    /// The context of a prompt, a read or a completion: the request and the
+    /// session's roots, and no way to ask the person (questions are for
+    /// tools).
+    fn plain_context(&self, name: &str, context: RequestContext<RoleServer>) -> Context {
+        let link = Link {
+            cancel: context.ct.clone(),
+            request: Arc::new(context),
+            asker: Arc::new(Asker::unsupported()),
+            roots: self.roots.clone(),
+            task: None,
+        };
+        Context::connected(name, link, None)
+    }
 }

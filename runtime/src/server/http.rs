@@ -300,7 +300,8 @@ impl Server {
             options.session_idle_timeout,
         ));
         sessions.spawn_reaper(cancel.clone());
-        let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
+        let service =
+            StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
         let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
             .map(str::to_owned)
             .to_vec();

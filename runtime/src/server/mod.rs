@@ -46,6 +46,7 @@ mod http_list;
 mod log;
 mod prompts;
 mod resources;
+mod roots;
 mod task;
 mod task_store;
 mod uri_template;
@@ -65,6 +66,9 @@ pub use log::{DEFAULT_LOG_FILTER, log_filter};
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
+pub use roots::{
+    ClientRoot, ClientRoots, MAX_ROOT_URI_BYTES, MAX_ROOTS, ROOTS_TIMEOUT, RootsError,
+};
 pub use task_store::{
     InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
@@ -119,10 +123,13 @@ struct Inner {
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
-/// (each HTTP session gets a clone).
+/// (each HTTP session gets a clone of its own, see [`Server::for_session`]).
 #[derive(Clone)]
 pub struct Server {
     inner: Arc<Inner>,
+    /// The client's roots, per session: a clone shares them, a
+    /// [`Server::for_session`] starts afresh.
+    roots: Arc<roots::SessionRoots>,
 }
 
 impl fmt::Debug for Server {
@@ -138,6 +145,17 @@ impl Server {
     /// A builder with no tools.
     pub fn builder() -> ServerBuilder {
         ServerBuilder::default()
+    }
+
+    /// The same server for a new session: the tools and settings shared, the
+    /// session's state (the client's roots) its own. Streamable HTTP makes
+    /// one per session and per stateless request; serve each connection of a
+    /// transport of your own with one.
+    pub fn for_session(&self) -> Server {
+        Server {
+            inner: self.inner.clone(),
+            roots: Arc::default(),
+        }
     }
 
     /// The tools a `tools/list` shows: every non-discoverable tool, plus the

@@ -170,6 +170,7 @@ impl Server {
             cancel,
             request: Arc::new(context.clone()),
             asker: Arc::new(Asker::unsupported()),
+            roots: self.roots.clone(),
             task: Some(TaskProgress {
                 store: tasks.store.clone(),
                 id: id.clone(),

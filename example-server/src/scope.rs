@@ -1,0 +1,115 @@
+//! Which directories a call may use: the client's roots on a 2025-11-25
+//! session whose client offers usable ones (they replace the `--root`
+//! directories, as in the reference filesystem server), else the `--root`
+//! directories. 2026-07-28 requests have no session, so always the latter.
+//!
+//! The client's list is fetched and kept per session by the runtime
+//! ([`Context::roots`]); the directories opened from it are kept beside it,
+//! so they are opened once per list, and again after the client says its
+//! roots changed.
+
+use toolmetadata::server::{ClientRoot, RootsError};
+use toolmetadata::{Context, ToolError};
+
+use crate::offload::Offload;
+use crate::roots::{Roots, file_uri_path};
+
+/// Where a call's directories come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The client's roots.
+    Client,
+    /// The server's `--root` options.
+    CommandLine,
+}
+
+/// The `--root` directories, and how to get a call's own.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    command_line: Roots,
+    offload: Offload,
+}
+
+/// The directories opened from one list of client roots, kept beside it;
+/// `None` when none of them was usable.
+struct FromClient(Option<Roots>);
+
+impl Scope {
+    /// The scope of a server started with these `--root` directories.
+    pub(crate) fn new(command_line: Roots, offload: Offload) -> Self {
+        Scope {
+            command_line,
+            offload,
+        }
+    }
+
+    /// The `--root` directories.
+    pub(crate) fn command_line(&self) -> &Roots {
+        &self.command_line
+    }
+
+    /// The directories the call `cx` may use.
+    pub(crate) async fn roots(&self, cx: &Context) -> Result<Roots, ToolError> {
+        Ok(self.resolve(cx).await?.0)
+    }
+
+    /// The directories the call `cx` may use, and where they come from.
+    pub(crate) async fn resolve(&self, cx: &Context) -> Result<(Roots, Source), ToolError> {
+        let fallback = || Ok((self.command_line.clone(), Source::CommandLine));
+        let client = match cx.roots().await {
+            Ok(client) => client,
+            Err(RootsError::Unsupported) => return fallback(),
+            // The runtime logged why; the reference server keeps its own
+            // directories then too.
+            Err(_) => return fallback(),
+        };
+        let opened = match client.kept::<FromClient>() {
+            Some(opened) => opened,
+            None => {
+                let list: Vec<ClientRoot> = client.roots().to_vec();
+                let opened = self
+                    .offload
+                    .run(move || Ok(open_client_roots(&list)))
+                    .await?;
+                client.keep(opened)
+            }
+        };
+        match &*opened {
+            FromClient(Some(roots)) => Ok((roots.clone(), Source::Client)),
+            FromClient(None) => fallback(),
+        }
+    }
+}
+
+/// Opens the client's roots, each checked as a `--root` is; an unusable one is
+/// skipped with a warning.
+fn open_client_roots(list: &[ClientRoot]) -> FromClient {
+    let mut dirs = Vec::with_capacity(list.len());
+    for root in list {
+        match file_uri_path(&root.uri) {
+            Ok(path) => dirs.push(path),
+            Err(e) => tracing::warn!("client root skipped: {e}"),
+        }
+    }
+    let (roots, refused) = Roots::open(&dirs);
+    for e in refused {
+        tracing::warn!("client root skipped: {e}");
+    }
+    if roots.is_empty() {
+        tracing::warn!(
+            "the client offered no usable root ({} given): the --root directories stay in effect",
+            list.len()
+        );
+        return FromClient(None);
+    }
+    tracing::info!(
+        "serving the client's roots: {}",
+        roots
+            .dirs()
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    FromClient(Some(roots))
+}

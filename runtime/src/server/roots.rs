@@ -1,0 +1,221 @@
+//! The client's roots (`roots/list`), fetched once per session and kept until
+//! the client says they changed (`notifications/roots/list_changed`).
+//!
+//! Each session has its own [`SessionRoots`]: stdio has one session, and
+//! Streamable HTTP makes a server per session (and per stateless request), so
+//! one client's roots never reach another's calls.
+//!
+//! Roots exist on 2025-11-25 sessions only: a 2026-07-28 request carries no
+//! session and the server may not ask the client anything outside its
+//! answer (SEP-2577 deprecates roots). [`crate::Context::roots`] says
+//! [`RootsError::Unsupported`] there, and for clients that do not declare the
+//! `roots` capability.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ClientResult, ServerRequest};
+use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
+
+/// How long the client has to answer `roots/list`.
+pub const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most roots accepted from a client; a longer list is refused whole.
+pub const MAX_ROOTS: usize = 256;
+/// Longest root URI accepted, in bytes; a list with a longer one is refused.
+pub const MAX_ROOT_URI_BYTES: usize = 8192;
+
+/// One root as the client sent it: a URI (`file://…` in the current
+/// specification, which the application should check) and an optional name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRoot {
+    /// The root's URI, as sent.
+    pub uri: String,
+    /// Its name for people, if the client gave one.
+    pub name: Option<String>,
+}
+
+/// The roots one `roots/list` answer gave, shared by the calls of the session
+/// until the client says they changed. The application can keep what it
+/// makes of them (opened directories, say) beside them with
+/// [`ClientRoots::keep`], so that it is made once per list too.
+pub struct ClientRoots {
+    roots: Vec<ClientRoot>,
+    kept: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+}
+
+impl fmt::Debug for ClientRoots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientRoots")
+            .field("roots", &self.roots)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientRoots {
+    /// Roots not fetched from a client (for tests, and for servers that
+    /// build their own).
+    pub fn new(roots: Vec<ClientRoot>) -> Self {
+        ClientRoots {
+            roots,
+            kept: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The roots, in the client's order (possibly none).
+    pub fn roots(&self) -> &[ClientRoot] {
+        &self.roots
+    }
+
+    /// What the application kept beside these roots with [`ClientRoots::keep`],
+    /// by type.
+    pub fn kept<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().find_map(|v| v.clone().downcast::<T>().ok())
+    }
+
+    /// Keeps `value` beside these roots and returns it; if a value of this
+    /// type is kept already (two calls raced to make it), that one is
+    /// returned and `value` dropped, so every call sees the same.
+    pub fn keep<T: Any + Send + Sync>(&self, value: T) -> Arc<T> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = kept.iter().find_map(|v| v.clone().downcast::<T>().ok()) {
+            return found;
+        }
+        let value = Arc::new(value);
+        kept.push(value.clone());
+        value
+    }
+}
+
+/// Why [`crate::Context::roots`] has no roots to give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RootsError {
+    /// Roots cannot be asked for here: the client did not declare the
+    /// `roots` capability, the request is a 2026-07-28 one (no session), or
+    /// the context belongs to no server.
+    Unsupported,
+    /// The client was asked and did not give a usable answer (an error, no
+    /// answer within [`ROOTS_TIMEOUT`], or a list over the bounds).
+    Failed(String),
+}
+
+impl fmt::Display for RootsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootsError::Unsupported => {
+                f.write_str("the client offers no roots (no roots capability, or no session)")
+            }
+            RootsError::Failed(why) => write!(f, "the client's roots/list failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RootsError {}
+
+/// What one `roots/list` gave.
+type Answer = Result<Arc<ClientRoots>, RootsError>;
+
+/// The roots of one session: the last list fetched, and a generation that
+/// `notifications/roots/list_changed` moves on, which makes that list stale.
+#[derive(Default)]
+pub(crate) struct SessionRoots {
+    generation: AtomicU64,
+    /// The generation the answer was fetched in, and the answer (a failure
+    /// too, so that a client that does not answer delays one call, not
+    /// each). An async mutex: it is held across the fetch, so that
+    /// concurrent calls ask once.
+    cached: tokio::sync::Mutex<Option<(u64, Answer)>>,
+}
+
+impl SessionRoots {
+    /// The client's roots for the call `request`: the session's list while it
+    /// is current, else a new `roots/list`.
+    pub(crate) async fn get(
+        &self,
+        request: &RequestContext<RoleServer>,
+    ) -> Result<Arc<ClientRoots>, RootsError> {
+        let legacy = request
+            .protocol_version()
+            .is_some_and(|v| v.has_initialize());
+        let declared = request
+            .client_capabilities()
+            .is_some_and(|c| c.roots.is_some());
+        if !legacy || !declared {
+            return Err(RootsError::Unsupported);
+        }
+        // Another call may be fetching: wait for it (it is bounded by the
+        // same timeout), then use what it got.
+        let mut cached = tokio::time::timeout(2 * ROOTS_TIMEOUT, self.cached.lock())
+            .await
+            .map_err(|_| RootsError::Failed("another call's roots/list is still waiting".into()))?;
+        let generation = self.generation.load(Ordering::Acquire);
+        if let Some((at, answer)) = cached.as_ref()
+            && *at == generation
+        {
+            return answer.clone();
+        }
+        let answer = fetch(request).await.map(|r| Arc::new(ClientRoots::new(r)));
+        if let Err(e) = &answer {
+            tracing::warn!("{e}");
+        }
+        // A change notified during the fetch may not be in this answer: it
+        // serves this call, and the next one asks again.
+        *cached = Some((generation, answer.clone()));
+        answer
+    }
+
+    /// The client said its roots changed: the next call asks again.
+    pub(crate) fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// Asks the client for its roots, with a timeout, and checks the bounds.
+#[expect(
+    deprecated,
+    reason = "roots are deprecated by SEP-2577, still served on 2025-11-25"
+)]
+async fn fetch(request: &RequestContext<RoleServer>) -> Result<Vec<ClientRoot>, RootsError> {
+    let ask = ServerRequest::ListRootsRequest(rmcp::model::ListRootsRequest {
+        method: Default::default(),
+        extensions: Default::default(),
+    });
+    let failed = |e: rmcp::ServiceError| RootsError::Failed(e.to_string());
+    let answer = request
+        .peer
+        .send_request_with_option(ask, PeerRequestOptions::with_timeout(ROOTS_TIMEOUT))
+        .await
+        .map_err(failed)?
+        .await_response()
+        .await
+        .map_err(failed)?;
+    let ClientResult::ListRootsResult(list) = answer else {
+        return Err(RootsError::Failed(
+            "the client answered roots/list with something else than a list of roots".into(),
+        ));
+    };
+    if list.roots.len() > MAX_ROOTS {
+        return Err(RootsError::Failed(format!(
+            "the client sent {} roots, more than the {MAX_ROOTS} accepted",
+            list.roots.len()
+        )));
+    }
+    if let Some(long) = list.roots.iter().find(|r| r.uri.len() > MAX_ROOT_URI_BYTES) {
+        return Err(RootsError::Failed(format!(
+            "a root URI is {} bytes long, more than the {MAX_ROOT_URI_BYTES} accepted",
+            long.uri.len()
+        )));
+    }
+    Ok(list
+        .roots
+        .into_iter()
+        .map(|r| ClientRoot {
+            uri: r.uri,
+            name: r.name,
+        })
+        .collect())
+}

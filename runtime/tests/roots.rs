@@ -1,0 +1,197 @@
+//! `Context::roots`: the client's roots asked once per session, asked again
+//! after `notifications/roots/list_changed`, each session's its own, and
+//! `Unsupported` for a client without the roots capability.
+
+#![expect(
+    deprecated,
+    reason = "roots are deprecated by SEP-2577 and still served on 2025-11-25"
+)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ClientConfig, ListRootsResult, Root, RootsCapabilities};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use toolmetadata::server::{RootsError, Server};
+use toolmetadata::{Context, ToolError, ToolMetadata};
+
+#[derive(Clone, Default)]
+struct Client {
+    offers: bool,
+    /// Never answer `roots/list`.
+    silent: bool,
+    roots: Arc<Mutex<Vec<String>>>,
+    asked: Arc<Mutex<usize>>,
+}
+
+impl Client {
+    fn offering(uri: &str) -> Self {
+        Client {
+            offers: true,
+            roots: Arc::new(Mutex::new(vec![uri.to_owned()])),
+            ..Client::default()
+        }
+    }
+
+    fn asked(&self) -> usize {
+        *self.asked.lock().expect("lock")
+    }
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        if self.offers {
+            let mut roots = RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            config.capabilities.roots = Some(roots);
+        }
+        config
+    }
+
+    async fn list_roots(
+        &self,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        *self.asked.lock().expect("lock") += 1;
+        if self.silent {
+            std::future::pending::<()>().await;
+        }
+        let roots = self.roots.lock().expect("lock").clone();
+        Ok(ListRootsResult::new(
+            roots.into_iter().map(Root::new).collect(),
+        ))
+    }
+}
+
+/// A server with one tool, `roots`, that answers with the URIs it gets from
+/// `Context::roots`, and what it kept beside them.
+fn server() -> Server {
+    let tool = ToolMetadata::from_toml_str("roots", "description = \"The client's roots\"\n")
+        .expect("metadata");
+    Server::builder()
+        .tool(tool, |_, cx: Context| async move {
+            match cx.roots().await {
+                Ok(roots) => {
+                    let uris: Vec<&str> = roots.roots().iter().map(|r| r.uri.as_str()).collect();
+                    // What an application makes of the list is kept with it.
+                    let made = roots.keep(uris.join(","));
+                    Ok(format!(
+                        "{}|{}",
+                        uris.join(","),
+                        roots.kept::<String>().map_or(0, |k| k.len()) == made.len()
+                    ))
+                }
+                Err(RootsError::Unsupported) => Ok("unsupported".to_owned()),
+                Err(e) => Err(ToolError::new(e.to_string())),
+            }
+        })
+        .build()
+        .expect("server")
+}
+
+/// Connects `client` to `server` in memory.
+async fn connect(server: Server, client: Client) -> RunningService<RoleClient, Client> {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(a);
+    let (client_read, client_write) = tokio::io::split(b);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve((server_read, server_write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client
+        .serve((client_read, client_write))
+        .await
+        .expect("initialize")
+}
+
+async fn roots(client: &RunningService<RoleClient, Client>) -> String {
+    let result = client
+        .call_tool(CallToolRequestParams::new("roots"))
+        .await
+        .expect("call");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roots_are_asked_once_per_session_and_again_after_list_changed() {
+    let server = server();
+    let alice = Client::offering("file:///alice");
+    let session = connect(server.for_session(), alice.clone()).await;
+    assert_eq!(roots(&session).await, "file:///alice|true");
+    assert_eq!(roots(&session).await, "file:///alice|true");
+    assert_eq!(alice.asked(), 1, "kept for the session");
+
+    *alice.roots.lock().expect("lock") = vec!["file:///alice2".to_owned()];
+    session.notify_roots_list_changed().await.expect("notify");
+    let mut seen = String::new();
+    for _ in 0..100 {
+        seen = roots(&session).await;
+        if seen != "file:///alice|true" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(seen, "file:///alice2|true");
+    assert_eq!(alice.asked(), 2);
+
+    // Another session of the same server: its own roots, asked for itself.
+    let bob = Client::offering("file:///bob");
+    let other = connect(server.for_session(), bob.clone()).await;
+    assert_eq!(roots(&other).await, "file:///bob|true");
+    assert_eq!(roots(&session).await, "file:///alice2|true");
+    assert_eq!((alice.asked(), bob.asked()), (2, 1));
+
+    // A client without the capability is never asked.
+    let plain = connect(server.for_session(), Client::default()).await;
+    assert_eq!(roots(&plain).await, "unsupported");
+    for client in [session, other, plain] {
+        client.cancel().await.expect("close");
+    }
+}
+
+#[tokio::test]
+async fn a_context_outside_a_server_has_no_roots() {
+    assert_eq!(
+        Context::new("x").roots().await.expect_err("no server"),
+        RootsError::Unsupported
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_answer_delays_one_call() {
+    let mut silent = Client::offering("file:///never");
+    silent.silent = true;
+    let session = connect(server().for_session(), silent.clone()).await;
+    let started = std::time::Instant::now();
+    let first = session
+        .call_tool(CallToolRequestParams::new("roots"))
+        .await
+        .expect("call");
+    let waited = started.elapsed();
+    assert_eq!(first.is_error, Some(true));
+    let said = format!("{:?}", first.content);
+    assert!(said.contains("roots/list failed"), "{said}");
+    assert!(
+        waited >= toolmetadata::server::ROOTS_TIMEOUT
+            && waited < 2 * toolmetadata::server::ROOTS_TIMEOUT,
+        "{waited:?}"
+    );
+    // The failure is kept: the next call does not wait again.
+    let started = std::time::Instant::now();
+    let second = session
+        .call_tool(CallToolRequestParams::new("roots"))
+        .await
+        .expect("call");
+    assert_eq!(second.is_error, Some(true));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(silent.asked(), 1);
+    session.cancel().await.expect("close");
+}
