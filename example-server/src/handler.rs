@@ -7,7 +7,10 @@ use crate::limits::Limits;
 use crate::offload::Offload;
 use crate::roots::Roots;
 use crate::tools::*;
-use crate::{command, files, listing, search};
+use crate::{command, edit, files, listing, search};
+
+/// Most bytes of a diff shown in `edit_file`'s question.
+const QUESTION_DIFF_BYTES: usize = 4000;
 
 pub(crate) struct Workspace {
     pub(crate) roots: Roots,
@@ -59,6 +62,57 @@ impl Tools for Workspace {
         offloaded!(self, listing::directory_tree, args)
     }
 
+    async fn edit_file(&self, args: EditFileArgs, cx: Context) -> ToolResult {
+        self.writable(cx.tool())?;
+        let (roots, limits) = (self.roots.clone(), self.limits);
+        let edits = args.old_texts.len();
+        let max_reply = limits.max_reply_bytes;
+        if args.dry_run {
+            let preview = self
+                .offload
+                .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
+                .await?;
+            let (preview, args) = preview;
+            return Ok(edit::report(&args.path, edits, true, &preview.diff, max_reply).into());
+        }
+        // The diff is computed and shown first; nothing is written before
+        // the answer (on 2026-07-28 the handler runs again with it).
+        let (preview, args) = self
+            .offload
+            .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
+            .await?;
+        if preview.diff.is_empty() {
+            return Ok(edit::report(&args.path, edits, false, "", max_reply).into());
+        }
+        let question = Question::new(format!(
+            "Apply {edits} edit(s) to {}?\n{}",
+            args.path,
+            edit::cut(&preview.diff, QUESTION_DIFF_BYTES)
+        ));
+        match cx.ask(question).await {
+            Ok(Answer::Accept(_)) => {}
+            Ok(Answer::Decline | Answer::Cancel) => {
+                return Err(ToolError::new(format!(
+                    "{} was not edited: the user did not confirm the change",
+                    args.path
+                )));
+            }
+            Err(AskError::Unsupported) if !self.require_confirmation => {}
+            Err(e) => {
+                return Err(ToolError::new(format!("{} was not edited: {e}", args.path)));
+            }
+        }
+        let roots = self.roots.clone();
+        let shown_diff = preview.diff;
+        let (applied, args) = self
+            .offload
+            .run(move || {
+                edit::apply_to_file(&roots, limits, &args, Some(&shown_diff)).map(|p| (p, args))
+            })
+            .await?;
+        Ok(edit::report(&args.path, edits, false, &applied.diff, max_reply).into())
+    }
+
     async fn file_info(&self, args: FileInfoArgs, _: Context) -> ToolResult<FileInfoOutput> {
         offloaded!(self, files::file_info, args, no_limits)
     }
@@ -78,6 +132,22 @@ impl Tools for Workspace {
     async fn move_path(&self, args: MovePathArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
         offloaded!(self, files::move_path, args, no_limits)
+    }
+
+    async fn list_directory_with_sizes(
+        &self,
+        args: ListDirectoryWithSizesArgs,
+        _: Context,
+    ) -> ToolResult<ListDirectoryWithSizesOutput> {
+        offloaded!(self, listing::list_directory_with_sizes, args)
+    }
+
+    async fn read_media_file(&self, args: ReadMediaFileArgs, _: Context) -> ToolResult {
+        offloaded!(self, files::read_media_file, args)
+    }
+
+    async fn read_multiple_files(&self, args: ReadMultipleFilesArgs, _: Context) -> ToolResult {
+        offloaded!(self, files::read_multiple_files, args)
     }
 
     async fn read_file(&self, args: ReadFileArgs, _: Context) -> ToolResult {

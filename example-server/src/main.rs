@@ -3,8 +3,11 @@
 //! allowed to; every tool is described by a metadata file in `tools/`, and
 //! rustc checks the handlers against them.
 
+mod atomic;
 mod catalog;
 mod command;
+mod edit;
+mod exclude;
 mod extras;
 mod files;
 mod handler;
