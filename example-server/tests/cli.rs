@@ -29,9 +29,11 @@ fn list_prints_the_catalog() {
     assert!(
         lines[0].starts_with("NAME") && lines[0].contains("TITLE") && lines[0].contains("HINTS")
     );
-    assert_eq!(lines.len(), 12, "a header and eleven tools:\n{table}");
+    assert_eq!(lines.len(), 16, "a header and fifteen tools:\n{table}");
     assert!(
-        table.contains("read_file         Read file             read-only, idempotent, local"),
+        table.contains(
+            "read_file                  Read file                  read-only, idempotent, local"
+        ),
         "{table}"
     );
     assert!(
