@@ -198,6 +198,23 @@ async fn edit_file_asks_with_the_diff_and_a_decline_changes_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_file_needs_a_confirmation_when_required_but_a_dry_run_does_not() {
+    let (_dir, root) = workspace();
+    put(&root, "a.txt", b"old\n");
+    // rmcp's client here declares no elicitation: it cannot answer.
+    let client = server(&root, &["--require-confirmation"]).await;
+    let args = json!({"path": "a.txt", "old_texts": ["old"], "new_texts": ["new"]});
+    let m = err(&client, "edit_file", args.clone()).await;
+    assert!(m.starts_with("a.txt was not edited:"), "{m}");
+    let mut dry = args;
+    dry["dry_run"] = json!(true);
+    let preview = text(&ok(&client, "edit_file", dry).await);
+    assert!(preview.contains("\n-old\n+new\n"), "{preview}");
+    assert_eq!(read(&root, "a.txt"), "old\n");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edit_file_bounds_hostile_edits() {
     let (_dir, root) = workspace();
     put(&root, "a.txt", b"a\n");
