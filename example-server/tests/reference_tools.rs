@@ -197,6 +197,77 @@ async fn edit_file_asks_with_the_diff_and_a_decline_changes_nothing() {
     session.cancel().await.expect("close");
 }
 
+/// On 2026-07-28 the question travels as an `InputRequiredResult`: nothing
+/// is written before the retry that carries the answer, which the handler,
+/// run again, checks against the same diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_file_confirmed_on_a_2026_retry() {
+    use std::collections::BTreeMap;
+
+    use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let (_dir, root) = workspace();
+    put(&root, "a.txt", b"    old\n");
+    let r = root.display().to_string();
+    let instance = http_server(BIN, &["--root", &r]).await;
+    let person = Person::answering(json!({"action": "accept", "content": {}}));
+    let client = person
+        .clone()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(instance.url.clone()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover");
+    let edit = || {
+        let Value::Object(args) =
+            json!({"path": "a.txt", "old_texts": ["old"], "new_texts": ["new"]})
+        else {
+            unreachable!()
+        };
+        CallToolRequestParams::new("edit_file").with_arguments(args)
+    };
+    let CallToolResponse::InputRequired(input) =
+        client.call_tool_once(edit()).await.expect("first attempt")
+    else {
+        panic!("edit_file must ask first");
+    };
+    assert_eq!(
+        read(&root, "a.txt"),
+        "    old\n",
+        "nothing written before the answer"
+    );
+    let requests = input.input_requests.expect("a question");
+    assert!(
+        format!("{requests:?}").contains("Apply 1 edit(s) to a.txt?"),
+        "{requests:?}"
+    );
+    let mut retry = edit();
+    retry.input_responses = Some(
+        requests
+            .keys()
+            .map(|k| (k.clone(), json!({"action": "accept", "content": {}})))
+            .collect::<BTreeMap<String, Value>>(),
+    );
+    retry.request_state = input.request_state;
+    match client.call_tool_once(retry).await.expect("retry") {
+        CallToolResponse::Complete(result) => {
+            assert_ne!(result.is_error, Some(true), "{}", text(&result));
+            assert!(
+                text(&result).starts_with("applied 1 edit(s) to a.txt"),
+                "{}",
+                text(&result)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(read(&root, "a.txt"), "    new\n");
+    client.cancel().await.expect("close");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edit_file_needs_a_confirmation_when_required_but_a_dry_run_does_not() {
     let (_dir, root) = workspace();
