@@ -67,27 +67,28 @@ impl Tools for Workspace {
         let (roots, limits) = (self.roots.clone(), self.limits);
         let edits = args.old_texts.len();
         let max_reply = limits.max_reply_bytes;
-        if args.dry_run {
-            let preview = self
-                .offload
-                .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
-                .await?;
-            let (preview, args) = preview;
-            return Ok(edit::report(&args.path, edits, true, &preview.diff, max_reply).into());
-        }
         // The diff is computed and shown first; nothing is written before
-        // the answer (on 2026-07-28 the handler runs again with it).
+        // the answer (on 2026-07-28 the handler runs again with it). A dry
+        // run, or edits that change nothing, end here without asking.
         let (preview, args) = self
             .offload
             .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
             .await?;
-        if preview.diff.is_empty() {
-            return Ok(edit::report(&args.path, edits, false, "", max_reply).into());
+        if args.dry_run || preview.diff.is_empty() {
+            return Ok(
+                edit::report(&args.path, edits, args.dry_run, &preview.diff, max_reply).into(),
+            );
         }
+        let shown = edit::cut(&preview.diff, QUESTION_DIFF_BYTES);
+        let rest = preview.diff.len() - shown.len();
         let question = Question::new(format!(
-            "Apply {edits} edit(s) to {}?\n{}",
+            "Apply {edits} edit(s) to {}?\n{shown}{}",
             args.path,
-            edit::cut(&preview.diff, QUESTION_DIFF_BYTES)
+            if rest > 0 {
+                format!("\n… and {rest} more bytes of diff")
+            } else {
+                String::new()
+            }
         ));
         match cx.ask(question).await {
             Ok(Answer::Accept(_)) => {}
