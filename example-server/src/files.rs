@@ -2,17 +2,18 @@
 //! replace, mkdir, move. Every operation goes through a root's handle
 //! (`roots`), and only regular files are opened (`handles`).
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use toolmetadata::{ToolError, ToolResult};
+use base64::Engine as _;
+use toolmetadata::{Content, ToolError, ToolOutput, ToolResult};
 
-use crate::handles;
 use crate::limits::Limits;
 use crate::lines::{self, LinesError};
-use crate::roots::{Located, Roots};
+use crate::roots::{Located, Roots, shown};
 use crate::tools::*;
+use crate::{atomic, handles};
 
 /// Which part of a file `read_file` returns.
 enum Selection {
@@ -75,17 +76,14 @@ pub(crate) fn read_file(roots: &Roots, limits: Limits, args: ReadFileArgs) -> To
                     args.path
                 )));
             }
-            let mut bytes = Vec::new();
             // The file may have grown since its size was read: the limit
             // holds anyway, and a cut file is an error, not a short answer.
-            file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-            if bytes.len() as u64 > max {
-                return Err(ToolError::new(format!(
+            read_at_most(file, max)?.ok_or_else(|| {
+                ToolError::new(format!(
                     "{} grew past the {max} bytes a read returns whole; read part of it with start_line/end_line, head or tail",
                     args.path
-                )));
-            }
-            bytes
+                ))
+            })?
         }
         Selection::Lines(from, to) => match lines::range(file, from, to, max) {
             Ok(bytes) => bytes,
@@ -98,9 +96,204 @@ pub(crate) fn read_file(roots: &Roots, limits: Limits, args: ReadFileArgs) -> To
             Err(LinesError::Io(e)) => return Err(e.into()),
         },
     };
-    let text = String::from_utf8(bytes)
-        .map_err(|_| ToolError::new(format!("{} is not a UTF-8 text file", args.path)))?;
-    Ok(text.into())
+    Ok(decode(&args.path, bytes)?.into_output())
+}
+
+/// A file's text: UTF-8 as it is, or bytes decoded as Windows-1252.
+pub(crate) enum Text {
+    Utf8(String),
+    /// Not UTF-8, but without NUL bytes: decoded as Windows-1252 (a superset
+    /// of Latin-1's printable characters), so every byte became a character.
+    Latin1(String),
+}
+
+impl Text {
+    /// The text, and for a decoded file a note that says so.
+    pub(crate) fn into_output(self) -> ToolOutput {
+        match self {
+            Text::Utf8(text) => text.into(),
+            Text::Latin1(text) => ToolOutput::content(vec![
+                Content::Text(LATIN1_NOTE.to_owned()),
+                Content::Text(text),
+            ]),
+        }
+    }
+
+    /// The decoded text.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Text::Utf8(t) | Text::Latin1(t) => t,
+        }
+    }
+}
+
+/// Said beside a text that was not UTF-8.
+pub(crate) const LATIN1_NOTE: &str = "[note: this file is not UTF-8; it is shown decoded as Windows-1252 (Latin-1). Writing it back with write_file or edit_file would store UTF-8.]";
+
+/// `bytes` of the file `path` as text. A NUL byte marks a binary file, which
+/// is refused with a pointer to `read_media_file`.
+pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<Text, ToolError> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Text::Utf8(text)),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            if bytes.contains(&0) {
+                return Err(ToolError::new(format!(
+                    "{} is a binary file (it holds NUL bytes), not text; read it with read_media_file",
+                    shown(path)
+                )));
+            }
+            let (text, _, _) = encoding_rs::WINDOWS_1252.decode(&bytes);
+            Ok(Text::Latin1(text.into_owned()))
+        }
+    }
+}
+
+/// All of `file`, or `None` when it holds more than `max` bytes (also when
+/// it grew past them while being read).
+fn read_at_most(file: std::fs::File, max: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
+/// Opens `at` for reading a whole file, with a clearer error for a directory.
+fn open_whole(at: &Located<'_>) -> Result<(std::fs::File, u64), ToolError> {
+    if at.is_root() || at.dir.metadata(&at.rel).is_ok_and(|m| m.is_dir()) {
+        return Err(ToolError::new(format!(
+            "{} is a directory; use list_directory",
+            at.given
+        )));
+    }
+    let file = handles::open_read(at)?.into_std();
+    let size = file.metadata()?.len();
+    Ok((file, size))
+}
+
+pub(crate) fn read_media_file(
+    roots: &Roots,
+    limits: Limits,
+    args: ReadMediaFileArgs,
+) -> ToolResult {
+    let at = roots.locate(&args.path)?;
+    let (file, size) = open_whole(&at)?;
+    let max = limits.max_file_bytes;
+    let too_big = || {
+        ToolError::new(format!(
+            "{} has {size} bytes, more than the {max} a media read returns",
+            args.path
+        ))
+    };
+    if size > max {
+        return Err(too_big());
+    }
+    let bytes = read_at_most(file, max)?.ok_or_else(too_big)?;
+    let mime = infer::get(&bytes)
+        .map(|t| t.mime_type())
+        .or_else(|| media_type(&args.path));
+    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let content = match mime {
+        Some(m) if m.starts_with("image/") => Content::Image {
+            data,
+            mime_type: m.to_owned(),
+        },
+        Some(m) if m.starts_with("audio/") => Content::Audio {
+            data,
+            mime_type: m.to_owned(),
+        },
+        other => Content::Blob {
+            uri: file_uri(&at.root.join(&at.rel)),
+            mime_type: Some(other.unwrap_or("application/octet-stream").to_owned()),
+            data,
+        },
+    };
+    Ok(ToolOutput::content(vec![content]))
+}
+
+/// The media type a file's extension suggests, for content `infer` does not
+/// recognise (SVG is text, for one).
+fn media_type(path: &str) -> Option<&'static str> {
+    let extension = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    Some(match extension.as_deref()? {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "bmp" => "image/bmp",
+        "svg" => "image/svg+xml",
+        "ico" => "image/x-icon",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "ogg" | "oga" => "audio/ogg",
+        "flac" => "audio/flac",
+        "m4a" => "audio/mp4",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        _ => return None,
+    })
+}
+
+/// A `file://` URI for an absolute path, with bytes outside RFC 3986's
+/// unreserved set (and `/`) percent-encoded.
+fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
+pub(crate) fn read_multiple_files(
+    roots: &Roots,
+    limits: Limits,
+    args: ReadMultipleFilesArgs,
+) -> ToolResult {
+    let total = limits.max_file_bytes;
+    let mut left = total;
+    let mut blocks = Vec::with_capacity(args.paths.len());
+    for path in &args.paths {
+        match read_text_within(roots, path, left, total) {
+            Ok(text) => {
+                left = left.saturating_sub(text.as_str().len() as u64);
+                let note = match &text {
+                    Text::Utf8(_) => "",
+                    Text::Latin1(_) => LATIN1_NOTE,
+                };
+                let sep = if note.is_empty() { "" } else { "\n" };
+                blocks.push(Content::Text(format!(
+                    "{path}:\n{note}{sep}{}",
+                    text.as_str()
+                )));
+            }
+            Err(e) => blocks.push(Content::Text(format!("{}: error: {e}", shown(path)))),
+        }
+    }
+    Ok(ToolOutput::content(blocks))
+}
+
+/// One file of a batch, read whole if it fits in the `left` bytes of the
+/// batch's `total`.
+fn read_text_within(roots: &Roots, path: &str, left: u64, total: u64) -> Result<Text, ToolError> {
+    let at = roots.locate(path)?;
+    let (file, size) = open_whole(&at)?;
+    let too_big = |size: u64| {
+        ToolError::new(format!(
+            "not read: it has {size} bytes, more than the {left} left of the {total} bytes one batch returns; read it with read_file"
+        ))
+    };
+    if size > left {
+        return Err(too_big(size));
+    }
+    let bytes = read_at_most(file, left)?.ok_or_else(|| too_big(left + 1))?;
+    decode(path, bytes)
 }
 
 pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInfoOutput> {
@@ -173,9 +366,8 @@ pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs) -> ToolResult {
             .create_dir_all(parent(&at.rel))
             .map_err(|e| at.error(&e))?;
     }
-    let mut file = handles::open_write(&at, true)?;
-    file.set_len(0)?;
-    file.write_all(args.content.as_bytes())?;
+    // Never half-written: a temporary file beside it, renamed over it.
+    atomic::replace(&at, true, args.content.as_bytes())?;
     Ok(format!("wrote {} bytes to {}", args.content.len(), args.path).into())
 }
 
@@ -185,7 +377,7 @@ pub(crate) fn replace_in_file(
     args: ReplaceInFileArgs,
 ) -> ToolResult<ReplaceInFileOutput> {
     let at = roots.locate(&args.path)?;
-    let mut file = handles::open_write(&at, false)?;
+    let mut file = handles::open_read(&at)?;
     let max = limits.max_file_bytes;
     let size = file.metadata()?.len();
     if size > max {
@@ -229,11 +421,8 @@ pub(crate) fn replace_in_file(
         )));
     }
     let replaced = text.replace(&args.old_text, &args.new_text);
-    // Written through the handle that was read: the same file, whatever
-    // happened to its name meanwhile.
-    file.seek(SeekFrom::Start(0))?;
-    file.set_len(0)?;
-    file.write_all(replaced.as_bytes())?;
+    // Never half-written: a temporary file beside it, renamed over it.
+    atomic::replace(&at, false, replaced.as_bytes())?;
     Ok(ReplaceInFileOutput {
         replaced: args.expected_count,
     })

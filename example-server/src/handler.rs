@@ -7,7 +7,10 @@ use crate::limits::Limits;
 use crate::offload::Offload;
 use crate::scope::{Scope, Source};
 use crate::tools::*;
-use crate::{command, files, listing, search};
+use crate::{command, edit, files, listing, search};
+
+/// Most bytes of a diff shown in `edit_file`'s question.
+const QUESTION_DIFF_BYTES: usize = 4000;
 
 pub(crate) struct Workspace {
     /// The `--root` directories, and each call's own (the client's roots).
@@ -61,6 +64,58 @@ impl Tools for Workspace {
         offloaded!(self, cx, listing::directory_tree, args)
     }
 
+    async fn edit_file(&self, args: EditFileArgs, cx: Context) -> ToolResult {
+        self.writable(cx.tool())?;
+        let (roots, limits) = (self.scope.roots(&cx).await?, self.limits);
+        let edits = args.old_texts.len();
+        let max_reply = limits.max_reply_bytes;
+        // The diff is computed and shown first; nothing is written before
+        // the answer (on 2026-07-28 the handler runs again with it). A dry
+        // run, or edits that change nothing, end here without asking.
+        let (preview, args) = self
+            .offload
+            .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
+            .await?;
+        if args.dry_run || preview.diff.is_empty() {
+            return Ok(
+                edit::report(&args.path, edits, args.dry_run, &preview.diff, max_reply).into(),
+            );
+        }
+        let shown = edit::cut(&preview.diff, QUESTION_DIFF_BYTES);
+        let rest = preview.diff.len() - shown.len();
+        let question = Question::new(format!(
+            "Apply {edits} edit(s) to {}?\n{shown}{}",
+            args.path,
+            if rest > 0 {
+                format!("\n… and {rest} more bytes of diff")
+            } else {
+                String::new()
+            }
+        ));
+        match cx.ask(question).await {
+            Ok(Answer::Accept(_)) => {}
+            Ok(Answer::Decline | Answer::Cancel) => {
+                return Err(ToolError::new(format!(
+                    "{} was not edited: the user did not confirm the change",
+                    args.path
+                )));
+            }
+            Err(AskError::Unsupported) if !self.require_confirmation => {}
+            Err(e) => {
+                return Err(ToolError::new(format!("{} was not edited: {e}", args.path)));
+            }
+        }
+        let roots = self.scope.roots(&cx).await?;
+        let shown_diff = preview.diff;
+        let (applied, args) = self
+            .offload
+            .run(move || {
+                edit::apply_to_file(&roots, limits, &args, Some(&shown_diff)).map(|p| (p, args))
+            })
+            .await?;
+        Ok(edit::report(&args.path, edits, false, &applied.diff, max_reply).into())
+    }
+
     async fn file_info(&self, args: FileInfoArgs, cx: Context) -> ToolResult<FileInfoOutput> {
         offloaded!(self, cx, files::file_info, args, no_limits)
     }
@@ -102,6 +157,22 @@ impl Tools for Workspace {
     async fn move_path(&self, args: MovePathArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
         offloaded!(self, cx, files::move_path, args, no_limits)
+    }
+
+    async fn list_directory_with_sizes(
+        &self,
+        args: ListDirectoryWithSizesArgs,
+        cx: Context,
+    ) -> ToolResult<ListDirectoryWithSizesOutput> {
+        offloaded!(self, cx, listing::list_directory_with_sizes, args)
+    }
+
+    async fn read_media_file(&self, args: ReadMediaFileArgs, cx: Context) -> ToolResult {
+        offloaded!(self, cx, files::read_media_file, args)
+    }
+
+    async fn read_multiple_files(&self, args: ReadMultipleFilesArgs, cx: Context) -> ToolResult {
+        offloaded!(self, cx, files::read_multiple_files, args)
     }
 
     async fn read_file(&self, args: ReadFileArgs, cx: Context) -> ToolResult {

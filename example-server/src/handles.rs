@@ -1,4 +1,5 @@
-//! Opening files beneath a root: only regular files are read or written, and
+//! Opening files beneath a root: only regular files are read (writes replace
+//! a file through `atomic`, which checks the kind the same way), and
 //! the kind is checked on the opened handle, so a name swapped for a FIFO or a
 //! device between a check and the open is still refused.
 //!
@@ -82,17 +83,4 @@ fn checked(at: &Located<'_>, options: &OpenOptions) -> Result<File, PathError> {
 /// An existing regular file, for reading.
 pub(crate) fn open_read(at: &Located<'_>) -> Result<File, PathError> {
     checked(at, OpenOptions::new().read(true).custom_flags(flags()))
-}
-
-/// A regular file for reading and writing, created if `create`. Not truncated
-/// here: truncating before the kind is known would be an action on a device.
-pub(crate) fn open_write(at: &Located<'_>, create: bool) -> Result<File, PathError> {
-    checked(
-        at,
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(create)
-            .custom_flags(flags()),
-    )
 }

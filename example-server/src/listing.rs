@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use cap_std::fs::Dir;
 use toolmetadata::{ToolError, ToolResult};
 
+use crate::exclude::Exclude;
 use crate::limits::Limits;
 use crate::roots::{Located, Roots};
 use crate::tools::*;
@@ -104,8 +105,9 @@ pub(crate) fn directory_tree(roots: &Roots, limits: Limits, args: DirectoryTreeA
         max: args.depth,
         max_bytes: limits.max_reply_bytes,
         stopped: false,
+        exclude: Exclude::new(&args.exclude_patterns)?,
     };
-    tree.walk(&top, 1, "")?;
+    tree.walk(&top, 1, "", "")?;
     if tree.stopped {
         tree.out.push_str(&format!(
             "… (stopped at {} entries or {} bytes)\n",
@@ -121,12 +123,20 @@ struct Tree {
     max: i64,
     max_bytes: usize,
     stopped: bool,
+    /// Entries left out, and not descended into.
+    exclude: Exclude,
 }
 
 impl Tree {
-    fn walk(&mut self, dir: &Dir, depth: i64, indent: &str) -> std::io::Result<()> {
+    /// Adds the entries of `dir`, which is at `prefix` (empty, or ending in
+    /// `/`) beneath the listed directory.
+    fn walk(&mut self, dir: &Dir, depth: i64, indent: &str, prefix: &str) -> std::io::Result<()> {
         let (mut entries, cut) = sorted_entries(dir, false)?;
         self.stopped |= cut;
+        entries.retain(|(name, _)| {
+            let name = name.to_string_lossy();
+            !self.exclude.excludes(&format!("{prefix}{name}"), &name)
+        });
         // Directories first, then files, each by name.
         entries.sort_by(|a, b| (!a.1, &a.0).cmp(&(!b.1, &b.0)));
         let last = entries.len().saturating_sub(1);
@@ -147,7 +157,12 @@ impl Tree {
                 if depth < self.max
                     && let Ok(sub) = dir.open_dir(name)
                 {
-                    self.walk(&sub, depth + 1, &format!("{indent}{next}"))?;
+                    self.walk(
+                        &sub,
+                        depth + 1,
+                        &format!("{indent}{next}"),
+                        &format!("{prefix}{shown}/"),
+                    )?;
                 }
             } else {
                 self.out.push_str(&format!("{indent}{branch}{shown}\n"));
@@ -155,4 +170,96 @@ impl Tree {
         }
         Ok(())
     }
+}
+
+/// One entry of `list_directory_with_sizes`, as read through the handle
+/// without following links.
+struct Sized {
+    name: String,
+    kind: &'static str,
+    size: u64,
+}
+
+impl Sized {
+    fn shown(&self) -> String {
+        match self.kind {
+            "DIR" => format!("[DIR] {}/", self.name),
+            "FILE" => format!("[FILE] {} ({} bytes)", self.name, self.size),
+            kind => format!("[{kind}] {}", self.name),
+        }
+    }
+}
+
+pub(crate) fn list_directory_with_sizes(
+    roots: &Roots,
+    limits: Limits,
+    args: ListDirectoryWithSizesArgs,
+) -> ToolResult<ListDirectoryWithSizesOutput> {
+    let at = roots.locate(&args.path)?;
+    let dir = open_dir(&at)?;
+    let mut entries = Vec::new();
+    let mut truncated = false;
+    // All names read (up to the per-directory bound) before sorting, so that
+    // the largest files come first even when the listing is cut.
+    for entry in dir.entries().map_err(|e| at.error(&e))? {
+        if entries.len() >= MAX_NAMES_PER_DIR {
+            truncated = true;
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !args.hidden && name.starts_with('.') {
+            continue;
+        }
+        // The entry itself: a link is listed, not followed.
+        let Ok(meta) = entry.metadata() else { continue };
+        let t = meta.file_type();
+        let (kind, size) = if t.is_symlink() {
+            ("LINK", 0)
+        } else if t.is_dir() {
+            ("DIR", 0)
+        } else if t.is_file() {
+            ("FILE", meta.len())
+        } else {
+            ("OTHER", 0)
+        };
+        entries.push(Sized { name, kind, size });
+    }
+    match args.sort_by {
+        ListDirectoryWithSizesSortBy::Name => entries.sort_by(|a, b| a.name.cmp(&b.name)),
+        ListDirectoryWithSizesSortBy::Size => {
+            entries.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.name.cmp(&b.name)));
+        }
+    }
+    // Totals count every entry read, also those a cut listing leaves out.
+    let (mut files, mut directories, mut total) = (0_u64, 0_u64, 0_u64);
+    for entry in &entries {
+        match entry.kind {
+            "FILE" => {
+                files += 1;
+                total = total.saturating_add(entry.size);
+            }
+            "DIR" => directories += 1,
+            _ => {}
+        }
+    }
+    let mut shown = Vec::new();
+    let mut bytes = 0;
+    for entry in &entries {
+        let line = entry.shown();
+        if shown.len() >= MAX_ENTRIES || bytes + line.len() > limits.max_reply_bytes {
+            truncated = true;
+            break;
+        }
+        bytes += line.len() + 4;
+        shown.push(line);
+    }
+    let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    Ok(ListDirectoryWithSizesOutput {
+        entries: shown,
+        files: int(files),
+        directories: int(directories),
+        bytes: int(total),
+        truncated,
+    })
 }

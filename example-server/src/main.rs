@@ -3,8 +3,11 @@
 //! allowed to; every tool is described by a metadata file in `tools/`, and
 //! rustc checks the handlers against them.
 
+mod atomic;
 mod catalog;
 mod command;
+mod edit;
+mod exclude;
 mod extras;
 mod files;
 mod handler;
@@ -127,8 +130,8 @@ struct Cli {
     /// List every tool, discoverable ones included, and no tool_search/execute_tool.
     #[arg(long)]
     show_all: bool,
-    /// Largest file read whole or edited by replace_in_file, and most bytes a
-    /// read of lines returns.
+    /// Largest file read whole or edited by replace_in_file or edit_file, most
+    /// bytes a read of lines returns, and most a batch read returns in all.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_file_bytes)]
     max_file_bytes: u64,
     /// Most bytes of paths or matches in one search, find, listing or tree reply
@@ -138,8 +141,9 @@ struct Cli {
     /// Longest matching line a search returns; longer ones are cut and end in `…`.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_line_bytes)]
     max_line_bytes: usize,
-    /// Refuse move_path, replace_in_file and replacing a file with write_file
-    /// when the client cannot ask the user to confirm (by default they run).
+    /// Refuse move_path, replace_in_file, edit_file (unless a dry run) and
+    /// replacing a file with write_file when the client cannot ask the user to
+    /// confirm (by default they run).
     #[arg(long)]
     require_confirmation: bool,
     /// The key (32 bytes or more) that signs the state of a question asked on

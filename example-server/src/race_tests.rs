@@ -132,6 +132,31 @@ fn swapped_file_links_never_read_or_write_outside() {
             },
         );
         assert!(replace.is_err(), "the replaced text exists only outside");
+        let edit = crate::edit::apply_to_file(
+            &s.roots,
+            limits,
+            &EditFileArgs {
+                path: "swap.txt".into(),
+                old_texts: vec!["outside secret".into()],
+                new_texts: vec!["EDITED".into()],
+                dry_run: false,
+            },
+            None,
+        );
+        assert!(edit.is_err(), "the edited text exists only outside");
+        let media = files::read_media_file(
+            &s.roots,
+            limits,
+            ReadMediaFileArgs {
+                path: "swap.txt".into(),
+            },
+        );
+        if let Ok(out) = media {
+            assert!(
+                !format!("{:?}", out.blocks()).contains("b3V0c2lkZSBzZWNyZXQK"),
+                "read outside content as media on call {i}"
+            );
+        }
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swaps.join().expect("swapper");
@@ -250,6 +275,7 @@ fn swapped_links_never_show_outside_contents_or_names_in_search_and_listings() {
                 glob: None,
                 case: SearchFilesCase::Sensitive,
                 max_results: 100,
+                exclude_patterns: Vec::new(),
             },
         )
         .expect("search");
@@ -261,6 +287,7 @@ fn swapped_links_never_show_outside_contents_or_names_in_search_and_listings() {
                 glob: "**/secret.txt".into(),
                 path: ".".into(),
                 max_results: 100,
+                exclude_patterns: Vec::new(),
             },
         )
         .expect("find");

@@ -14,18 +14,28 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use toolmetadata::{ToolError, ToolResult};
 
+use crate::exclude::Exclude;
 use crate::handles;
 use crate::limits::Limits;
 use crate::roots::{Located, Roots};
 use crate::tools::*;
 
-fn walker(dir: &Path) -> WalkBuilder {
+/// A walk of `dir` that leaves out (and does not enter) what `exclude` names.
+fn walker(dir: &Path, exclude: Exclude) -> WalkBuilder {
     let mut walk = WalkBuilder::new(dir);
     // .gitignore applies even outside a git repository; links are not followed,
     // so a search cannot leave the roots.
     walk.require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b));
+    let base = dir.to_owned();
+    walk.filter_entry(move |entry| {
+        entry.depth() == 0
+            || !exclude.excludes(
+                &relative(entry.path(), &base),
+                &entry.file_name().to_string_lossy(),
+            )
+    });
     walk
 }
 
@@ -108,6 +118,7 @@ pub(crate) fn search_files(
         ),
         None => None,
     };
+    let exclude = Exclude::new(&args.exclude_patterns)?;
     let (base, display_base) = base(&at)?;
     let max = usize::try_from(args.max_results).unwrap_or(usize::MAX);
     // A line longer than this is not held in memory: its file is skipped.
@@ -121,7 +132,7 @@ pub(crate) fn search_files(
     let mut bytes = 0_usize;
     let mut truncated = false;
     let mut skipped = 0_usize;
-    for entry in walker(&base).build() {
+    for entry in walker(&base, exclude).build() {
         let Ok(entry) = entry else {
             skipped += 1;
             continue;
@@ -184,13 +195,14 @@ pub(crate) fn find_files(
         .build()
         .map_err(|e| ToolError::new(format!("`glob` {:?} is not a valid glob: {e}", args.glob)))?
         .compile_matcher();
+    let exclude = Exclude::new(&args.exclude_patterns)?;
     let (base, _) = base(&at)?;
     let max = usize::try_from(args.max_results).unwrap_or(usize::MAX);
     let mut files = Vec::new();
     let mut bytes = 0_usize;
     let mut truncated = false;
     let mut skipped = 0_usize;
-    for entry in walker(&base).build() {
+    for entry in walker(&base, exclude).build() {
         let Ok(entry) = entry else {
             skipped += 1;
             continue;

@@ -29,10 +29,10 @@ fn list_prints_the_catalog() {
     assert!(
         lines[0].starts_with("NAME") && lines[0].contains("TITLE") && lines[0].contains("HINTS")
     );
-    assert_eq!(lines.len(), 13, "a header and twelve tools:\n{table}");
+    assert_eq!(lines.len(), 17, "a header and sixteen tools:\n{table}");
     assert!(
         table.contains(
-            "read_file                 Read file                 read-only, idempotent, local"
+            "read_file                  Read file                  read-only, idempotent, local"
         ),
         "{table}"
     );

@@ -567,13 +567,17 @@ async fn read_only_hides_and_refuses_the_write_tools() {
             "find_files",
             "list_allowed_directories",
             "list_directory",
+            "list_directory_with_sizes",
             "read_file",
+            "read_media_file",
+            "read_multiple_files",
             "search_files"
         ]
     );
     for tool in [
         "write_file",
         "replace_in_file",
+        "edit_file",
         "create_directory",
         "move_path",
         "run_command",

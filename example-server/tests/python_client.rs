@@ -22,13 +22,17 @@ fn check(report: &Value, root: &Path, label: &str) {
         json!([
             "create_directory",
             "directory_tree",
+            "edit_file",
             "execute_tool",
             "file_info",
             "find_files",
             "list_allowed_directories",
             "list_directory",
+            "list_directory_with_sizes",
             "move_path",
             "read_file",
+            "read_media_file",
+            "read_multiple_files",
             "replace_in_file",
             "search_files",
             "tool_search",
@@ -56,6 +60,28 @@ fn check(report: &Value, root: &Path, label: &str) {
         "{label}"
     );
     assert_eq!(calls["file_info"]["structured"]["size"], 11, "{label}");
+    assert_eq!(
+        calls["list_directory_with_sizes"]["structured"]["entries"],
+        json!(["[FILE] notes.txt (11 bytes)"]),
+        "{label}"
+    );
+    assert_eq!(
+        calls["read_multiple_files"]["text"],
+        "notes.txt:\nalpha\nbeta\n\n\"missing.txt\": error: \"missing.txt\" does not exist",
+        "{label}"
+    );
+    assert_eq!(
+        calls["read_media_file"]["types"],
+        json!(["resource"]),
+        "{label}"
+    );
+    assert!(
+        calls["edit_file"]["text"].as_str().is_some_and(|t| t
+            .starts_with("dry run: 1 edit(s) would change notes.txt")
+            && t.contains("\n-beta\n+gamma\n")),
+        "{label}: {}",
+        calls["edit_file"]["text"]
+    );
     assert_eq!(
         calls["execute_tool"]["structured"]["stdout"], "py\n",
         "{label}"

@@ -22,6 +22,24 @@ pub enum Content {
         /// Its MIME type, such as `image/png`.
         mime_type: String,
     },
+    /// Audio, base64-encoded; an MCP `audio` content block.
+    Audio {
+        /// The base64 data.
+        data: String,
+        /// Its MIME type, such as `audio/wav`.
+        mime_type: String,
+    },
+    /// Binary data as an embedded resource (an MCP `resource` content block
+    /// holding `BlobResourceContents`), for content that is neither text,
+    /// image nor audio.
+    Blob {
+        /// The resource's URI, such as `file:///srv/data/archive.zip`.
+        uri: String,
+        /// Its MIME type, such as `application/zip`, when known.
+        mime_type: Option<String>,
+        /// The base64 data.
+        data: String,
+    },
 }
 
 /// A successful tool result: content blocks, and structured content for tools

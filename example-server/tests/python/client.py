@@ -28,6 +28,10 @@ async def main() -> None:
         ("directory_tree", {"depth": 1}),
         ("search_files", {"pattern": "alpha"}),
         ("find_files", {"glob": "*.txt"}),
+        ("list_directory_with_sizes", {"sort_by": "size"}),
+        ("read_multiple_files", {"paths": ["notes.txt", "missing.txt"]}),
+        ("read_media_file", {"path": "notes.txt"}),
+        ("edit_file", {"path": "notes.txt", "old_texts": ["beta"], "new_texts": ["gamma"], "dry_run": True}),
         ("file_info", {"path": "notes.txt"}),
         ("write_file", {"path": "py/out.txt", "content": "from python\n", "create_dirs": True}),
         ("replace_in_file", {"path": "py/out.txt", "old_text": "python", "new_text": "the Python SDK"}),
@@ -45,6 +49,7 @@ async def main() -> None:
                 "is_error": bool(result.is_error),
                 "text": texts(result),
                 "structured": result.structured_content,
+                "types": [c.type for c in result.content],
             }
         bad = await client.call_tool("read_file", {"path": "../escape.txt"})
         report["escape"] = {"is_error": bool(bad.is_error), "text": texts(bad)}

@@ -6,7 +6,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, Tool};
+use rmcp::model::{
+    CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents, Tool,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -164,9 +166,66 @@ fn to_result(output: ToolOutput) -> CallToolResult {
             Content::Image { data, mime_type } => {
                 ContentBlock::image(data.clone(), mime_type.clone())
             }
+            Content::Audio { data, mime_type } => {
+                ContentBlock::audio(data.clone(), mime_type.clone())
+            }
+            Content::Blob {
+                uri,
+                mime_type,
+                data,
+            } => {
+                let blob = ResourceContents::blob(data.clone(), uri.clone());
+                ContentBlock::resource(match mime_type {
+                    Some(m) => blob.with_mime_type(m.clone()),
+                    None => blob,
+                })
+            }
         })
         .collect();
     let mut result = CallToolResult::success(blocks);
     result.structured_content = output.structured_content().cloned();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind of content becomes the rmcp block a client expects, as JSON
+    /// on the wire.
+    #[test]
+    fn every_content_kind_renders_to_its_block() {
+        let output = ToolOutput::content(vec![
+            Content::Text("hi".into()),
+            Content::Image {
+                data: "aW1n".into(),
+                mime_type: "image/png".into(),
+            },
+            Content::Audio {
+                data: "c25k".into(),
+                mime_type: "audio/wav".into(),
+            },
+            Content::Blob {
+                uri: "file:///x.bin".into(),
+                mime_type: Some("application/octet-stream".into()),
+                data: "AAE=".into(),
+            },
+            Content::Blob {
+                uri: "file:///y".into(),
+                mime_type: None,
+                data: "AA==".into(),
+            },
+        ]);
+        let wire = serde_json::to_value(to_result(output)).expect("serializes");
+        assert_eq!(
+            wire["content"],
+            serde_json::json!([
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "aW1n", "mimeType": "image/png"},
+                {"type": "audio", "data": "c25k", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "file:///x.bin", "mimeType": "application/octet-stream", "blob": "AAE="}},
+                {"type": "resource", "resource": {"uri": "file:///y", "blob": "AA=="}}
+            ])
+        );
+    }
 }

@@ -1,0 +1,233 @@
+//! Replacing a file's content so that it is never half-written: the new
+//! content goes to a temporary file beside the target (in the same directory
+//! handle, so beneath the same root; an unpredictable name created with
+//! `O_EXCL`, so never an existing file or a planted link), which takes the
+//! original's permissions and is then renamed over it. Until the rename the
+//! original is untouched; a failure removes the temporary file.
+//!
+//! A final symbolic link is followed (inside the root, as every open is): its
+//! target is replaced, not the link. Hard links to the original keep the old
+//! content, since the rename gives the name a new inode; the owner of a
+//! replaced file becomes the server's user.
+
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Component, Path, PathBuf};
+
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, PermissionsExt};
+
+use crate::handles::kind_problem;
+use crate::roots::{Located, PathError, io_error, shown};
+
+/// Most links followed from the named file to the file replaced.
+const MAX_LINK_HOPS: usize = 16;
+/// Names tried for the temporary file before giving up.
+const TEMP_ATTEMPTS: usize = 8;
+
+/// The directory of `rel` beneath its root, `.` at the top.
+fn parent(rel: &Path) -> &Path {
+    match rel.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// The last component of `rel`, when it names an entry (not `.` or `..`).
+fn last_name(rel: &Path) -> Option<PathBuf> {
+    match rel.components().next_back() {
+        Some(Component::Normal(name)) => Some(PathBuf::from(name)),
+        _ => None,
+    }
+}
+
+/// The directory handle and name of the file a write to `at` replaces,
+/// following final links beneath the root; and the file's permissions, or
+/// `None` when it does not exist yet.
+fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permissions>), PathError> {
+    let not_a_file = || PathError::new(format!("{} is a directory", shown(at.given)));
+    let mut name = last_name(&at.rel).ok_or_else(not_a_file)?;
+    let mut dir = at.dir.open_dir(parent(&at.rel)).map_err(|e| at.error(&e))?;
+    for _ in 0..MAX_LINK_HOPS {
+        match dir.symlink_metadata(&name) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                // `read_link` refuses an absolute target; a relative one is
+                // opened beneath the same handle, so it cannot leave the root.
+                let link = dir.read_link(&name).map_err(|e| at.error(&e))?;
+                let next = last_name(&link).ok_or_else(|| {
+                    PathError::new(format!(
+                        "{} is a link to a directory ({})",
+                        shown(at.given),
+                        link.display()
+                    ))
+                })?;
+                dir = dir.open_dir(parent(&link)).map_err(|e| at.error(&e))?;
+                name = next;
+            }
+            Ok(meta) => {
+                if let Some(problem) = kind_problem(&meta, at.given) {
+                    return Err(problem);
+                }
+                return Ok((dir, name, Some(meta.permissions())));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((dir, name, None)),
+            Err(e) => return Err(at.error(&e)),
+        }
+    }
+    Err(PathError::new(format!(
+        "{} goes through more than {MAX_LINK_HOPS} symbolic links",
+        shown(at.given)
+    )))
+}
+
+/// A fresh name for a temporary file: 128 random bits from the kernel.
+fn temp_name() -> io::Result<PathBuf> {
+    let mut bytes = [0_u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        filled +=
+            rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty())?;
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(PathBuf::from(format!(".tm-{hex}.tmp")))
+}
+
+/// Replaces (or, with `create`, creates) the file at `at` with `content`,
+/// all at once. The original, if any, keeps its permissions and is left as
+/// it was when anything fails.
+pub(crate) fn replace(at: &Located<'_>, create: bool, content: &[u8]) -> Result<(), PathError> {
+    let (dir, name, permissions) = target(at)?;
+    if permissions.is_none() && !create {
+        return Err(PathError::new(format!(
+            "{} does not exist",
+            shown(at.given)
+        )));
+    }
+    write_beside(&dir, &name, permissions, |file| file.write_all(content))
+        .map_err(|e| io_error(at.given, &e))
+}
+
+/// Writes a temporary file in `dir` with `write`, gives it `permissions`
+/// (the new file's default when `None`), and renames it to `name`.
+fn write_beside(
+    dir: &Dir,
+    name: &Path,
+    permissions: Option<cap_std::fs::Permissions>,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    // Only the server's user can read the content until it has the
+    // original's permissions; a new file gets the usual 0o666 less umask.
+    options
+        .write(true)
+        .create_new(true)
+        .mode(if permissions.is_some() { 0o600 } else { 0o666 })
+        .custom_flags(rustix::fs::OFlags::CLOEXEC.bits().try_into().unwrap_or(0));
+    let mut attempt = 0;
+    let (temp, file) = loop {
+        let temp = temp_name()?;
+        match dir.open_with(&temp, &options) {
+            Ok(file) => break (temp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt + 1 < TEMP_ATTEMPTS => {
+                attempt += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let mut file = file.into_std();
+    let written = write(&mut file)
+        .and_then(|()| match &permissions {
+            Some(p) => file.set_permissions(std::fs::Permissions::from_mode(p.mode())),
+            None => Ok(()),
+        })
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            dir.rename(&temp, dir, name)
+        });
+    if written.is_err() {
+        // The original was not touched; only the temporary file goes.
+        let _ = dir.remove_file(&temp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::*;
+    use crate::roots::Roots;
+
+    fn roots(dir: &Path) -> Roots {
+        Roots::new(&[dir.to_owned()]).expect("roots")
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("read_dir")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".tm-"))
+            .collect()
+    }
+
+    #[test]
+    fn keeps_the_mode_and_replaces_the_content() {
+        let ws = tempfile::tempdir().expect("tempdir");
+        let path = ws.path().join("a.txt");
+        std::fs::write(&path, "old").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        let roots = roots(ws.path());
+        replace(&roots.locate("a.txt").expect("locate"), false, b"new").expect("replace");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert!(leftovers(ws.path()).is_empty());
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_original_and_no_temporary_file() {
+        let ws = tempfile::tempdir().expect("tempdir");
+        std::fs::write(ws.path().join("a.txt"), "original").expect("write");
+        let dir = Dir::open_ambient_dir(ws.path(), cap_std::ambient_authority()).expect("dir");
+        let failed = write_beside(&dir, Path::new("a.txt"), None, |file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("a.txt")).expect("read"),
+            "original"
+        );
+        assert!(leftovers(ws.path()).is_empty());
+    }
+
+    #[test]
+    fn a_final_link_is_followed_inside_the_root_and_refused_outside() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let ws = base.path().join("ws");
+        std::fs::create_dir_all(ws.join("sub")).expect("mkdir");
+        std::fs::write(ws.join("sub/real.txt"), "old").expect("write");
+        std::os::unix::fs::symlink("sub/real.txt", ws.join("link.txt")).expect("symlink");
+        std::fs::write(base.path().join("secret.txt"), "secret").expect("write");
+        std::os::unix::fs::symlink("../secret.txt", ws.join("out.txt")).expect("symlink");
+        let roots = roots(&ws);
+        replace(&roots.locate("link.txt").expect("locate"), false, b"new").expect("replace");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("sub/real.txt")).expect("read"),
+            "new"
+        );
+        assert!(
+            std::fs::symlink_metadata(ws.join("link.txt"))
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        let refused = replace(&roots.locate("out.txt").expect("locate"), false, b"x").unwrap_err();
+        assert!(refused.to_string().contains("outside"), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
+            "secret"
+        );
+    }
+}
