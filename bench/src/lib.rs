@@ -172,7 +172,11 @@ pub fn write_rmcp(dir: &Path, n: usize) -> std::io::Result<()> {
 /// `StreamableHttpService` with its default configuration (sessions for
 /// `initialize`d clients, stateless 2026-07-28 requests, its `Host` check) and
 /// a `LocalSessionManager`, mounted at `/mcp` on axum as its documentation
-/// shows, with no other middleware.
+/// shows, with no other middleware, and with `TCP_NODELAY` on its
+/// connections (`ListenerExt::tap_io`, as axum documents it): `axum::serve`
+/// leaves Nagle's algorithm on, and then every answer written in more than
+/// one part (SSE) waits 40 ms for the client's delayed ACK, which would
+/// measure TCP, not rmcp.
 pub fn write_rmcp_on(dir: &Path, n: usize, transport: Transport) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     let (features, extra) = match transport {
@@ -224,7 +228,7 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
     }
     main.push_str(match transport {
         Transport::Stdio => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::ServiceExt;\n    let running = Handler.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n",
-        Transport::Http => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::transport::streamable_http_server::{\n        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,\n    };\n    let service = StreamableHttpService::new(\n        || Ok(Handler),\n        std::sync::Arc::new(LocalSessionManager::default()),\n        StreamableHttpServerConfig::default(),\n    );\n    let router = axum::Router::new().nest_service(\"/mcp\", service);\n    let listener = tokio::net::TcpListener::bind(\"127.0.0.1:0\").await?;\n    println!(\"{}\", listener.local_addr()?);\n    axum::serve(listener, router).await?;\n    Ok(())\n}\n",
+        Transport::Http => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::transport::streamable_http_server::{\n        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,\n    };\n    let service = StreamableHttpService::new(\n        || Ok(Handler),\n        std::sync::Arc::new(LocalSessionManager::default()),\n        StreamableHttpServerConfig::default(),\n    );\n    let router = axum::Router::new().nest_service(\"/mcp\", service);\n    let listener = tokio::net::TcpListener::bind(\"127.0.0.1:0\").await?;\n    println!(\"{}\", listener.local_addr()?);\n    // TCP_NODELAY, as axum's documentation shows: without it an answer\n    // written in two parts (SSE) waits for the client's delayed ACK, 40 ms.\n    use axum::serve::ListenerExt;\n    let listener = listener.tap_io(|tcp| {\n        let _ = tcp.set_nodelay(true);\n    });\n    axum::serve(listener, router).await?;\n    Ok(())\n}\n",
     });
     std::fs::write(dir.join("src/main.rs"), main)
 }

@@ -597,13 +597,13 @@ impl HttpChild {
     }
 }
 
+/// A phase of the HTTP part: mode, JSON-RPC method, clients.
+type PhaseKey = (http::Mode, &'static str, usize);
+
 /// What the HTTP part measured for one server.
 struct HttpRun {
     /// By (mode, request, clients).
-    phases: Vec<(
-        (http::Mode, &'static str, usize),
-        Result<http::Measured, String>,
-    )>,
+    phases: Vec<(PhaseKey, Result<http::Measured, String>)>,
     peak_rss_kib: f64,
     session_kib: Result<f64, String>,
 }
@@ -681,7 +681,7 @@ async fn drive_http(binary: &Path, n: usize, settings: &Settings) -> HttpRun {
     run
 }
 
-fn phase(run: &HttpRun, key: (http::Mode, &str, usize)) -> Option<http::Measured> {
+fn phase(run: &HttpRun, key: PhaseKey) -> Option<http::Measured> {
     run.phases
         .iter()
         .find(|(k, _)| *k == key)
