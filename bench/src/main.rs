@@ -272,28 +272,42 @@ struct Run {
 }
 
 /// A benchmark server on piped stdio, killed when dropped.
-fn spawn_server(binary: &Path) -> tokio::process::Child {
+fn spawn_server(binary: &Path) -> Result<tokio::process::Child, String> {
     tokio::process::Command::new(binary)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn server")
+        .map_err(|e| format!("cannot start {}: {e}", binary.display()))
 }
 
-async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
-    let mut child = spawn_server(binary);
-    let pid = child.id().expect("pid");
+/// How long any one answer of a stdio server may take.
+const STDIO_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `future`, or an error naming `what` after [`STDIO_TIMEOUT`].
+async fn within<T, E: std::fmt::Display>(
+    what: &str,
+    future: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, String> {
+    tokio::time::timeout(STDIO_TIMEOUT, future)
+        .await
+        .map_err(|_| format!("{what}: no answer within {STDIO_TIMEOUT:?}"))?
+        .map_err(|e| format!("{what}: expected a result, got {e}"))
+}
+
+async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Result<Run, String> {
+    let mut child = spawn_server(binary)?;
+    let pid = child.id().ok_or("the server exited at once")?;
     let transport = (
-        child.stdout.take().expect("stdout"),
-        child.stdin.take().expect("stdin"),
+        child.stdout.take().ok_or("no stdout")?,
+        child.stdin.take().ok_or("no stdin")?,
     );
-    let client = ().serve(transport).await.expect("initialize");
+    let client = within("initialize", ().serve(transport)).await?;
     let request = || CallToolRequestParams::new(tool_name(0)).with_arguments(call_arguments());
     for _ in 0..50 {
-        client.call_tool(request()).await.expect("warm-up call");
-        client.list_tools(None).await.expect("warm-up list");
+        within("warm-up tools/call", client.call_tool(request())).await?;
+        within("warm-up tools/list", client.list_tools(None)).await?;
     }
     let phase = async |count: usize, what: &str| {
         let cpu = cpu_seconds(pid, ticks);
@@ -302,35 +316,37 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
             let t = Instant::now();
             match what {
                 "list" => {
-                    client.list_tools(None).await.expect("list");
+                    within("tools/list", client.list_tools(None)).await?;
                 }
                 "call" => {
-                    client.call_tool(request()).await.expect("call");
+                    within("tools/call", client.call_tool(request())).await?;
                 }
                 _ => {
                     let ping = rmcp::model::ClientRequest::PingRequest(Default::default());
-                    client.send_request(ping).await.expect("ping");
+                    within("ping", client.send_request(ping)).await?;
                 }
             }
             latencies.push(t.elapsed().as_secs_f64() * 1e6);
         }
         let cpu_us = (cpu_seconds(pid, ticks) - cpu) * 1e6 / count as f64;
-        (
+        Ok::<_, String>((
             median(latencies.clone()),
             percentile(latencies, 0.99),
             cpu_us,
-        )
+        ))
     };
-    let (list_median_us, list_p99_us, list_cpu_us) = phase(settings.lists, "list").await;
-    let (call_median_us, call_p99_us, call_cpu_us) = phase(settings.calls, "call").await;
-    let (_, _, ping_cpu_us) = phase(settings.calls, "ping").await;
+    let (list_median_us, list_p99_us, list_cpu_us) = phase(settings.lists, "list").await?;
+    let (call_median_us, call_p99_us, call_cpu_us) = phase(settings.calls, "call").await?;
+    let (_, _, ping_cpu_us) = phase(settings.calls, "ping").await?;
     let rss_kib = peak_rss_kib(pid);
-    let _ = client.cancel().await;
-    let _ = child.kill().await;
-    let list_per_s = pipelined(binary, "tools/list", &serde_json::json!({}), settings.lists).await;
+    let _ = tokio::time::timeout(STDIO_TIMEOUT, client.cancel()).await;
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(STDIO_TIMEOUT, child.wait()).await;
+    let list_per_s =
+        pipelined(binary, "tools/list", &serde_json::json!({}), settings.lists).await?;
     let call = serde_json::json!({"name": tool_name(0), "arguments": call_arguments()});
-    let call_per_s = pipelined(binary, "tools/call", &call, settings.calls).await;
-    Run {
+    let call_per_s = pipelined(binary, "tools/call", &call, settings.calls).await?;
+    Ok(Run {
         list_per_s,
         list_median_us,
         list_p99_us,
@@ -341,7 +357,7 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
         call_cpu_us,
         ping_cpu_us,
         rss_kib,
-    }
+    })
 }
 
 /// Requests per second the server answers under load: rounds of `count`
@@ -349,11 +365,16 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Run {
 /// not parsed; the median of five rounds after a warm-up one. The sequential rmcp client above measures latency as a client sees
 /// it, but its throughput is mostly that client parsing each response (200
 /// tools are 150 KB of JSON); this measures the server.
-async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, count: usize) -> f64 {
+async fn pipelined(
+    binary: &Path,
+    method: &str,
+    params: &serde_json::Value,
+    count: usize,
+) -> Result<f64, String> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let mut child = spawn_server(binary);
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut answers = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
+    let mut child = spawn_server(binary)?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut answers = BufReader::with_capacity(1 << 20, child.stdout.take().ok_or("no stdout")?);
     let mut line = Vec::new();
     let message = |id: usize, method: &str, params: &serde_json::Value| {
         let mut line =
@@ -367,18 +388,17 @@ async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, coun
         "capabilities": {},
         "clientInfo": {"name": "toolmetadata-bench", "version": "0"}
     });
-    stdin
-        .write_all(message(0, "initialize", &initialize).as_bytes())
-        .await
-        .expect("write initialize");
-    answers
-        .read_until(b'\n', &mut line)
-        .await
-        .expect("initialize answered");
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-        .await
-        .expect("write initialized");
+    within(
+        "writing initialize",
+        stdin.write_all(message(0, "initialize", &initialize).as_bytes()),
+    )
+    .await?;
+    within("initialize", answers.read_until(b'\n', &mut line)).await?;
+    within(
+        "writing notifications/initialized",
+        stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"),
+    )
+    .await?;
     // A warm-up round, then the median of five.
     let mut rates = Vec::new();
     let mut next_id = 1;
@@ -388,35 +408,38 @@ async fn pipelined(binary: &Path, method: &str, params: &serde_json::Value, coun
             .collect();
         next_id += count;
         let start = Instant::now();
-        let (written, read) = tokio::join!(stdin.write_all(requests.as_bytes()), async {
+        let writing = within("writing requests", stdin.write_all(requests.as_bytes()));
+        let (written, read) = tokio::join!(writing, async {
             // Only the head of each answer is looked at (`{"jsonrpc":"2.0",
             // "id":N,"result":…` or `"error":…`), so reading costs the client
             // little.
             let mut answered = 0;
             while answered < count {
                 line.clear();
-                let read = answers.read_until(b'\n', &mut line).await?;
-                assert!(
-                    read > 0,
-                    "the server closed stdout after {answered} answers"
-                );
+                let read = within(method, answers.read_until(b'\n', &mut line)).await?;
+                if read == 0 {
+                    return Err(format!(
+                        "{method}: the server closed stdout after {answered} of {count} answers"
+                    ));
+                }
                 let head = String::from_utf8_lossy(&line[..line.len().min(64)]);
                 if head.contains("\"result\"") {
                     answered += 1;
-                } else {
-                    assert!(!head.contains("\"error\""), "request failed: {head}");
+                } else if head.contains("\"error\"") {
+                    return Err(format!("{method}: expected a result, got {head}"));
                 }
             }
-            std::io::Result::Ok(())
+            Ok(())
         });
-        written.expect("write requests");
-        read.expect("read answers");
+        written?;
+        read?;
         if round > 0 {
             rates.push(count as f64 / start.elapsed().as_secs_f64());
         }
     }
-    let _ = child.kill().await;
-    median(rates)
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(STDIO_TIMEOUT, child.wait()).await;
+    Ok(median(rates))
 }
 
 fn clock_ticks() -> f64 {
@@ -467,9 +490,15 @@ async fn stdio_rows(settings: &Settings, ticks: f64, table: &mut String, floors:
         for side in sides(n, Transport::Stdio) {
             eprintln!("serve: {} ({n} tools)", side.label);
             timed_cargo(&side.dir, &["build", "--release"]);
-            runs.push(drive(&side.release_binary(), settings, ticks).await);
+            match drive(&side.release_binary(), settings, ticks).await {
+                Ok(run) => runs.push(run),
+                Err(e) => eprintln!("  {} ({n} tools) over stdio: {e}", side.label),
+            }
         }
-        let (o, r) = (&runs[0], &runs[1]);
+        let [o, r] = &runs[..] else {
+            eprintln!("stdio rows for {n} tools left out: a server failed (above)");
+            continue;
+        };
         let rows: [(&str, f64, f64, &str, usize); 9] = [
             (
                 "tools/list throughput (pipelined)",
