@@ -348,8 +348,9 @@ fn sides(example: PathBuf, node_entry: PathBuf, tree: &Path) -> [PeerSide; 2] {
 }
 
 struct PeerRun {
-    /// Per operation: median, p99 (µs), CPU per call (µs).
-    ops: Vec<Result<(f64, f64, f64), String>>,
+    /// Per operation: median, p99 (µs), CPU per call (µs), size of the
+    /// last answer (bytes), to show both did the same work.
+    ops: Vec<Result<(f64, f64, f64, usize), String>>,
     rss_kib: f64,
     cold_start_ms: Result<f64, String>,
 }
@@ -417,17 +418,20 @@ async fn drive(side: &PeerSide, calls: usize, starts: usize) -> PeerRun {
             }
             let cpu = cpu_ns_seconds(server.pid);
             let mut latencies = Vec::with_capacity(calls);
+            let mut size = 0;
             for _ in 0..calls {
                 let t = Instant::now();
                 let answer = server.request("tools/call", params.clone()).await?;
                 latencies.push(t.elapsed().as_secs_f64() * 1e6);
                 check(&answer)?;
+                size = answer.len();
             }
             let cpu_us = (cpu_ns_seconds(server.pid) - cpu) * 1e6 / calls as f64;
             Ok::<_, String>((
                 median(latencies.clone()),
                 percentile(latencies, 0.99),
                 cpu_us,
+                size,
             ))
         }
         .await;
@@ -478,6 +482,13 @@ async fn try_rows(settings: &Settings) -> Result<String, String> {
                 row(&format!("{op}: median latency"), a.0, b.0, "µs", 0);
                 row(&format!("{op}: p99 latency"), a.1, b.1, "µs", 0);
                 row(&format!("{op}: server CPU per call"), a.2, b.2, "µs", 0);
+                row(
+                    &format!("{op}: answer size (same work?)"),
+                    a.3 as f64 / 1024.0,
+                    b.3 as f64 / 1024.0,
+                    "KiB",
+                    1,
+                );
             }
             (a, b) => eprintln!("peer {op}: ours {a:?}, Node {b:?}"),
         }
