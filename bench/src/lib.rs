@@ -81,21 +81,55 @@ impl Paths {
     }
 }
 
+/// How a generated server is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// stdin and stdout.
+    Stdio,
+    /// Streamable HTTP on `127.0.0.1` at a free port, which the server prints
+    /// as its first line on stdout (`127.0.0.1:PORT`).
+    Http,
+}
+
+/// The suffix of a generated crate's name and directory for a transport.
+fn transport_suffix(transport: Transport) -> &'static str {
+    match transport {
+        Transport::Stdio => "",
+        Transport::Http => "http-",
+    }
+}
+
 /// A server crate on toolmetadata: metadata files, build.rs, handlers.
 pub fn write_ours(dir: &Path, n: usize, paths: &Paths) -> std::io::Result<()> {
+    write_ours_on(dir, n, paths, Transport::Stdio)
+}
+
+/// [`write_ours`] served over `transport`: the same handlers; over HTTP with
+/// the `http` feature and `Server::bind_http`'s defaults (sessions and
+/// stateless requests, rmcp's `StreamableHttpService` behind our checks).
+pub fn write_ours_on(
+    dir: &Path,
+    n: usize,
+    paths: &Paths,
+    transport: Transport,
+) -> std::io::Result<()> {
     write_metadata(dir, n)?;
     std::fs::create_dir_all(dir.join("src"))?;
+    let features = match transport {
+        Transport::Stdio => r#"["server"]"#,
+        Transport::Http => r#"["server", "http"]"#,
+    };
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             r#"[package]
-name = "bench-ours-{n}"
+name = "bench-ours-{suffix}{n}"
 version = "0.1.0"
 edition = "2024"
 publish = false
 
 [dependencies]
-toolmetadata = {{ path = {runtime:?}, default-features = false, features = ["server"] }}
+toolmetadata = {{ path = {runtime:?}, default-features = false, features = {features} }}
 tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 
 [build-dependencies]
@@ -103,6 +137,7 @@ toolmetadata-build = {{ path = {build:?} }}
 
 [workspace]
 "#,
+            suffix = transport_suffix(transport),
             runtime = paths.runtime.display().to_string(),
             build = paths.build.display().to_string(),
         ),
@@ -121,38 +156,60 @@ toolmetadata-build = {{ path = {build:?} }}
             "    async fn {name}(&self, a: {args}, _cx: Context) -> ToolResult {{\n        Ok({body}.into())\n    }}\n"
         );
     }
-    main.push_str(
-        "}\n\n#[tokio::main]\nasync fn main() -> Result<(), toolmetadata::server::ServerError> {\n    toolmetadata::server::Server::builder()\n        .tool_set(tools::tool_set(Handler))\n        .build()?\n        .serve_stdio()\n        .await\n}\n",
-    );
+    main.push_str(match transport {
+        Transport::Stdio => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), toolmetadata::server::ServerError> {\n    toolmetadata::server::Server::builder()\n        .tool_set(tools::tool_set(Handler))\n        .build()?\n        .serve_stdio()\n        .await\n}\n",
+        Transport::Http => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), toolmetadata::server::ServerError> {\n    let options = toolmetadata::server::HttpOptions::default().addr(([127, 0, 0, 1], 0).into());\n    let server = toolmetadata::server::Server::builder()\n        .tool_set(tools::tool_set(Handler))\n        .build()?\n        .bind_http(options)\n        .await?;\n    println!(\"{}\", server.local_addr()?);\n    server.run().await\n}\n",
+    });
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
 /// The same server with rmcp's `#[tool]` macros and serde/schemars derives.
 pub fn write_rmcp(dir: &Path, n: usize) -> std::io::Result<()> {
+    write_rmcp_on(dir, n, Transport::Stdio)
+}
+
+/// [`write_rmcp`] served over `transport`: over HTTP, rmcp's own
+/// `StreamableHttpService` with its default configuration (sessions for
+/// `initialize`d clients, stateless 2026-07-28 requests, its `Host` check) and
+/// a `LocalSessionManager`, mounted at `/mcp` on axum as its documentation
+/// shows, with no other middleware, and with `TCP_NODELAY` on its
+/// connections (`ListenerExt::tap_io`, as axum documents it): `axum::serve`
+/// leaves Nagle's algorithm on, and then every answer written in more than
+/// one part (SSE) waits 40 ms for the client's delayed ACK, which would
+/// measure TCP, not rmcp.
+pub fn write_rmcp_on(dir: &Path, n: usize, transport: Transport) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
+    let (features, extra) = match transport {
+        Transport::Stdio => (r#"["server", "macros", "transport-io"]"#, ""),
+        Transport::Http => (
+            r#"["server", "macros", "transport-streamable-http-server"]"#,
+            "axum = { version = \"0.8\", default-features = false, features = [\"http1\", \"tokio\"] }\n",
+        ),
+    };
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             r#"[package]
-name = "bench-rmcp-{n}"
+name = "bench-rmcp-{suffix}{n}"
 version = "0.1.0"
 edition = "2024"
 publish = false
 
 [dependencies]
-rmcp = {{ version = "=3.11.0", features = ["server", "macros", "transport-io"] }}
+rmcp = {{ version = "=3.11.0", features = {features} }}
 serde = {{ version = "1", features = ["derive"] }}
-tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
-
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
+{extra}
 [workspace]
-"#
+"#,
+            suffix = transport_suffix(transport),
         ),
     )?;
     // Each tool has its own parameter struct, as each generated tool has its
     // own `…Args`: real tools differ in their parameters, and the derives are
     // part of what rmcp's way costs per tool.
     let mut main = String::from(
-        "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{ServiceExt, schemars, tool, tool_router};\n\n",
+        "use rmcp::handler::server::wrapper::Parameters;\nuse rmcp::{schemars, tool, tool_router};\n\n",
     );
     for i in 0..n {
         let args = args_type(i);
@@ -169,8 +226,54 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
             "    #[tool(description = \"Benchmark tool {i}: echoes its arguments\")]\n    async fn {name}(&self, Parameters(a): Parameters<{args}>) -> String {{\n        {body}\n    }}\n"
         );
     }
+    main.push_str(match transport {
+        Transport::Stdio => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::ServiceExt;\n    let running = Handler.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n",
+        Transport::Http => "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::transport::streamable_http_server::{\n        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,\n    };\n    let service = StreamableHttpService::new(\n        || Ok(Handler),\n        std::sync::Arc::new(LocalSessionManager::default()),\n        StreamableHttpServerConfig::default(),\n    );\n    let router = axum::Router::new().nest_service(\"/mcp\", service);\n    let listener = tokio::net::TcpListener::bind(\"127.0.0.1:0\").await?;\n    println!(\"{}\", listener.local_addr()?);\n    // TCP_NODELAY, as axum's documentation shows: without it an answer\n    // written in two parts (SSE) waits for the client's delayed ACK, 40 ms.\n    use axum::serve::ListenerExt;\n    let listener = listener.tap_io(|tcp| {\n        let _ = tcp.set_nodelay(true);\n    });\n    axum::serve(listener, router).await?;\n    Ok(())\n}\n",
+    });
+    std::fs::write(dir.join("src/main.rs"), main)
+}
+
+/// The compile-time floor: the same handlers as plain `async fn`s over
+/// argument structs (deriving `Debug`, `Clone` and `PartialEq`, as the
+/// generated `…Args` do), called by name from a line of stdin, with no MCP,
+/// no serde and no schema at all. Its only dependency is tokio, to run the
+/// handlers' futures.
+pub fn write_plain(dir: &Path, n: usize) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "bench-plain-{n}"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
+
+[workspace]
+"#
+        ),
+    )?;
+    let mut main = String::new();
+    for i in 0..n {
+        let (name, args, body) = (tool_name(i), args_type(i), handler_body(i));
+        let _ = write!(
+            main,
+            "#[derive(Debug, Clone, PartialEq)]\npub struct {args} {{\n    pub query: String,\n    pub scope: String,\n    pub limit: Option<i64>,\n    pub ratio: Option<f64>,\n    pub verbose: Option<bool>,\n    pub tags: Option<Vec<String>>,\n}}\n\nasync fn {name}(a: {args}) -> String {{\n    {body}\n}}\n\n"
+        );
+    }
+    main.push_str("#[tokio::main]\nasync fn main() {\n    let mut line = String::new();\n    let _ = std::io::stdin().read_line(&mut line);\n    let mut words = line.split_whitespace();\n    let tool = words.next().unwrap_or_default().to_owned();\n    let query = words.next().unwrap_or_default().to_owned();\n    let scope = words.next().unwrap_or_default().to_owned();\n    let out = match tool.as_str() {\n");
+    for i in 0..n {
+        let (name, args) = (tool_name(i), args_type(i));
+        let _ = writeln!(
+            main,
+            "        \"{name}\" => {name}({args} {{ query, scope, limit: Some(10), ratio: None, verbose: None, tags: None }}).await,"
+        );
+    }
     main.push_str(
-        "}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    let running = Handler.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n",
+        "        _ => String::from(\"no such tool\"),\n    };\n    println!(\"{out}\");\n}\n",
     );
     std::fs::write(dir.join("src/main.rs"), main)
 }
