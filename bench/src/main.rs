@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p toolmetadata-bench            # everything
 //! cargo run --release -p toolmetadata-bench -- --quick # fewer runs and calls, shorter phases
-//! cargo run --release -p toolmetadata-bench -- --http  # only the HTTP rows (also --compile, --stdio, --peer, --criterion)
+//! cargo run --release -p toolmetadata-bench -- --http  # only the HTTP rows (also --compile, --stdio, --peer, --cold, --criterion)
 //! ```
 //!
 //! It generates both servers for N = 10, 50, 200 tools under
@@ -15,6 +15,7 @@
 //! npm), and runs the criterion benchmarks of this crate (build.rs cost,
 //! argument decoding), reading their medians.
 
+mod cold;
 mod http;
 mod peer;
 
@@ -51,6 +52,7 @@ struct Sections {
     http: bool,
     peer: bool,
     criterion: bool,
+    cold: bool,
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -805,6 +807,34 @@ async fn http_rows(settings: &Settings, floors: &mut String) -> String {
     table
 }
 
+/// A user's first build of a 10-tool stdio server, nothing cached: ours and
+/// rmcp's macros, debug and release, wall and CPU time.
+fn cold_rows(table: &mut String) {
+    let [ours, rmcp] = sides(10, toolmetadata_bench::Transport::Stdio);
+    let target = workspace_target().join("bench-work").join("cold-target");
+    for (profile, release) in [("debug", false), ("release", true)] {
+        eprintln!("cold build, 10 tools, {profile}");
+        let a = cold::cold_build(&ours.dir, &target, release);
+        let b = cold::cold_build(&rmcp.dir, &target, release);
+        row(
+            table,
+            &format!("cold build 10 tools, nothing cached ({profile}), wall"),
+            a.wall,
+            b.wall,
+            "s",
+            1,
+        );
+        row(
+            table,
+            &format!("cold build 10 tools, nothing cached ({profile}), CPU"),
+            a.cpu,
+            b.cpu,
+            "s",
+            1,
+        );
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -825,26 +855,35 @@ async fn main() {
             "--stdio",
             "--http",
             "--peer",
+            "--cold",
             "--criterion",
         ]
         .contains(&a.as_str())
         {
             eprintln!(
-                "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --criterion (none: all)"
+                "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --cold, --criterion (none: all)"
             );
             std::process::exit(2);
         }
     }
     let quick = has("--quick");
-    let all = !["--compile", "--stdio", "--http", "--peer", "--criterion"]
-        .iter()
-        .any(|f| has(f));
+    let all = ![
+        "--compile",
+        "--stdio",
+        "--http",
+        "--peer",
+        "--cold",
+        "--criterion",
+    ]
+    .iter()
+    .any(|f| has(f));
     let sections = Sections {
         compile: all || has("--compile"),
         stdio: all || has("--stdio"),
         http: all || has("--http"),
         peer: has("--peer") || (all && peer::npm_available().is_ok()),
         criterion: has("--criterion") || (all && !quick),
+        cold: has("--cold") || (all && !quick),
     };
     if all && let Err(why) = peer::npm_available() {
         eprintln!("peer rows skipped: {why}");
@@ -894,6 +933,10 @@ async fn main() {
                 2,
             );
         }
+    }
+
+    if sections.cold {
+        cold_rows(&mut table);
     }
 
     let ticks = clock_ticks();
@@ -952,7 +995,7 @@ async fn main() {
             "| decode invalid arguments: serde (first error) | {serde:.0} ns |\n"
         ));
     }
-    if sections.compile || sections.stdio || sections.criterion {
+    if sections.compile || sections.stdio || sections.criterion || sections.cold {
         println!("{table}");
     }
     if let Some(http) = http_table {
