@@ -46,12 +46,16 @@ fn last_name(rel: &Path) -> Option<PathBuf> {
 fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permissions>), PathError> {
     let not_a_file = || PathError::new(format!("{} is a directory", shown(at.given)));
     let mut name = last_name(&at.rel).ok_or_else(not_a_file)?;
-    let mut dir = at.dir.open_dir(parent(&at.rel)).map_err(|e| at.error(&e))?;
+    // Where the file is, as a path beneath the root's handle: a link's
+    // target is resolved against it, so `sub/l -> ../a.txt` works while
+    // nothing can climb above the root.
+    let mut rel_dir = parent(&at.rel).to_path_buf();
+    let mut dir = at.dir.open_dir(&rel_dir).map_err(|e| at.error(&e))?;
     for _ in 0..MAX_LINK_HOPS {
         match dir.symlink_metadata(&name) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 // `read_link` refuses an absolute target; a relative one is
-                // opened beneath the same handle, so it cannot leave the root.
+                // opened beneath the root's handle, so it cannot leave it.
                 let link = dir.read_link(&name).map_err(|e| at.error(&e))?;
                 let next = last_name(&link).ok_or_else(|| {
                     PathError::new(format!(
@@ -60,7 +64,13 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
                         link.display()
                     ))
                 })?;
-                dir = dir.open_dir(parent(&link)).map_err(|e| at.error(&e))?;
+                rel_dir = beneath(&rel_dir.join(parent(&link))).ok_or_else(|| {
+                    PathError::new(format!(
+                        "the path {} is outside the allowed roots",
+                        shown(at.given)
+                    ))
+                })?;
+                dir = at.dir.open_dir(&rel_dir).map_err(|e| at.error(&e))?;
                 name = next;
             }
             Ok(meta) => {
@@ -77,6 +87,28 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
         "{} goes through more than {MAX_LINK_HOPS} symbolic links",
         shown(at.given)
     )))
+}
+
+/// `path` with `.` and `..` resolved by name, when it stays beneath its
+/// start (`.` for the start itself); `None` when it climbs above it.
+fn beneath(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    Some(out)
 }
 
 /// A fresh name for a temporary file: 128 random bits from the kernel.
@@ -101,6 +133,20 @@ pub(crate) fn replace(at: &Located<'_>, create: bool, content: &[u8]) -> Result<
             "{} does not exist",
             shown(at.given)
         )));
+    }
+    if permissions.is_some() {
+        // A rename needs only the directory's write permission: without this
+        // a file the server may not write (read-only, or another user's)
+        // would be replaced all the same. Not truncated, not blocking.
+        let mut probe = OpenOptions::new();
+        probe.write(true).custom_flags(
+            (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC)
+                .bits()
+                .try_into()
+                .unwrap_or(0),
+        );
+        dir.open_with(&name, &probe)
+            .map_err(|e| io_error(at.given, &e))?;
     }
     write_beside(&dir, &name, permissions, |file| file.write_all(content))
         .map_err(|e| io_error(at.given, &e))
@@ -229,5 +275,39 @@ mod tests {
             std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
             "secret"
         );
+    }
+
+    /// A link whose target climbs to a sibling directory, still inside the
+    /// root, is written through; one that climbs above the root is not.
+    #[test]
+    fn a_link_up_and_over_stays_beneath_the_root() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let ws = base.path().join("ws");
+        std::fs::create_dir_all(ws.join("sub")).expect("mkdir");
+        std::fs::write(ws.join("a.txt"), "old").expect("write");
+        std::os::unix::fs::symlink("../a.txt", ws.join("sub/l")).expect("symlink");
+        std::fs::write(base.path().join("secret.txt"), "secret").expect("write");
+        std::os::unix::fs::symlink("../../secret.txt", ws.join("sub/out")).expect("symlink");
+        let roots = roots(&ws);
+        replace(&roots.locate("sub/l").expect("locate"), false, b"new").expect("replace");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("a.txt")).expect("read"),
+            "new"
+        );
+        let refused = replace(&roots.locate("sub/out").expect("locate"), false, b"x").unwrap_err();
+        assert!(refused.to_string().contains("outside"), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
+            "secret"
+        );
+    }
+
+    #[test]
+    fn beneath_resolves_names_and_refuses_climbing_out() {
+        assert_eq!(beneath(Path::new("sub/../a")), Some(PathBuf::from("a")));
+        assert_eq!(beneath(Path::new("sub/..")), Some(PathBuf::from(".")));
+        assert_eq!(beneath(Path::new("./x/./y")), Some(PathBuf::from("x/y")));
+        assert_eq!(beneath(Path::new("sub/../..")), None);
+        assert_eq!(beneath(Path::new("/etc")), None);
     }
 }

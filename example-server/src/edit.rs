@@ -200,17 +200,16 @@ fn apply(original: &str, edits: &[(&str, &str)], max: u64) -> Result<String, Str
                 "`old_texts[{i}]` is empty or only whitespace: give the text to replace"
             ));
         }
-        let found = text.matches(old.as_str()).count();
-        let next = match found {
+        let next = match occurrences(&text, &old) {
             1 => {
                 let len = (text.len() - old.len()) as u128 + new.len() as u128;
                 check_size(i, len, max)?;
                 text.replacen(old.as_str(), &new, 1)
             }
             0 => fuzzy(&text, &old, &new, i, max, &mut budget)?,
-            n => {
+            _ => {
                 return Err(format!(
-                    "`old_texts[{i}]` occurs {n} times; include more of the surrounding lines so that it occurs once"
+                    "`old_texts[{i}]` occurs more than once; include more of the surrounding lines so that it occurs once"
                 ));
             }
         };
@@ -235,6 +234,21 @@ fn check_size(i: usize, len: u128, max: u64) -> Result<(), String> {
 /// The leading whitespace of `line`.
 fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
+}
+
+/// How often `old` occurs in `text`: 0, 1, or 2 for "more than once",
+/// overlapping occurrences counted (`aa` is twice in `aaa`), so that an
+/// edit never picks one of two places silently.
+fn occurrences(text: &str, old: &str) -> usize {
+    let Some(first) = text.find(old) else {
+        return 0;
+    };
+    let step = old.chars().next().map_or(1, char::len_utf8);
+    if text[first + step..].contains(old) {
+        2
+    } else {
+        1
+    }
 }
 
 /// Replaces the one run of whole lines of `text` that equals `old` line by
@@ -330,6 +344,14 @@ fn fuzzy(
 mod tests {
     use super::*;
 
+    #[test]
+    fn overlapping_occurrences_count_twice() {
+        assert_eq!(occurrences("aaa", "aa"), 2);
+        assert_eq!(occurrences("abc", "b"), 1);
+        assert_eq!(occurrences("abc", "x"), 0);
+        assert_eq!(occurrences("ééé", "éé"), 2);
+    }
+
     const MAX: u64 = 1 << 20;
 
     #[test]
@@ -368,7 +390,7 @@ mod tests {
     #[test]
     fn ambiguous_missing_and_empty_old_texts_are_refused() {
         let e = apply("a\na\n", &[("a", "b")], MAX).unwrap_err();
-        assert!(e.contains("occurs 2 times"), "{e}");
+        assert!(e.contains("occurs more than once"), "{e}");
         let e = apply(" a\n  a\n", &[("a \n", "b")], MAX).unwrap_err();
         assert!(e.contains("more than one place"), "{e}");
         let e = apply("a\n", &[("zzz", "b")], MAX).unwrap_err();

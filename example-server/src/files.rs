@@ -143,7 +143,9 @@ pub(crate) fn decode(path: &str, bytes: Vec<u8>) -> Result<Text, ToolError> {
                     shown(path)
                 )));
             }
-            let (text, _, _) = encoding_rs::WINDOWS_1252.decode(&bytes);
+            // Without BOM sniffing: a non-UTF-8 file that starts like a BOM
+            // is still Windows-1252, every byte one character, as the note says.
+            let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes);
             Ok(Text::Latin1(text.into_owned()))
         }
     }
@@ -292,8 +294,17 @@ fn read_text_within(roots: &Roots, path: &str, left: u64, total: u64) -> Result<
     if size > left {
         return Err(too_big(size));
     }
-    let bytes = read_at_most(file, left)?.ok_or_else(|| too_big(left + 1))?;
-    decode(path, bytes)
+    let bytes = read_at_most(file, left)?.ok_or_else(|| too_big(left.saturating_add(1)))?;
+    let text = decode(path, bytes)?;
+    // Windows-1252 bytes above 0x7f take two or three bytes as UTF-8: the
+    // batch's bound is on what it returns.
+    let returned = text.as_str().len() as u64;
+    if returned > left {
+        return Err(ToolError::new(format!(
+            "not read: as text it has {returned} bytes, more than the {left} left of the {total} bytes one batch returns; read it with read_file"
+        )));
+    }
+    Ok(text)
 }
 
 pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInfoOutput> {

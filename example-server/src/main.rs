@@ -226,7 +226,13 @@ fn startup_roots(dirs: &[PathBuf]) -> Result<roots::Roots, String> {
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let roots = startup_roots(&cli.roots)?;
     let offload = offload::Offload::default();
-    let scope = scope::Scope::new(roots, offload.clone());
+    // Over HTTP a client's roots may only narrow the --root directories
+    // (scope.rs says why).
+    let policy = match cli.http {
+        None => scope::ClientRootsPolicy::Replace,
+        Some(_) => scope::ClientRootsPolicy::Within,
+    };
+    let scope = scope::Scope::new(roots, offload.clone(), policy);
     let workspace = handler::Workspace {
         scope: scope.clone(),
         read_only: cli.read_only,

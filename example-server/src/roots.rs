@@ -213,6 +213,59 @@ impl Roots {
         )
     }
 
+    /// Opens each of `dirs` beneath these roots, as a client's roots are
+    /// taken over HTTP: one that is not inside a root here is refused, and
+    /// each is opened through its root's handle, so that a link swapped in
+    /// meanwhile cannot lead out.
+    pub(crate) fn open_within(&self, dirs: &[PathBuf]) -> (Roots, Vec<String>) {
+        let mut refused = Vec::new();
+        let mut roots = Vec::new();
+        for dir in dirs {
+            if roots.len() == MAX_ROOTS {
+                refused.push(format!(
+                    "the root {} is beyond the {MAX_ROOTS} roots accepted",
+                    dir.display()
+                ));
+                continue;
+            }
+            let Some(text) = dir.to_str() else {
+                refused.push(format!("the root {} is not UTF-8", dir.display()));
+                continue;
+            };
+            let at = match self.locate(text) {
+                Ok(at) => at,
+                Err(e) => {
+                    refused.push(format!(
+                        "the root {} is not inside a --root directory ({e})",
+                        dir.display()
+                    ));
+                    continue;
+                }
+            };
+            match at.dir.open_dir(&at.rel) {
+                Ok(handle) => {
+                    let path = lexical(&at.root.join(&at.rel));
+                    roots.push(Root {
+                        canonical: path.clone(),
+                        given: path,
+                        dir: handle,
+                    });
+                }
+                Err(e) => refused.push(format!(
+                    "cannot open the root {}: {}",
+                    dir.display(),
+                    at.error(&e)
+                )),
+            }
+        }
+        (
+            Roots {
+                roots: roots.into(),
+            },
+            refused,
+        )
+    }
+
     /// No root: every path is refused with [`NO_ROOTS`].
     #[cfg(test)]
     pub(crate) fn none() -> Roots {

@@ -1,7 +1,12 @@
 //! Which directories a call may use: the client's roots on a 2025-11-25
-//! session whose client offers usable ones (they replace the `--root`
-//! directories, as in the reference filesystem server), else the `--root`
-//! directories. 2026-07-28 requests have no session, so always the latter.
+//! session whose client offers usable ones, else the `--root` directories.
+//! 2026-07-28 requests have no session, so always the latter.
+//!
+//! On stdio the client is the person's own editor, which started the server:
+//! its roots replace the `--root` directories, as in the reference
+//! filesystem server. Over HTTP any client that can connect would choose,
+//! so a client root is taken only inside a `--root` directory: it narrows
+//! what the operator allowed, never widens it.
 //!
 //! The client's list is fetched and kept per session by the runtime
 //! ([`Context::roots`]); the directories opened from it are kept beside it,
@@ -23,11 +28,21 @@ pub(crate) enum Source {
     CommandLine,
 }
 
+/// What a client's roots may do with the `--root` directories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClientRootsPolicy {
+    /// Replace them (stdio: the client is the person's own).
+    Replace,
+    /// Only narrow them: a client root must lie inside one (HTTP).
+    Within,
+}
+
 /// The `--root` directories, and how to get a call's own.
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {
     command_line: Roots,
     offload: Offload,
+    policy: ClientRootsPolicy,
 }
 
 /// The directories opened from one list of client roots, kept beside it;
@@ -36,10 +51,11 @@ struct FromClient(Option<Roots>);
 
 impl Scope {
     /// The scope of a server started with these `--root` directories.
-    pub(crate) fn new(command_line: Roots, offload: Offload) -> Self {
+    pub(crate) fn new(command_line: Roots, offload: Offload, policy: ClientRootsPolicy) -> Self {
         Scope {
             command_line,
             offload,
+            policy,
         }
     }
 
@@ -67,9 +83,13 @@ impl Scope {
             Some(opened) => opened,
             None => {
                 let list: Vec<ClientRoot> = client.roots().to_vec();
+                let within = match self.policy {
+                    ClientRootsPolicy::Replace => None,
+                    ClientRootsPolicy::Within => Some(self.command_line.clone()),
+                };
                 let opened = self
                     .offload
-                    .run(move || Ok(open_client_roots(&list)))
+                    .run(move || Ok(open_client_roots(&list, within.as_ref())))
                     .await?;
                 client.keep(opened)
             }
@@ -81,9 +101,9 @@ impl Scope {
     }
 }
 
-/// Opens the client's roots, each checked as a `--root` is; an unusable one is
-/// skipped with a warning.
-fn open_client_roots(list: &[ClientRoot]) -> FromClient {
+/// Opens the client's roots, each checked as a `--root` is (and, with
+/// `within`, inside one of those); an unusable one is skipped with a warning.
+fn open_client_roots(list: &[ClientRoot], within: Option<&Roots>) -> FromClient {
     let mut dirs = Vec::with_capacity(list.len());
     for root in list {
         match file_uri_path(&root.uri) {
@@ -91,7 +111,10 @@ fn open_client_roots(list: &[ClientRoot]) -> FromClient {
             Err(e) => tracing::warn!("client root skipped: {e}"),
         }
     }
-    let (roots, refused) = Roots::open(&dirs);
+    let (roots, refused) = match within {
+        None => Roots::open(&dirs),
+        Some(command_line) => command_line.open_within(&dirs),
+    };
     for e in refused {
         tracing::warn!("client root skipped: {e}");
     }

@@ -199,6 +199,7 @@ async fn python_sdk_confirms_move_path_on_both_generations() {
 /// and on HTTP: the server serves the client's roots instead of its
 /// `--root` (relative paths from the first), and after
 /// `notifications/roots/list_changed` asks again and serves the new ones.
+/// On stdio they replace the `--root`; over HTTP they must lie inside it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_roots_are_used_and_follow_list_changed() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/roots.py");
@@ -210,7 +211,8 @@ async fn python_sdk_roots_are_used_and_follow_list_changed() {
     }
     let [cli, first, second] =
         ["cli", "first", "second"].map(|n| base.join(n).display().to_string());
-    let server = http_server(BIN, &["--root", &cli]).await;
+    let everything = base.display().to_string();
+    let server = http_server(BIN, &["--root", &everything]).await;
     for target in [
         vec!["stdio", BIN, "--root", &cli],
         vec!["http", &server.url],

@@ -120,7 +120,7 @@ async fn edit_file_applies_tolerant_edits_in_order_with_a_diff() {
         ),
         (
             json!({"path": "app.py", "old_texts": ["()"], "new_texts": ["x"]}),
-            "`old_texts[0]` occurs 4 times",
+            "`old_texts[0]` occurs more than once",
         ),
         (
             json!({"path": "app.py", "old_texts": ["stop()", " \n "], "new_texts": ["x", "y"]}),

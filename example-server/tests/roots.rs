@@ -953,38 +953,54 @@ async fn http(url: &str, client: Rooted, modern: bool) -> Client {
 }
 
 /// Over HTTP each session's roots are its own: one client's roots never
-/// widen another's access, and a 2026-07-28 request (no session) gets the
-/// `--root` directories even from a client that would offer roots.
+/// widen another's access, a 2026-07-28 request (no session) gets the
+/// `--root` directories even from a client that would offer roots, and a
+/// client root outside every `--root` directory is refused (over HTTP a
+/// client may narrow what the operator allowed, never widen it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_http_session_has_its_own_roots() {
-    let (_tmp, t) = tree(&["cli", "alice", "bob"]);
-    for (dir, secret) in [("cli", "cli"), ("alice", "alice's"), ("bob", "bob's")] {
-        std::fs::write(t.join(dir).join("secret.txt"), secret).expect("write");
+    let (_tmp, t) = tree(&["cli/alice", "cli/bob", "outside"]);
+    let dirs = ["cli", "cli/alice", "cli/bob", "outside"];
+    for dir in dirs {
+        std::fs::write(t.join(dir).join("secret.txt"), format!("{dir}'s")).expect("write");
     }
     let cli = t.join("cli").display().to_string();
     let server = toolmetadata_tests::mcp::http_server(BIN, &["--root", &cli]).await;
-    let alice_roots = Rooted::offering(&[file_uri(&t.join("alice"))]);
+    let alice_roots = Rooted::offering(&[file_uri(&t.join("cli/alice"))]);
     let alice = http(&server.url, alice_roots.clone(), false).await;
     let bob = http(
         &server.url,
-        Rooted::offering(&[file_uri(&t.join("bob"))]),
+        Rooted::offering(&[file_uri(&t.join("cli/bob"))]),
         false,
     )
     .await;
     let plain = http(&server.url, Rooted::default(), false).await;
     let modern = http(
         &server.url,
-        Rooted::offering(&[file_uri(&t.join("alice"))]),
+        Rooted::offering(&[file_uri(&t.join("cli/alice"))]),
         true,
     )
     .await;
+    let mallory = http(
+        &server.url,
+        Rooted::offering(&[file_uri(&t.join("outside")), file_uri(Path::new("/"))]),
+        false,
+    )
+    .await;
     let read = |dir: &str| json!({"path": t.join(dir).join("secret.txt").display().to_string()});
+    let everything_under_cli: &[&str] = &["cli", "cli/alice", "cli/bob"];
     for round in 0..2 {
-        for (client, own, name) in [
-            (&alice, "alice", "alice"),
-            (&bob, "bob", "bob"),
-            (&plain, "cli", "no roots"),
-            (&modern, "cli", "2026-07-28"),
+        for (client, own, readable, name) in [
+            (&alice, "cli/alice", &["cli/alice"][..], "alice"),
+            (&bob, "cli/bob", &["cli/bob"][..], "bob"),
+            (&plain, "cli", everything_under_cli, "no roots"),
+            (&modern, "cli", everything_under_cli, "2026-07-28"),
+            (
+                &mallory,
+                "cli",
+                everything_under_cli,
+                "roots outside --root",
+            ),
         ] {
             let source = if own == "cli" {
                 "command line"
@@ -996,9 +1012,9 @@ async fn each_http_session_has_its_own_roots() {
                 Ok((vec![canon(&t.join(own))], source.to_owned())),
                 "{name}, round {round}"
             );
-            for dir in ["cli", "alice", "bob"] {
+            for dir in dirs {
                 let result = call(client, "read_file", read(dir)).await;
-                if dir == own {
+                if readable.contains(&dir) {
                     assert_eq!(
                         result.is_error,
                         Some(false),
@@ -1017,7 +1033,7 @@ async fn each_http_session_has_its_own_roots() {
     }
     // Alice's list was asked for once for the whole session.
     assert_eq!(alice_roots.asked(), 1);
-    for client in [alice, bob, plain, modern] {
+    for client in [alice, bob, plain, modern, mallory] {
         client.cancel().await.expect("close");
     }
 }
