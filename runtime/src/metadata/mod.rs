@@ -4,8 +4,8 @@
 //! One file describes one tool; the tool name is the file stem. The format is the
 //! one of the Go package `toolmetadata`, so the same files drive a Go server and a
 //! Rust one, and it is stricter where Go silently accepts a mistake: every
-//! problem is a [`Diagnostic`] with a stable code, a position and, where one fits,
-//! a suggestion.
+//! problem is a [`Diagnostic`](crate::diagnostic::Diagnostic) with a stable
+//! code, a position and, where one fits, a suggestion.
 //!
 
 // Loading and checking: only a build script, or a server that loads tools at
