@@ -18,6 +18,7 @@ use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, PermissionsExt};
 
 use crate::handles::kind_problem;
 use crate::roots::{Located, PathError, io_error, shown};
+use crate::spelling::beneath;
 
 /// Most links followed from the named file to the file replaced.
 const MAX_LINK_HOPS: usize = 16;
@@ -87,28 +88,6 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
         "{} goes through more than {MAX_LINK_HOPS} symbolic links",
         shown(at.given)
     )))
-}
-
-/// `path` with `.` and `..` resolved by name, when it stays beneath its
-/// start (`.` for the start itself); `None` when it climbs above it.
-fn beneath(path: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Normal(name) => out.push(name),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    Some(out)
 }
 
 /// A fresh name for a temporary file: 128 random bits from the kernel.
@@ -300,14 +279,5 @@ mod tests {
             std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
             "secret"
         );
-    }
-
-    #[test]
-    fn beneath_resolves_names_and_refuses_climbing_out() {
-        assert_eq!(beneath(Path::new("sub/../a")), Some(PathBuf::from("a")));
-        assert_eq!(beneath(Path::new("sub/..")), Some(PathBuf::from(".")));
-        assert_eq!(beneath(Path::new("./x/./y")), Some(PathBuf::from("x/y")));
-        assert_eq!(beneath(Path::new("sub/../..")), None);
-        assert_eq!(beneath(Path::new("/etc")), None);
     }
 }

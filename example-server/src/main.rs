@@ -21,6 +21,7 @@ mod race_tests;
 mod roots;
 mod scope;
 mod search;
+mod spelling;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;

@@ -17,7 +17,8 @@ use toolmetadata::server::{ClientRoot, RootsError};
 use toolmetadata::{Context, ToolError};
 
 use crate::offload::Offload;
-use crate::roots::{Roots, file_uri_path};
+use crate::roots::Roots;
+use crate::spelling::file_uri_path;
 
 /// Where a call's directories come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
