@@ -6,3 +6,4 @@ pub mod cli;
 pub mod conformance;
 pub mod mcp;
 pub mod python;
+pub mod raw;

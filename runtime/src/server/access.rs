@@ -45,6 +45,15 @@ impl<'a> Caller<'a> {
         Vec::new()
     }
 
+    /// The principal's subject, which tasks are bound to; `None` without a
+    /// principal or when its token names none.
+    pub(super) fn subject(&self) -> Option<&'a str> {
+        #[cfg(feature = "http")]
+        return self.principal.and_then(|p| p.subject());
+        #[cfg(not(feature = "http"))]
+        None
+    }
+
     /// Whether the caller holds every scope of `needed`.
     pub(super) fn permits(&self, needed: &[String]) -> bool {
         needed.is_empty() || self.missing(needed).is_empty()
@@ -59,4 +68,13 @@ impl<'a> Caller<'a> {
         #[cfg(not(feature = "http"))]
         false
     }
+}
+
+/// Why a call of `tool` is refused to a caller that lacks the `missing` scopes.
+pub(super) fn lacking(tool: &str, missing: &[&str]) -> String {
+    format!(
+        "the tool `{tool}` needs the scope{} {}, which this token does not grant",
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(" ")
+    )
 }

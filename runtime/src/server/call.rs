@@ -103,11 +103,7 @@ impl Server {
         // that reached the handler some other way with a principal.
         let missing = caller.missing(&self.inner.tools[index].scopes);
         if !missing.is_empty() {
-            return Some(error(format!(
-                "the tool `{name}` needs the scope{} {}, which this token does not grant",
-                if missing.len() == 1 { "" } else { "s" },
-                missing.join(" ")
-            )));
+            return Some(error(super::access::lacking(name, &missing)));
         }
         Some(self.run_tool(index, args, link).await)
     }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use super::Server;
 use super::access::Caller;
 use super::call::{Link, Served, error};
+use crate::metadata::TaskSupport;
 
 /// A tool as the search sees it.
 pub(crate) struct Candidate<'a> {
@@ -146,6 +147,13 @@ impl Server {
             .get(&name)
             .filter(|&&i| caller.permits(&self.inner.tools[i].scopes));
         match found {
+            // execute_tool's own call is plain: a task-only tool cannot run
+            // inside it.
+            Some(&index) if self.inner.tools[index].task == TaskSupport::Required => {
+                error(format!(
+                    "execute_tool: the tool `{name}` runs only as a task; call it with tools/call as a task instead"
+                ))
+            }
             Some(&index) => self.run_tool(index, params, link).await,
             None => error(format!(
                 "execute_tool: there is no tool `{name}`; find tools with tool_search"

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CompletionInfo, ErrorCode, GetPromptRequestParams, GetPromptResponse,
-    GetTaskParams, GetTaskResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
-    ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
+    CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -319,17 +319,30 @@ impl ServerHandler for Server {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.task_state(&request.task_id).await
+        self.task_state(&request.task_id, &context).await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.cancel_task_by_id(&request.task_id).await
+        self.cancel_task_by_id(&request.task_id, &context)
+            .await
+            .map(drop)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // The only methods of our own: 2025-11-25's tasks.
+        self.legacy_task_request(request, context)
+            .await
+            .map(CustomResult)
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

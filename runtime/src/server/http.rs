@@ -314,15 +314,18 @@ impl Server {
             body_read_timeout: options.body_read_timeout,
         });
         let mut router = axum::Router::new().nest_service("/mcp", service);
-        if !self.inner.list_extras.is_empty() {
-            // Inside the guard: only accepted requests get this far.
-            let patch = Arc::new(super::http_list::ListPatch {
+        let legacy_tasks = self.runs_tasks();
+        if !self.inner.list_extras.is_empty() || legacy_tasks {
+            // Inside the guard: only accepted requests get this far, and the
+            // scope check has seen each request under its own name.
+            let patch = Arc::new(super::http_wire::WirePatch {
                 extras: self.inner.list_extras.clone(),
+                legacy_tasks,
                 max_body_bytes: options.max_body_bytes,
             });
             router = router.layer(axum::middleware::from_fn_with_state(
                 patch,
-                super::http_list::patch_tools_list,
+                super::http_wire::patch_wire,
             ));
         }
         let router = router.layer(axum::middleware::from_fn_with_state(guard, check));

@@ -42,12 +42,13 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
-mod http_list;
+mod http_wire;
 mod log;
 mod prompts;
 mod resources;
 mod roots;
 mod task;
+mod task_legacy;
 mod task_store;
 mod uri_template;
 mod wire;
@@ -205,9 +206,18 @@ impl Server {
     async fn run_stdio(self) -> Result<(), ServerError> {
         use rmcp::ServiceExt;
         let (stdin, stdout) = rmcp::transport::stdio();
+        let legacy_tasks = self.runs_tasks();
+        // 2025-11-25's task requests are renamed before rmcp reads them
+        // (see `task_legacy`); a server without tasks reads stdin directly.
+        let stdin: Box<dyn tokio::io::AsyncRead + Send + Unpin> = if legacy_tasks {
+            Box::new(task_legacy::reroute_lines(stdin))
+        } else {
+            Box::new(stdin)
+        };
         let transport = wire::Patched {
             inner: rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout),
             extras: self.inner.list_extras.clone(),
+            legacy_tasks,
         };
         let running = match self.serve(transport).await {
             Ok(running) => running,

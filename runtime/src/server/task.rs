@@ -8,6 +8,10 @@
 //! The state lives in a [`TaskStore`]; this instance only keeps the
 //! cancellation of the handlers it runs, and watches the store so that a
 //! `tasks/cancel` answered by another instance reaches them too.
+//!
+//! A task belongs to the principal that started it, when there is one: to
+//! anyone else its id is unknown. 2025-11-25 sessions ask for tasks their own
+//! way (see `task_legacy`); both ways start and read tasks here.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -25,6 +29,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
+use super::access::Caller;
 use super::asker::Asker;
 use super::call::Link;
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
@@ -35,9 +40,10 @@ use crate::text::shorten;
 /// stays there for a client that polls slowly, and the store stays bounded.
 pub(super) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
-/// How often clients are asked to poll, and how often a running task looks
-/// at the store for a cancellation from another instance.
-const POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// How often clients are asked to poll, and how often a running task (or a
+/// `tasks/result` waiting for one) looks at the store for a change made by
+/// another instance.
+pub(super) const POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The server's tasks: the store, the time to live, and the handlers this
 /// instance runs.
@@ -47,6 +53,8 @@ pub(super) struct Tasks {
     /// Each running handler's cancellation, by task id; an entry lives as
     /// long as its handler, so the map is bounded by the store's capacity.
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// Woken whenever a task run here ends, for the requests waiting on one.
+    pub(super) ended: tokio::sync::Notify,
 }
 
 impl Tasks {
@@ -55,6 +63,7 @@ impl Tasks {
             store,
             ttl,
             running: Mutex::new(HashMap::new()),
+            ended: tokio::sync::Notify::new(),
         }
     }
 
@@ -88,11 +97,11 @@ impl TaskProgress {
     }
 }
 
-fn store_error(e: TaskStoreError) -> ErrorData {
+pub(super) fn store_error(e: TaskStoreError) -> ErrorData {
     ErrorData::internal_error(e.to_string(), None)
 }
 
-fn unknown_task(id: &str) -> ErrorData {
+pub(super) fn unknown_task(id: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(
             "no task `{}`: unknown, or dropped after its time to live",
@@ -103,15 +112,17 @@ fn unknown_task(id: &str) -> ErrorData {
 }
 
 impl Server {
-    /// True when some tool may run as a task: the server then declares the
-    /// tasks extension.
-    pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
-        if self
-            .inner
+    /// True when some tool may run as a task.
+    pub(super) fn runs_tasks(&self) -> bool {
+        self.inner
             .tools
             .iter()
             .any(|t| t.task != TaskSupport::Forbidden)
-        {
+    }
+
+    /// Declares the tasks extension when some tool may run as a task.
+    pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
+        if self.runs_tasks() {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -139,23 +150,48 @@ impl Server {
             .is_some_and(|c| c.supports_tasks());
         if !client_can {
             if support == TaskSupport::Required {
-                return Err(ErrorData::new(
-                    ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    format!(
-                        "the tool `{}` runs only as a task, and this client did not declare the tasks extension \
-                         (`{TASKS_EXTENSION_ID}` in its capabilities)",
-                        request.name
-                    ),
-                    Some(json!({
-                        "requiredCapabilities": ClientCapabilities::builder().enable_tasks().build()
-                    })),
-                ));
+                return Err(task_required(&request.name, context));
             }
             return Ok(None);
         }
+        let record = self
+            .start_task(
+                index,
+                request.arguments.clone(),
+                context,
+                self.inner.tasks.ttl,
+            )
+            .await?;
+        Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
+            wire_task(&record),
+        ))))
+    }
+
+    /// Starts the tool at `index` as a task kept for `ttl`: recorded in the
+    /// store, owned by the caller, its handler running on. The record as
+    /// created.
+    pub(super) async fn start_task(
+        &self,
+        index: usize,
+        arguments: Option<JsonObject>,
+        context: &RequestContext<RoleServer>,
+        ttl: Duration,
+    ) -> Result<TaskRecord, ErrorData> {
+        let served = &self.inner.tools[index];
+        let caller = Caller::of(context);
+        // As `route` does for a plain call: over HTTP the gate has already
+        // answered 403.
+        let missing = caller.missing(&served.scopes);
+        if !missing.is_empty() {
+            return Err(ErrorData::invalid_request(
+                super::access::lacking(&served.tool.name, &missing),
+                None,
+            ));
+        }
         let tasks = &self.inner.tasks;
         let id = uuid::Uuid::new_v4().to_string();
-        let record = TaskRecord::working(id.clone(), request.name.to_string(), tasks.ttl);
+        let mut record = TaskRecord::working(id.clone(), served.tool.name.to_string(), ttl);
+        record.owner = caller.subject().map(str::to_owned);
         tasks
             .store
             .insert(record.clone())
@@ -177,11 +213,9 @@ impl Server {
             }),
         };
         let server = self.clone();
-        let args = request.arguments.clone().unwrap_or_default();
+        let args = arguments.unwrap_or_default();
         tokio::spawn(async move { server.run_task(index, args, link, id).await });
-        Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
-            wire_task(&record),
-        ))))
+        Ok(record)
     }
 
     async fn run_task(
@@ -216,19 +250,41 @@ impl Server {
         if let Err(e) = tasks.store.update(id, TaskChange::Finish(state)).await {
             tracing::error!(task = %id, "the task's end could not be stored: {e}");
         }
+        tasks.ended.notify_waiters();
     }
 
-    /// `tasks/get`.
-    pub(super) async fn task_state(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
-        match self.inner.tasks.store.get(id).await.map_err(store_error)? {
-            Some(record) => Ok(GetTaskResult::new(detailed(&record))),
-            None => Err(unknown_task(id)),
+    /// The task `id` as the caller of `context` may see it: unknown when it
+    /// belongs to another principal, so that nobody learns of it.
+    pub(super) async fn visible_task(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<TaskRecord, ErrorData> {
+        let record = self.inner.tasks.store.get(id).await.map_err(store_error)?;
+        match record {
+            Some(record) if owned_by(&record, context) => Ok(record),
+            _ => Err(unknown_task(id)),
         }
     }
 
+    /// `tasks/get`.
+    pub(super) async fn task_state(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let record = self.visible_task(id, context).await?;
+        Ok(GetTaskResult::new(detailed(&record)))
+    }
+
     /// `tasks/cancel`: the record cancelled (so every instance sees it), and
-    /// the handler at once when it runs here.
-    pub(super) async fn cancel_task_by_id(&self, id: &str) -> Result<(), ErrorData> {
+    /// the handler at once when it runs here. The record as it now is.
+    pub(super) async fn cancel_task_by_id(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<TaskRecord, ErrorData> {
+        self.visible_task(id, context).await?;
         let tasks = &self.inner.tasks;
         let Some(record) = tasks
             .store
@@ -242,7 +298,7 @@ impl Server {
             token.cancel();
         }
         match record.state {
-            TaskState::Cancelled => Ok(()),
+            TaskState::Cancelled => Ok(record),
             _ => Err(ErrorData::invalid_params(
                 format!(
                     "the task `{}` has already ended ({}); there is nothing to cancel",
@@ -276,7 +332,42 @@ async fn watch(store: &dyn TaskStore, id: &str, cancel: &CancellationToken) -> I
     }
 }
 
-fn status_name(state: &TaskState) -> &'static str {
+/// Whether the caller of `context` may see `record`: a task started by a
+/// principal is that principal's.
+fn owned_by(record: &TaskRecord, context: &RequestContext<RoleServer>) -> bool {
+    record.owner.is_none() || record.owner.as_deref() == Caller::of(context).subject()
+}
+
+/// The error for a task-only tool called as a plain call, in the words of the
+/// caller's protocol generation.
+fn task_required(tool: &str, context: &RequestContext<RoleServer>) -> ErrorData {
+    let session = context
+        .protocol_version()
+        .is_none_or(|v| v.has_initialize());
+    if session {
+        // 2025-11-25's way: the client asks with `task` in the params
+        // (`-32600`, as that version says for a required task).
+        return ErrorData::invalid_request(
+            format!(
+                "the tool `{tool}` runs only as a task: call it with `\"task\": {{}}` in the tools/call params, \
+                 or declare the tasks extension (`{TASKS_EXTENSION_ID}`)"
+            ),
+            None,
+        );
+    }
+    ErrorData::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "the tool `{tool}` runs only as a task, and this client did not declare the tasks extension \
+             (`{TASKS_EXTENSION_ID}` in its capabilities)"
+        ),
+        Some(json!({
+            "requiredCapabilities": ClientCapabilities::builder().enable_tasks().build()
+        })),
+    )
+}
+
+pub(super) fn status_name(state: &TaskState) -> &'static str {
     match state {
         TaskState::Working => "working",
         TaskState::Completed { .. } => "completed",

@@ -67,6 +67,10 @@ pub struct TaskRecord {
     pub ttl_ms: u64,
     /// When the store may drop it: Unix time in milliseconds.
     pub expires_at_ms: u64,
+    /// The subject of the principal that started it, if any: only that
+    /// principal may read or cancel it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
@@ -83,6 +87,7 @@ impl TaskRecord {
             updated_at: now,
             ttl_ms,
             expires_at_ms: unix_ms().saturating_add(ttl_ms),
+            owner: None,
         }
     }
 

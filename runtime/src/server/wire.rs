@@ -7,8 +7,9 @@
 //! its pre-rendered entry that the `Tool` dropped, and adds them to each
 //! outgoing `tools/list` answer: on stdio by wrapping the transport (the
 //! answer is re-typed as a custom result holding the patched JSON), over HTTP
-//! in the response body (see `http`). Whatever rmcp learns to hold later is no
-//! longer dropped, so nothing is added twice.
+//! in the response body (see `http_wire`). Whatever rmcp learns to hold later
+//! is no longer dropped, so nothing is added twice. The `initialize` answer
+//! gets 2025-11-25's task capability the same way.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -64,28 +65,44 @@ impl ListExtras {
             }
         }
     }
+}
 
-    /// An outgoing message with its `tools/list` answer patched; any other
-    /// message as it is.
+/// A server transport whose `tools/list` answers carry the lost keys, and
+/// whose `initialize` answer declares 2025-11-25's tasks when some tool runs
+/// as a task (see `task_legacy`).
+pub(super) struct Patched<T> {
+    pub(super) inner: T,
+    pub(super) extras: std::sync::Arc<ListExtras>,
+    pub(super) legacy_tasks: bool,
+}
+
+impl<T> Patched<T> {
+    /// An outgoing message with its `tools/list` or `initialize` answer
+    /// patched; any other message as it is.
     fn patch_message(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
         let JsonRpcMessage::Response(mut response) = message else {
             return message;
         };
-        if let ServerResult::ListToolsResult(list) = &response.result
-            && !self.is_empty()
-            && let Ok(mut value) = serde_json::to_value(list)
-        {
-            self.patch_result(&mut value);
+        let patched = match &response.result {
+            ServerResult::ListToolsResult(list) if !self.extras.is_empty() => {
+                serde_json::to_value(list).ok().map(|mut value| {
+                    self.extras.patch_result(&mut value);
+                    value
+                })
+            }
+            ServerResult::InitializeResult(init) if self.legacy_tasks => {
+                serde_json::to_value(init).ok().map(|mut value| {
+                    super::task_legacy::patch_initialize(&mut value);
+                    value
+                })
+            }
+            _ => None,
+        };
+        if let Some(value) = patched {
             response.result = ServerResult::CustomResult(CustomResult(value));
         }
         JsonRpcMessage::Response(response)
     }
-}
-
-/// A server transport whose `tools/list` answers carry the lost keys.
-pub(super) struct Patched<T> {
-    pub(super) inner: T,
-    pub(super) extras: std::sync::Arc<ListExtras>,
 }
 
 impl<T: Transport<RoleServer>> Transport<RoleServer> for Patched<T> {
@@ -95,7 +112,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Patched<T> {
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let item = self.extras.patch_message(item);
+        let item = self.patch_message(item);
         self.inner.send(item)
     }
 

@@ -548,3 +548,120 @@ async fn discovery_shows_only_what_the_scopes_allow() {
         let _ = client.cancel().await;
     }
 }
+
+/// A task is its starter's: to another principal its id is unknown, whether
+/// it reads, waits for or cancels it, on 2026-07-28 and on a 2025-11-25
+/// session alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_belongs_to_the_principal_that_started_it() {
+    use toolmetadata_tests::mcp::message_of;
+    let jwks = Jwks::start(&[(RSA1, Algorithm::RS256, "rsa1")]).await;
+    let tools = [(
+        "long_job",
+        "description = \"A long job\"\ntask = \"optional\"\n",
+    )];
+    let server = serve_server(&jwks, Duration::from_secs(30), server_of(&tools)).await;
+    let token_of = |subject: &str| {
+        let mut claims = claims(&server.resource, "");
+        claims["sub"] = json!(subject);
+        sign(RSA1, Algorithm::RS256, "rsa1", &claims)
+    };
+    let (ada, bob) = (token_of("ada"), token_of("bob"));
+    let request = |id: u64, method: &str, mut params: Value| {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+        });
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    };
+    let send = async |token: &str, method: &str, name: &str, body: Value| {
+        let response = reqwest::Client::new()
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .header("mcp-name", name)
+            .header("authorization", format!("Bearer {token}"))
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request");
+        message_of(&response.text().await.expect("body"))
+    };
+    let started = send(
+        &ada,
+        "tools/call",
+        "long_job",
+        request(
+            1,
+            "tools/call",
+            json!({"name": "long_job", "arguments": {}}),
+        ),
+    )
+    .await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task handle: {started}"))
+        .to_owned();
+    for method in ["tasks/get", "tasks/cancel"] {
+        let refused = send(&bob, method, &id, request(2, method, json!({"taskId": id}))).await;
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("no task"), "{method} as bob: {refused}");
+    }
+    let seen = send(
+        &ada,
+        "tasks/get",
+        &id,
+        request(3, "tasks/get", json!({"taskId": id})),
+    )
+    .await;
+    assert_eq!(seen["result"]["taskId"], id.as_str(), "{seen}");
+
+    // The 2025-11-25 flow keeps the same owner.
+    let session = async |token: &str| {
+        let response = post(&server.url, Some(token), initialize()).await;
+        let session = header(&response, "mcp-session-id");
+        let _ = response.text().await;
+        session
+    };
+    let in_session = async |token: &str, session: &str, body: Value| {
+        let response = reqwest::Client::new()
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", session)
+            .header("authorization", format!("Bearer {token}"))
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request");
+        message_of(&response.text().await.expect("body"))
+    };
+    let bob_session = session(&bob).await;
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = in_session(
+            &bob,
+            &bob_session,
+            json!({"jsonrpc": "2.0", "id": 4, "method": method, "params": {"taskId": id}}),
+        )
+        .await;
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("no task"), "{method} as bob: {refused}");
+    }
+    let ada_session = session(&ada).await;
+    let seen = in_session(
+        &ada,
+        &ada_session,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"taskId": id}}),
+    )
+    .await;
+    assert_eq!(seen["result"]["taskId"], id.as_str(), "{seen}");
+    assert_ne!(
+        seen["result"]["status"], "cancelled",
+        "bob's cancel reached it: {seen}"
+    );
+}

@@ -158,6 +158,18 @@ async fn clients_without_tasks_get_plain_calls_or_a_clear_error() {
         }
         other => panic!("expected an error, got {other:?}"),
     }
+    // Nor through execute_tool, whose own call is plain.
+    let inside = call(
+        &client,
+        "execute_tool",
+        json!({"name": "export", "parameters": {}}),
+    )
+    .await;
+    assert!(is_error(&inside), "{inside:?}");
+    assert!(
+        text(&inside).contains("`export` runs only as a task"),
+        "{inside:?}"
+    );
     // The same tool for a client that declares tasks.
     let tasks = task_client(&server.url, true).await;
     let id = start(&tasks, "export", json!({})).await;

@@ -1,8 +1,11 @@
-//! Over HTTP, `tools/list` answers with the entry keys rmcp's `Tool` drops put
-//! back (see `wire`): rmcp's Streamable HTTP service serializes its own
-//! messages, so the answer is patched in the response body, as JSON or as the
-//! events of its SSE stream. Only the answers to `tools/list` requests are
-//! touched; every other body passes through as it is.
+//! What rmcp's types cannot say, on the HTTP wire (see `wire` and
+//! `task_legacy`): `tools/list` answers get back the entry keys rmcp's `Tool`
+//! drops, the `initialize` answer declares 2025-11-25's tasks, and
+//! 2025-11-25's task requests are renamed before rmcp reads them. rmcp's
+//! Streamable HTTP service serializes its own messages, so answers are
+//! patched in the response body, as JSON or as the events of its SSE stream.
+//! Only those requests and answers are touched; every other body passes
+//! through as it is.
 
 use std::sync::Arc;
 
@@ -17,36 +20,66 @@ use serde_json::Value;
 use super::wire::ListExtras;
 
 /// What the patching layer needs.
-pub(super) struct ListPatch {
+pub(super) struct WirePatch {
     pub(super) extras: Arc<ListExtras>,
+    /// Whether some tool runs as a task (2025-11-25's requests rerouted, its
+    /// capability declared).
+    pub(super) legacy_tasks: bool,
     pub(super) max_body_bytes: usize,
+}
+
+/// The answers this layer patches.
+#[derive(Clone, Copy)]
+enum Answer {
+    ToolsList,
+    Initialize,
+}
+
+impl Answer {
+    fn patch(self, result: &mut Value, patch: &WirePatch) {
+        match self {
+            Answer::ToolsList => patch.extras.patch_result(result),
+            Answer::Initialize => super::task_legacy::patch_initialize(result),
+        }
+    }
 }
 
 /// The largest JSON answer patched in one piece; larger ones pass unpatched
 /// rather than being held in memory.
 const MAX_JSON_ANSWER: usize = 64 * 1024 * 1024;
 
-pub(super) async fn patch_tools_list(
-    State(patch): State<Arc<ListPatch>>,
+pub(super) async fn patch_wire(
+    State(patch): State<Arc<WirePatch>>,
     request: Request<Body>,
     next: Next,
 ) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, patch.max_body_bytes).await else {
+    let (mut parts, body) = request.into_parts();
+    let Ok(mut bytes) = axum::body::to_bytes(body, patch.max_body_bytes).await else {
         return (
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("the request body exceeds {} bytes", patch.max_body_bytes),
         )
             .into_response();
     };
-    let is_list = is_tools_list(&parts.headers, &bytes);
+    if patch.legacy_tasks
+        && let Some(renamed) = super::task_legacy::reroute(&bytes)
+    {
+        bytes = Bytes::from(renamed);
+        parts
+            .headers
+            .insert(header::CONTENT_LENGTH, bytes.len().into());
+    }
+    let answer = answer_to(&parts.headers, &bytes, &patch);
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    if !is_list || !response.status().is_success() {
+    let Some(answer) = answer else {
+        return response;
+    };
+    if !response.status().is_success() {
         return response;
     }
     let (mut parts, body) = response.into_parts();
@@ -56,46 +89,58 @@ pub(super) async fn patch_tools_list(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let extras = patch.extras.clone();
     if content_type.starts_with("text/event-stream") {
         parts.headers.remove(header::CONTENT_LENGTH);
-        return Response::from_parts(parts, Body::from_stream(patch_events(body, extras)));
+        return Response::from_parts(parts, Body::from_stream(patch_events(body, answer, patch)));
     }
     if content_type.starts_with("application/json") {
         let Ok(bytes) = axum::body::to_bytes(body, MAX_JSON_ANSWER).await else {
             return (
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "the tools/list answer is too large",
+                "the answer is too large to patch",
             )
                 .into_response();
         };
         parts.headers.remove(header::CONTENT_LENGTH);
-        return Response::from_parts(parts, Body::from(patch_json(&bytes, &extras)));
+        return Response::from_parts(parts, Body::from(patch_json(&bytes, answer, &patch)));
     }
     Response::from_parts(parts, body)
 }
 
-/// A `tools/list` request: by its `Mcp-Method` header (2026-07-28), or its
-/// body (older sessions send no such header).
-fn is_tools_list(headers: &axum::http::HeaderMap, body: &[u8]) -> bool {
+/// Which answer the request asks for, when it is one to patch: `tools/list`
+/// by its `Mcp-Method` header (2026-07-28) or its body (older sessions send
+/// no such header); `initialize` (only 2025-11-25 and before have it) by its
+/// body, when there is a task capability to add.
+fn answer_to(headers: &axum::http::HeaderMap, body: &[u8], patch: &WirePatch) -> Option<Answer> {
     if let Some(method) = headers.get("mcp-method") {
-        return method.as_bytes() == b"tools/list";
+        return (method.as_bytes() == b"tools/list" && !patch.extras.is_empty())
+            .then_some(Answer::ToolsList);
     }
-    // Cheap test first: most bodies are not a list request.
-    body.windows(b"tools/list".len())
-        .any(|w| w == b"tools/list")
-        && serde_json::from_slice::<Value>(body)
-            .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("tools/list"))
+    let mentions = |word: &[u8]| body.windows(word.len()).any(|w| w == word);
+    // Cheap tests first: most bodies are neither.
+    let candidate = if !patch.extras.is_empty() && mentions(b"tools/list") {
+        Answer::ToolsList
+    } else if patch.legacy_tasks && mentions(b"initialize") {
+        Answer::Initialize
+    } else {
+        return None;
+    };
+    let method = serde_json::from_slice::<Value>(body).ok()?;
+    let method = method.get("method").and_then(Value::as_str)?;
+    match (candidate, method) {
+        (Answer::ToolsList, "tools/list") | (Answer::Initialize, "initialize") => Some(candidate),
+        _ => None,
+    }
 }
 
 /// A JSON-RPC answer with its result patched; unchanged when it is not one.
-fn patch_json(bytes: &[u8], extras: &ListExtras) -> Bytes {
+fn patch_json(bytes: &[u8], answer: Answer, patch: &WirePatch) -> Bytes {
     let Ok(mut message) = serde_json::from_slice::<Value>(bytes) else {
         return Bytes::copy_from_slice(bytes);
     };
     match message.get_mut("result") {
         Some(result) => {
-            extras.patch_result(result);
+            answer.patch(result, patch);
             serde_json::to_vec(&message).map_or_else(|_| Bytes::copy_from_slice(bytes), Bytes::from)
         }
         None => Bytes::copy_from_slice(bytes),
@@ -104,7 +149,7 @@ fn patch_json(bytes: &[u8], extras: &ListExtras) -> Bytes {
 
 /// One SSE event (its lines, ending in a blank line) with each `data:` that
 /// holds a JSON-RPC answer patched.
-fn patch_event(event: &[u8], extras: &ListExtras) -> Bytes {
+fn patch_event(event: &[u8], answer: Answer, patch: &WirePatch) -> Bytes {
     let Ok(text) = std::str::from_utf8(event) else {
         return Bytes::copy_from_slice(event);
     };
@@ -114,7 +159,7 @@ fn patch_event(event: &[u8], extras: &ListExtras) -> Bytes {
             .strip_prefix("data:")
             .map(|data| data.trim())
             .filter(|data| data.starts_with('{'))
-            .map(|data| patch_json(data.as_bytes(), extras));
+            .map(|data| patch_json(data.as_bytes(), answer, patch));
         match patched.and_then(|p| String::from_utf8(p.to_vec()).ok()) {
             Some(json) => {
                 out.push_str("data: ");
@@ -131,12 +176,13 @@ fn patch_event(event: &[u8], extras: &ListExtras) -> Bytes {
 /// a chunk boundary inside an event does not matter.
 fn patch_events(
     body: Body,
-    extras: Arc<ListExtras>,
+    answer: Answer,
+    patch: Arc<WirePatch>,
 ) -> impl futures_util::Stream<Item = Result<Bytes, axum::Error>> + Send {
     futures_util::stream::unfold(
         (body.into_data_stream(), Vec::<u8>::new(), false),
         move |(mut inner, mut buffer, done)| {
-            let extras = extras.clone();
+            let patch = patch.clone();
             async move {
                 if done {
                     return None;
@@ -144,7 +190,10 @@ fn patch_events(
                 loop {
                     if let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
                         let event: Vec<u8> = buffer.drain(..end + 2).collect();
-                        return Some((Ok(patch_event(&event, &extras)), (inner, buffer, false)));
+                        return Some((
+                            Ok(patch_event(&event, answer, &patch)),
+                            (inner, buffer, false),
+                        ));
                     }
                     match inner.next().await {
                         Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
@@ -152,7 +201,10 @@ fn patch_events(
                         None if buffer.is_empty() => return None,
                         None => {
                             let rest = std::mem::take(&mut buffer);
-                            return Some((Ok(patch_event(&rest, &extras)), (inner, buffer, true)));
+                            return Some((
+                                Ok(patch_event(&rest, answer, &patch)),
+                                (inner, buffer, true),
+                            ));
                         }
                     }
                 }
