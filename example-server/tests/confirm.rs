@@ -10,15 +10,19 @@ use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
-use toolmetadata_tests::mcp::{HttpServer, Person, http_server, text};
+use toolmetadata_tests::mcp::{HttpServer, Person, http_server, http_server_with_env, text};
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 const KEY: &str = "example-server-test-key-of-32-bytes-or-more";
 
-/// An instance over HTTP with the shared key (the flag behind
-/// `EXAMPLE_SERVER_STATE_KEY`).
+/// An instance over HTTP with the shared key, given by the flag.
 async fn instance(root: &str) -> HttpServer {
     http_server(BIN, &["--root", root, "--state-key", KEY]).await
+}
+
+/// An instance over HTTP with the shared key, given by the environment.
+async fn instance_from_env(root: &str) -> HttpServer {
+    http_server_with_env(BIN, &["--root", root], &[("EXAMPLE_SERVER_STATE_KEY", KEY)]).await
 }
 
 async fn client(person: &Person, url: &str) -> RunningService<RoleClient, Person> {
@@ -46,7 +50,7 @@ async fn the_confirmation_may_come_back_to_another_instance() {
     let ws = tempfile::tempdir().expect("tempdir");
     std::fs::write(ws.path().join("a.txt"), "one\n").expect("write");
     let root = ws.path().display().to_string();
-    let (first, second) = (instance(&root).await, instance(&root).await);
+    let (first, second) = (instance(&root).await, instance_from_env(&root).await);
     let person = Person::answering(json!({"action": "accept", "content": {}}));
     let to_first = client(&person, &first.url).await;
     let CallToolResponse::InputRequired(input) = to_first

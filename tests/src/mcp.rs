@@ -82,9 +82,15 @@ pub struct HttpServer {
 /// Starts `bin --http 127.0.0.1:0 ARGS…` and waits for the
 /// `listening on http://…/mcp` line it prints on stderr.
 pub async fn http_server(bin: &str, args: &[&str]) -> HttpServer {
+    http_server_with_env(bin, args, &[]).await
+}
+
+/// [`http_server`] with `env` added to the server's environment.
+pub async fn http_server_with_env(bin: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
     let mut child = tokio::process::Command::new(bin)
         .args(["--http", "127.0.0.1:0"])
         .args(args)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         // The default log level is what the tests look at.
@@ -140,9 +146,31 @@ pub async fn http_client_2026(url: &str) -> (Client, Recorder) {
 /// rmcp's client `recorder` on Streamable HTTP at `url`: 2026-07-28
 /// (`server/discover`) when `modern`, else a 2025-11-25 session (`initialize`).
 pub async fn http_client_as(url: &str, recorder: Recorder, modern: bool) -> (Client, Recorder) {
+    http_client_with(url, recorder, modern, &[]).await
+}
+
+/// [`http_client_as`], sending `headers` with every HTTP request as well.
+pub async fn http_client_with(
+    url: &str,
+    recorder: Recorder,
+    modern: bool,
+    headers: &[(&'static str, &str)],
+) -> (Client, Recorder) {
     use rmcp::model::ProtocolVersion;
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let headers = headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                reqwest::header::HeaderName::from_static(name),
+                reqwest::header::HeaderValue::from_str(value).expect("a header value"),
+            )
+        })
+        .collect();
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(headers);
+    let transport = StreamableHttpClientTransport::from_config(config);
     let mode = if modern {
         ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],

@@ -11,7 +11,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
-use toolmetadata_tests::mcp::{Person, http_server, is_error, text};
+use toolmetadata_tests::mcp::{Person, Recorder, http_client_with, http_server, is_error, text};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
 
@@ -319,6 +319,31 @@ async fn a_handler_reads_the_request() {
     assert_eq!(seen["client"], "ask-test");
     assert_eq!(seen["header"], Value::Null);
     client.cancel().await.expect("close");
+}
+
+/// The same through rmcp's client over HTTP, on 2026-07-28 requests and on
+/// a 2025-11-25 session: a gateway's header, the request's `_meta`, the
+/// protocol version and the client, as the handler reads them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_reads_the_request_through_rmcps_client_on_both_generations() {
+    let server = http_server(BIN, &[]).await;
+    for (modern, version) in [(true, "2026-07-28"), (false, "2025-11-25")] {
+        let recorder = Recorder::default();
+        let (client, _) =
+            http_client_with(&server.url, recorder, modern, &[("x-request-tag", "h-2")]).await;
+        let mut meta = rmcp::model::RequestMetaObject::default();
+        meta.0.insert("example.com/tag".to_owned(), json!("m-2"));
+        let mut params = CallToolRequestParams::new("whoami");
+        params.meta = Some(meta);
+        let result = client.call_tool(params).await.expect("call");
+        let seen: Value = serde_json::from_str(&text(&result)).expect("JSON");
+        assert_eq!(seen["protocolVersion"], version, "{seen}");
+        let name = rmcp::model::ClientConfig::default().client_info.name;
+        assert_eq!(seen["client"], name.as_str(), "{seen}");
+        assert_eq!(seen["header"], "h-2", "{version}: {seen}");
+        assert_eq!(seen["metaTag"], "m-2", "{version}: {seen}");
+        client.cancel().await.expect("close");
+    }
 }
 
 fn call_of(name: &str, args: Value) -> CallToolRequestParams {
