@@ -179,8 +179,58 @@ impl Roots {
     /// skipped (missing, not a directory, unreadable, beyond [`MAX_ROOTS`]).
     /// Possibly none: then every path is refused with [`NO_ROOTS`].
     pub(crate) fn open(dirs: &[PathBuf]) -> (Roots, Vec<String>) {
-        let mut refused = Vec::new();
         let cwd = std::env::current_dir();
+        Self::gather(dirs, |dir| {
+            let cwd = match &cwd {
+                Ok(cwd) => cwd.as_path(),
+                // An absolute root does not need it.
+                Err(_) if dir.is_absolute() => Path::new("/"),
+                Err(e) => {
+                    return Err(format!(
+                        "the relative root {} cannot be placed: no current directory ({e})",
+                        dir.display()
+                    ));
+                }
+            };
+            Root::open(dir, cwd)
+        })
+    }
+
+    /// Opens each of `dirs` beneath these roots, as a client's roots are
+    /// taken over HTTP: one that is not inside a root here is refused, and
+    /// each is opened through its root's handle, so that a link swapped in
+    /// meanwhile cannot lead out.
+    pub(crate) fn open_within(&self, dirs: &[PathBuf]) -> (Roots, Vec<String>) {
+        Self::gather(dirs, |dir| {
+            let Some(text) = dir.to_str() else {
+                return Err(format!("the root {} is not UTF-8", dir.display()));
+            };
+            let at = self.locate(text).map_err(|e| {
+                format!(
+                    "the root {} is not inside a --root directory ({e})",
+                    dir.display()
+                )
+            })?;
+            let handle = at
+                .dir
+                .open_dir(&at.rel)
+                .map_err(|e| format!("cannot open the root {}: {}", dir.display(), at.error(&e)))?;
+            let path = lexical(&at.root.join(&at.rel));
+            Ok(Root {
+                canonical: path.clone(),
+                given: path,
+                dir: handle,
+            })
+        })
+    }
+
+    /// At most [`MAX_ROOTS`] of `dirs`, each opened by `open`; and why each
+    /// other one was skipped.
+    fn gather(
+        dirs: &[PathBuf],
+        mut open: impl FnMut(&PathBuf) -> Result<Root, String>,
+    ) -> (Roots, Vec<String>) {
+        let mut refused = Vec::new();
         let mut roots = Vec::with_capacity(dirs.len().min(MAX_ROOTS));
         for dir in dirs {
             if roots.len() == MAX_ROOTS {
@@ -190,74 +240,9 @@ impl Roots {
                 ));
                 continue;
             }
-            let cwd = match &cwd {
-                Ok(cwd) => cwd.as_path(),
-                // An absolute root does not need it.
-                Err(_) if dir.is_absolute() => Path::new("/"),
-                Err(e) => {
-                    refused.push(format!(
-                        "the relative root {} cannot be placed: no current directory ({e})",
-                        dir.display()
-                    ));
-                    continue;
-                }
-            };
-            match Root::open(dir, cwd) {
+            match open(dir) {
                 Ok(root) => roots.push(root),
                 Err(e) => refused.push(e),
-            }
-        }
-        (
-            Roots {
-                roots: roots.into(),
-            },
-            refused,
-        )
-    }
-
-    /// Opens each of `dirs` beneath these roots, as a client's roots are
-    /// taken over HTTP: one that is not inside a root here is refused, and
-    /// each is opened through its root's handle, so that a link swapped in
-    /// meanwhile cannot lead out.
-    pub(crate) fn open_within(&self, dirs: &[PathBuf]) -> (Roots, Vec<String>) {
-        let mut refused = Vec::new();
-        let mut roots = Vec::new();
-        for dir in dirs {
-            if roots.len() == MAX_ROOTS {
-                refused.push(format!(
-                    "the root {} is beyond the {MAX_ROOTS} roots accepted",
-                    dir.display()
-                ));
-                continue;
-            }
-            let Some(text) = dir.to_str() else {
-                refused.push(format!("the root {} is not UTF-8", dir.display()));
-                continue;
-            };
-            let at = match self.locate(text) {
-                Ok(at) => at,
-                Err(e) => {
-                    refused.push(format!(
-                        "the root {} is not inside a --root directory ({e})",
-                        dir.display()
-                    ));
-                    continue;
-                }
-            };
-            match at.dir.open_dir(&at.rel) {
-                Ok(handle) => {
-                    let path = lexical(&at.root.join(&at.rel));
-                    roots.push(Root {
-                        canonical: path.clone(),
-                        given: path,
-                        dir: handle,
-                    });
-                }
-                Err(e) => refused.push(format!(
-                    "cannot open the root {}: {}",
-                    dir.display(),
-                    at.error(&e)
-                )),
             }
         }
         (

@@ -8,7 +8,7 @@
 //! closed: `sessions`), connections and the time to send headers (`serve`),
 //! and the time and size of a body (`body`).
 
-mod body;
+pub(super) mod body;
 mod serve;
 mod sessions;
 

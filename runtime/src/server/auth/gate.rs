@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::metadata::Published;
 use super::{Principal, ProtectedResource, TokenVerifier};
+use crate::server::http::body::Peek;
 use crate::server::{Server, ServerError};
 
 /// What the HTTP server's guard asks about authorization.
@@ -217,21 +218,6 @@ fn challenge(params: &[(&str, String)]) -> HeaderValue {
 enum OneOrMany {
     One(Peek),
     Many(Vec<Peek>),
-}
-
-/// The parts of a JSON-RPC message the scope check reads.
-#[derive(serde::Deserialize)]
-struct Peek {
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    params: Option<PeekParams>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekParams {
-    #[serde(default)]
-    name: Option<String>,
 }
 
 #[cfg(test)]

@@ -57,26 +57,31 @@ pub(super) async fn buffered(
     Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
-/// The parts of a request this module looks at; the rest is skipped, not
-/// kept, so a large body is not copied.
+/// The parts of a JSON-RPC message the HTTP layer looks at before rmcp (here,
+/// and the scope check of `auth`); the rest is skipped, not kept, so a large
+/// body is not copied.
 #[derive(serde::Deserialize)]
-struct Peek {
+pub(in crate::server) struct Peek {
     #[serde(default)]
-    id: serde_json::Value,
+    pub(in crate::server) id: serde_json::Value,
     #[serde(default)]
-    method: Option<String>,
+    pub(in crate::server) method: Option<String>,
     #[serde(default)]
-    params: Option<PeekParams>,
+    pub(in crate::server) params: Option<PeekParams>,
 }
 
+/// The params of a [`Peek`]ed message: a tool call's name and the shape of
+/// its arguments.
 #[derive(serde::Deserialize)]
-struct PeekParams {
+pub(in crate::server) struct PeekParams {
+    #[serde(default)]
+    pub(in crate::server) name: Option<String>,
     #[serde(default)]
     arguments: Option<Shape>,
 }
 
 /// Whether a JSON value is an object, read without keeping it.
-enum Shape {
+pub(in crate::server) enum Shape {
     Object,
     Other(&'static str),
 }
