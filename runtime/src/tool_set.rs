@@ -128,14 +128,14 @@ enum State<'a> {
 
 impl<'a> CallFuture<'a> {
     /// A call whose handler is running as `future`.
-    pub fn running(future: BoxFuture<'a, ToolResult>) -> Self {
+    pub(crate) fn running(future: BoxFuture<'a, ToolResult>) -> Self {
         CallFuture {
             state: State::Running(future),
         }
     }
 
     /// A call whose handler runs once `confirm` resolves to `Ok`.
-    pub fn confirming(
+    pub(crate) fn confirming(
         confirm: BoxFuture<'a, Result<(), ToolError>>,
         then: BoxFuture<'a, ToolResult>,
     ) -> Self {
@@ -148,7 +148,7 @@ impl<'a> CallFuture<'a> {
     }
 
     /// A call refused before its handler ran: the arguments did not decode.
-    pub fn invalid(errors: ArgErrors) -> Self {
+    pub(crate) fn invalid(errors: ArgErrors) -> Self {
         CallFuture {
             state: State::Invalid(Some(errors)),
         }
