@@ -45,6 +45,16 @@ struct Settings {
     tools: Vec<usize>,
 }
 
+/// The flags that pick parts of the suite.
+const SECTION_FLAGS: [&str; 6] = [
+    "--compile",
+    "--stdio",
+    "--http",
+    "--peer",
+    "--cold",
+    "--criterion",
+];
+
 /// The parts of the suite to run; all of them without a flag.
 struct Sections {
     compile: bool,
@@ -340,17 +350,7 @@ async fn main() {
                 .collect();
             continue;
         }
-        if ![
-            "--quick",
-            "--compile",
-            "--stdio",
-            "--http",
-            "--peer",
-            "--cold",
-            "--criterion",
-        ]
-        .contains(&a.as_str())
-        {
+        if a != "--quick" && !SECTION_FLAGS.contains(&a.as_str()) {
             eprintln!(
                 "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --cold, --criterion (none: all)"
             );
@@ -358,16 +358,7 @@ async fn main() {
         }
     }
     let quick = has("--quick");
-    let all = ![
-        "--compile",
-        "--stdio",
-        "--http",
-        "--peer",
-        "--cold",
-        "--criterion",
-    ]
-    .iter()
-    .any(|f| has(f));
+    let all = !SECTION_FLAGS.iter().any(|f| has(f));
     let sections = Sections {
         compile: all || has("--compile"),
         stdio: all || has("--stdio"),
