@@ -292,7 +292,9 @@ impl Server {
         let cancel = CancellationToken::new();
         let config = StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
-            .with_max_request_body_bytes(options.max_body_bytes)
+            // Our guard holds bodies to the limit; renaming a 2025-11-25 task
+            // request (`task_legacy`) may lengthen one by a few bytes.
+            .with_max_request_body_bytes(options.max_body_bytes.saturating_add(64))
             .with_cancellation_token(cancel.clone());
         let server = self.clone();
         let sessions = Arc::new(sessions::CappedSessions::new(

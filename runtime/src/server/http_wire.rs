@@ -64,7 +64,15 @@ pub(super) async fn patch_wire(
         )
             .into_response();
     };
+    // A 2026-07-28 request may leave its version out of `_meta` and give it
+    // in the header only; it is never one of the old task requests.
+    let modern = parts
+        .headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() >= "2026-07-28");
     if patch.legacy_tasks
+        && !modern
         && let Some(renamed) = super::task_legacy::reroute(&bytes)
     {
         bytes = Bytes::from(renamed);
@@ -107,30 +115,26 @@ pub(super) async fn patch_wire(
     Response::from_parts(parts, body)
 }
 
-/// Which answer the request asks for, when it is one to patch: `tools/list`
-/// by its `Mcp-Method` header (2026-07-28) or its body (older sessions send
-/// no such header); `initialize` (only 2025-11-25 and before have it) by its
-/// body, when there is a task capability to add.
+/// Which answer the request asks for, when it is one to patch: `tools/list`,
+/// or `initialize` (only 2025-11-25 and before have it) when there is a task
+/// capability to add. The method is the `Mcp-Method` header's (2026-07-28)
+/// or the body's (older sessions send no such header).
 fn answer_to(headers: &axum::http::HeaderMap, body: &[u8], patch: &WirePatch) -> Option<Answer> {
-    if let Some(method) = headers.get("mcp-method") {
-        return (method.as_bytes() == b"tools/list" && !patch.extras.is_empty())
-            .then_some(Answer::ToolsList);
-    }
-    let mentions = |word: &[u8]| body.windows(word.len()).any(|w| w == word);
-    // Cheap tests first: most bodies are neither.
-    let candidate = if !patch.extras.is_empty() && mentions(b"tools/list") {
-        Answer::ToolsList
-    } else if patch.legacy_tasks && mentions(b"initialize") {
-        Answer::Initialize
-    } else {
-        return None;
-    };
-    let method = serde_json::from_slice::<Value>(body).ok()?;
-    let method = method.get("method").and_then(Value::as_str)?;
-    match (candidate, method) {
-        (Answer::ToolsList, "tools/list") | (Answer::Initialize, "initialize") => Some(candidate),
+    let wanted = |method: &[u8]| match method {
+        b"tools/list" if !patch.extras.is_empty() => Some(Answer::ToolsList),
+        b"initialize" if patch.legacy_tasks => Some(Answer::Initialize),
         _ => None,
+    };
+    if let Some(method) = headers.get("mcp-method") {
+        return wanted(method.as_bytes());
     }
+    // Cheap test first: most bodies are neither.
+    let mentions = |word: &[u8]| body.windows(word.len()).any(|w| w == word);
+    if !mentions(b"tools/list") && !mentions(b"initialize") {
+        return None;
+    }
+    let message = serde_json::from_slice::<super::http::body::Peek>(body).ok()?;
+    wanted(message.method?.as_bytes())
 }
 
 /// A JSON-RPC answer with its result patched; unchanged when it is not one.
@@ -211,4 +215,57 @@ fn patch_events(
             }
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch(legacy_tasks: bool) -> WirePatch {
+        let entry = serde_json::json!({"name": "job", "description": "d",
+            "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}});
+        let tool: rmcp::model::Tool = serde_json::from_value(entry.clone()).expect("a tool");
+        let mut extras = ListExtras::default();
+        extras.record(&entry, &tool);
+        WirePatch {
+            extras: Arc::new(extras),
+            legacy_tasks,
+            max_body_bytes: 1024,
+        }
+    }
+
+    fn kind(
+        headers: &[(&'static str, &'static str)],
+        body: &str,
+        patch: &WirePatch,
+    ) -> &'static str {
+        let mut map = axum::http::HeaderMap::new();
+        for (k, v) in headers {
+            map.insert(*k, axum::http::HeaderValue::from_static(v));
+        }
+        match answer_to(&map, body.as_bytes(), patch) {
+            Some(Answer::ToolsList) => "list",
+            Some(Answer::Initialize) => "initialize",
+            None => "none",
+        }
+    }
+
+    #[test]
+    fn the_answers_to_patch_are_found_by_header_or_by_body() {
+        let tasks = patch(true);
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"tools/list"}}}"#;
+        assert_eq!(kind(&[], init, &tasks), "initialize");
+        assert_eq!(
+            kind(&[("mcp-method", "initialize")], init, &tasks),
+            "initialize"
+        );
+        assert_eq!(kind(&[], init, &patch(false)), "none");
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert_eq!(kind(&[], list, &tasks), "list");
+        assert_eq!(kind(&[("mcp-method", "tools/list")], "{}", &tasks), "list");
+        let call =
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"initialize"}}"#;
+        assert_eq!(kind(&[], call, &tasks), "none");
+        assert_eq!(kind(&[("mcp-method", "tools/call")], call, &tasks), "none");
+    }
 }

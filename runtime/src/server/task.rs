@@ -50,11 +50,16 @@ pub(super) const POLL_INTERVAL: Duration = Duration::from_secs(1);
 pub(super) struct Tasks {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) ttl: Duration,
-    /// Each running handler's cancellation, by task id; an entry lives as
-    /// long as its handler, so the map is bounded by the store's capacity.
-    running: Mutex<HashMap<String, CancellationToken>>,
-    /// Woken whenever a task run here ends, for the requests waiting on one.
-    pub(super) ended: tokio::sync::Notify,
+    /// The tasks whose handlers run here, by task id; an entry lives as long
+    /// as its handler, so the map is bounded by the store's capacity.
+    running: Mutex<HashMap<String, Running>>,
+}
+
+/// A task whose handler runs on this instance.
+struct Running {
+    cancel: CancellationToken,
+    /// Woken when it ends, for the requests waiting on its result.
+    ended: Arc<tokio::sync::Notify>,
 }
 
 impl Tasks {
@@ -63,11 +68,10 @@ impl Tasks {
             store,
             ttl,
             running: Mutex::new(HashMap::new()),
-            ended: tokio::sync::Notify::new(),
         }
     }
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         // Every change is one insert or remove: a poisoned map is consistent.
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -198,7 +202,13 @@ impl Server {
             .await
             .map_err(store_error)?;
         let cancel = CancellationToken::new();
-        tasks.running().insert(id.clone(), cancel.clone());
+        tasks.running().insert(
+            id.clone(),
+            Running {
+                cancel: cancel.clone(),
+                ended: Arc::new(tokio::sync::Notify::new()),
+            },
+        );
         // The task outlives this request: its own cancellation, and progress
         // into the store rather than to a request that has ended.
         // Questions cannot be answered inside a task: its request has ended.
@@ -246,11 +256,19 @@ impl Server {
 
     async fn finish(&self, id: &str, state: TaskState) {
         let tasks = &self.inner.tasks;
-        tasks.running().remove(id);
+        let running = tasks.running().remove(id);
         if let Err(e) = tasks.store.update(id, TaskChange::Finish(state)).await {
             tracing::error!(task = %id, "the task's end could not be stored: {e}");
         }
-        tasks.ended.notify_waiters();
+        if let Some(running) = running {
+            running.ended.notify_waiters();
+        }
+    }
+
+    /// What wakes when the task `id` ends, while its handler runs here;
+    /// `None` for a task run elsewhere (or already ended).
+    pub(super) fn ending_of(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
+        self.inner.tasks.running().get(id).map(|r| r.ended.clone())
     }
 
     /// The task `id` as the caller of `context` may see it: unknown when it
@@ -294,8 +312,8 @@ impl Server {
         else {
             return Err(unknown_task(id));
         };
-        if let Some(token) = tasks.running().get(id) {
-            token.cancel();
+        if let Some(running) = tasks.running().get(id) {
+            running.cancel.cancel();
         }
         match record.state {
             TaskState::Cancelled => Ok(record),
@@ -346,8 +364,10 @@ fn task_required(tool: &str, context: &RequestContext<RoleServer>) -> ErrorData 
         .is_none_or(|v| v.has_initialize());
     if session {
         // 2025-11-25's way: the client asks with `task` in the params
-        // (`-32600`, as that version says for a required task).
-        return ErrorData::invalid_request(
+        // (`-32601`, as that version says for a required task called
+        // without it).
+        return ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
             format!(
                 "the tool `{tool}` runs only as a task: call it with `\"task\": {{}}` in the tools/call params, \
                  or declare the tasks extension (`{TASKS_EXTENSION_ID}`)"

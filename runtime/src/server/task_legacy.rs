@@ -21,13 +21,13 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolRequestParams, CustomRequest, ErrorCode, ServerResult};
+use rmcp::model::{CallToolRequestParams, CallToolResult, CustomRequest, ErrorCode, ServerResult};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt};
 
 use super::Server;
-use super::task::{POLL_INTERVAL, status_name, unknown_task};
+use super::task::{POLL_INTERVAL, status_name};
 use super::task_store::{TaskRecord, TaskState};
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -40,6 +40,10 @@ const GET: &str = "io.toolmetadata/2025-11-25/tasks/get";
 const CANCEL: &str = "io.toolmetadata/2025-11-25/tasks/cancel";
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.
 const RESULT: &str = "tasks/result";
+
+/// The least time a task asked for with `task` is kept: a client's `ttl`
+/// below it is raised (2025-11-25 lets the server decide).
+const MIN_TTL: Duration = Duration::from_secs(60);
 
 /// Where the related task is named in the `_meta` of `tasks/result`'s answer.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -111,7 +115,10 @@ async fn pump(
         let chunk = input.fill_buf().await?;
         if chunk.is_empty() {
             // The last line may lack its newline.
-            out.write_all(&line).await?;
+            match reroute(&line).filter(|_| !oversized) {
+                Some(renamed) => out.write_all(&renamed).await?,
+                None => out.write_all(&line).await?,
+            }
             return out.shutdown().await;
         }
         let newline = chunk.iter().position(|&b| b == b'\n');
@@ -138,6 +145,10 @@ async fn pump(
                     None => out.write_all(&line).await?,
                 }
             }
+            if line.capacity() > 1024 * 1024 {
+                // One large message does not keep its buffer for the session.
+                line = Vec::new();
+            }
             line.clear();
             oversized = false;
         }
@@ -158,9 +169,29 @@ pub(crate) fn patch_initialize(result: &mut Value) {
     }
 }
 
+/// A stored `CallToolResult` as a session's client expects it: in the shape
+/// rmcp gives such clients (no `resultType`, object-only structured
+/// content), with the task named in `_meta`.
+fn call_result_for_session(stored: Value, id: &str) -> Value {
+    let mut result = match serde_json::from_value::<CallToolResult>(stored.clone()) {
+        Ok(result) => legacy_shape(ServerResult::CallToolResult(result)),
+        Err(_) => stored,
+    };
+    if let Some(object) = result.as_object_mut() {
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(RELATED_TASK.to_owned(), json!({"taskId": id}));
+        }
+    }
+    result
+}
+
 /// An answer of rmcp's as rmcp would have sent it to a session's client.
 fn legacy_shape(mut result: ServerResult) -> Value {
     result.strip_result_type_for_legacy_peer();
+    result.strip_non_object_output_for_legacy_peer();
     serde_json::to_value(result).unwrap_or_default()
 }
 
@@ -291,10 +322,12 @@ impl Server {
                 ));
             }
         };
-        // The client may ask for less time than the server keeps tasks, not more.
+        // The client may ask for less time than the server keeps tasks, not
+        // more, nor so little that the task is gone before it can be read.
+        let most = self.inner.tasks.ttl;
         let ttl = requested_ttl
             .map(Duration::from_millis)
-            .map_or(self.inner.tasks.ttl, |t| t.min(self.inner.tasks.ttl));
+            .map_or(most, |t| t.clamp(MIN_TTL.min(most), most));
         let record = self
             .start_task(index, request.arguments, context, ttl)
             .await?;
@@ -310,8 +343,17 @@ impl Server {
         context: &RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
         let record = loop {
-            // Registered before the look, so an end in between is not missed.
-            let ended = self.inner.tasks.ended.notified();
+            // Taken before the look, so an end in between is not missed: a
+            // `Notified` hears `notify_waiters` from its creation on.
+            let ending = self.ending_of(id);
+            let ended = ending.as_ref().map(|n| n.notified());
+            // A task run elsewhere has nothing to wake on here: the poll sees it.
+            let ended = async move {
+                match ended {
+                    Some(ended) => ended.await,
+                    None => std::future::pending().await,
+                }
+            };
             let record = self.visible_task(id, context).await?;
             if record.state.is_terminal() {
                 break record;
@@ -320,21 +362,13 @@ impl Server {
                 () = ended => {}
                 // A task run by another instance sharing the store.
                 () = tokio::time::sleep(POLL_INTERVAL) => {}
-                () = context.ct.cancelled() => return Err(unknown_task(id)),
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::invalid_request("tasks/result was cancelled by the client", None));
+                }
             }
         };
         match record.state {
-            TaskState::Completed { mut result } => {
-                if let Some(object) = result.as_object_mut() {
-                    let meta = object
-                        .entry("_meta")
-                        .or_insert_with(|| Value::Object(Map::new()));
-                    if let Some(meta) = meta.as_object_mut() {
-                        meta.insert(RELATED_TASK.to_owned(), json!({"taskId": record.id}));
-                    }
-                }
-                Ok(result)
-            }
+            TaskState::Completed { result } => Ok(call_result_for_session(result, &record.id)),
             TaskState::Failed { error } => {
                 let code = error
                     .get("code")
@@ -431,6 +465,37 @@ mod tests {
         assert_eq!(lines.next(), Some(long.as_str()));
         let renamed: Value = serde_json::from_str(lines.next().expect("line")).expect("JSON");
         assert_eq!(renamed["method"], GET);
+    }
+
+    /// Lines arriving a few bytes at a time are put back together.
+    #[tokio::test]
+    async fn lines_split_across_reads_are_rerouted_whole() {
+        let get =
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "t"}});
+        let input = format!("{get}\r\n{get}");
+        let (mut writer, reader) = tokio::io::duplex(7);
+        let feed = tokio::spawn(async move {
+            writer.write_all(input.as_bytes()).await.expect("write");
+        });
+        let mut out = Vec::new();
+        pump(reader, &mut out, 1024).await.expect("pumped");
+        feed.await.expect("fed");
+        let out = String::from_utf8(out).expect("UTF-8");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        for line in lines {
+            let renamed: Value = serde_json::from_str(line).expect("JSON");
+            assert_eq!(renamed["method"], GET, "{out}");
+        }
+    }
+
+    #[test]
+    fn a_stored_result_reaches_a_session_in_its_shape() {
+        let stored = serde_json::to_value(CallToolResult::success(vec![])).expect("JSON");
+        assert_eq!(stored["resultType"], "complete");
+        let sent = call_result_for_session(stored, "t-1");
+        assert_eq!(sent.get("resultType"), None, "{sent}");
+        assert_eq!(sent["_meta"][RELATED_TASK]["taskId"], "t-1");
     }
 
     #[test]

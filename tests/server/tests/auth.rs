@@ -635,28 +635,49 @@ async fn a_task_belongs_to_the_principal_that_started_it() {
             .header("mcp-protocol-version", "2025-11-25")
             .header("mcp-session-id", session)
             .header("authorization", format!("Bearer {token}"))
+            .timeout(Duration::from_secs(30))
             .body(body.to_string())
             .send()
             .await
             .expect("request");
         message_of(&response.text().await.expect("body"))
     };
-    let bob_session = session(&bob).await;
-    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
-        let refused = in_session(
-            &bob,
-            &bob_session,
-            json!({"jsonrpc": "2.0", "id": 4, "method": method, "params": {"taskId": id}}),
-        )
-        .await;
-        let message = refused["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.contains("no task"), "{method} as bob: {refused}");
+    let (bob_session, ada_session) = (session(&bob).await, session(&ada).await);
+    // A task ada starts the old way is hers too.
+    let old_way = in_session(
+        &ada,
+        &ada_session,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "long_job", "arguments": {}, "task": {}}}),
+    )
+    .await;
+    let old_id = old_way["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task handle: {old_way}"))
+        .to_owned();
+    for task in [&id, &old_id] {
+        for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            let refused = in_session(
+                &bob,
+                &bob_session,
+                json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": {"taskId": task}}),
+            )
+            .await;
+            let message = refused["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("no task"), "{method} as bob: {refused}");
+        }
     }
-    let ada_session = session(&ada).await;
+    let result = in_session(
+        &ada,
+        &ada_session,
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/result", "params": {"taskId": old_id}}),
+    )
+    .await;
+    assert_eq!(result["result"]["content"][0]["text"], "ada", "{result}");
     let seen = in_session(
         &ada,
         &ada_session,
-        json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"taskId": id}}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tasks/get", "params": {"taskId": id}}),
     )
     .await;
     assert_eq!(seen["result"]["taskId"], id.as_str(), "{seen}");

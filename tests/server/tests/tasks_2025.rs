@@ -60,6 +60,7 @@ async fn the_old_task_flow(peer: &mut Peer) {
         result["result"]["content"][0]["text"], "job done after 1 s",
         "{result}"
     );
+    assert!(result["result"].get("resultType").is_none(), "{result}");
     assert_eq!(
         result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         id.as_str()
@@ -108,19 +109,26 @@ async fn the_old_task_flow(peer: &mut Peer) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    // A task-only tool: refused without `task` (-32600), a task with it.
+    // A task-only tool: refused without `task` (-32601, as 2025-11-25 says),
+    // a task with it.
     let refused = peer
         .request(11, "tools/call", json!({"name": "export", "arguments": {}}))
         .await;
-    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("`export` runs only as a task"),
         "{message}"
     );
+    // A `ttl` too short to read the result by is raised.
     let export = peer
-        .request(12, "tools/call", task_call("export", json!({})))
+        .request(
+            12,
+            "tools/call",
+            json!({"name": "export", "arguments": {}, "task": {"ttl": 0}}),
+        )
         .await;
+    assert_eq!(export["result"]["task"]["ttl"], 60_000, "{export}");
     let export = export["result"]["task"]["taskId"].as_str().expect("a task");
     let result = peer
         .request(13, "tasks/result", json!({"taskId": export}))
