@@ -101,11 +101,11 @@ impl TaskProgress {
     }
 }
 
-pub(super) fn store_error(e: TaskStoreError) -> ErrorData {
+fn store_error(e: TaskStoreError) -> ErrorData {
     ErrorData::internal_error(e.to_string(), None)
 }
 
-pub(super) fn unknown_task(id: &str) -> ErrorData {
+fn unknown_task(id: &str) -> ErrorData {
     ErrorData::invalid_params(
         format!(
             "no task `{}`: unknown, or dropped after its time to live",

@@ -298,26 +298,21 @@ impl Server {
         let request: CallToolRequestParams = serde_json::from_value(params)
             .map_err(|e| ErrorData::invalid_params(format!("tools/call: {e}"), None))?;
         let name = shorten(&request.name, 100);
-        let index = match self.inner.by_name.get(request.name.as_ref()) {
+        let found = self.inner.by_name.get(request.name.as_ref());
+        let index = match found {
             Some(&index) if self.inner.tools[index].task != TaskSupport::Forbidden => index,
-            // As 2025-11-25 says for a tool whose `taskSupport` is forbidden.
-            Some(_) => {
-                return Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("the tool `{name}` does not run as a task: call it without `task`"),
-                    None,
-                ));
-            }
-            None if self.inner.meta_tools.iter().any(|t| t.name == request.name) => {
-                return Err(ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("the tool `{name}` does not run as a task: call it without `task`"),
-                    None,
-                ));
-            }
-            None => {
+            None if !self.inner.meta_tools.iter().any(|t| t.name == request.name) => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool `{name}`"),
+                    None,
+                ));
+            }
+            // As 2025-11-25 says for a tool whose `taskSupport` is forbidden
+            // (tool_search and execute_tool included).
+            _ => {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("the tool `{name}` does not run as a task: call it without `task`"),
                     None,
                 ));
             }
