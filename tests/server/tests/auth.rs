@@ -359,6 +359,14 @@ async fn tokens_scopes_refusals_and_rotation() {
         let forged = b64url(claims(aud, "workspace:exec").to_string().as_bytes());
         format!("{}.{forged}.{}", parts[0], parts[2])
     };
+    // The signature itself changed: one character of it, in the middle.
+    let bad_signature = {
+        let (signed, signature) = writer.rsplit_once('.').expect("a JWT");
+        let mut bytes = signature.as_bytes().to_vec();
+        let middle = bytes.len() / 2;
+        bytes[middle] = if bytes[middle] == b'A' { b'B' } else { b'A' };
+        format!("{signed}.{}", String::from_utf8(bytes).expect("base64url"))
+    };
     let cases = [
         ("expired", sign(RSA1, Algorithm::RS256, "rsa1", &expired)),
         (
@@ -381,6 +389,7 @@ async fn tokens_scopes_refusals_and_rotation() {
             sign(RSA2, Algorithm::RS256, "nobody", &claims(aud, "")),
         ),
         ("tampered", tampered),
+        ("bad signature", bad_signature),
         ("garbage", "not.a.jwt".to_owned()),
     ];
     for (what, token) in &cases {
