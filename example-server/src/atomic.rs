@@ -102,16 +102,37 @@ fn temp_name() -> io::Result<PathBuf> {
     Ok(PathBuf::from(format!(".tm-{hex}.tmp")))
 }
 
-/// Replaces (or, with `create`, creates) the file at `at` with `content`,
-/// all at once. The original, if any, keeps its permissions and is left as
-/// it was when anything fails.
-pub(crate) fn replace(at: &Located<'_>, create: bool, content: &[u8]) -> Result<(), PathError> {
+/// What a write may find at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A file that exists: an edit of it.
+    Existing,
+    /// No file: creating one, which must not replace a file that appears
+    /// meanwhile (nobody was asked about replacing it).
+    New,
+    /// A file or none: a replacement the person has agreed to.
+    Either,
+}
+
+/// Writes `content` to the file at `at` all at once, as `target` allows.
+/// The original, if any, keeps its permissions and is left as it was when
+/// anything fails. A file created here never replaces one that appeared
+/// after the look: the rename refuses to.
+pub(crate) fn replace(
+    at: &Located<'_>,
+    target_is: Target,
+    content: &[u8],
+) -> Result<(), PathError> {
     let (dir, name, permissions) = target(at)?;
-    if permissions.is_none() && !create {
-        return Err(PathError::new(format!(
-            "{} does not exist",
-            shown(at.given)
-        )));
+    match (target_is, &permissions) {
+        (Target::Existing, None) => {
+            return Err(PathError::new(format!(
+                "{} does not exist",
+                shown(at.given)
+            )));
+        }
+        (Target::New, Some(_)) => return Err(appeared(at)),
+        _ => {}
     }
     if permissions.is_some() {
         // A rename needs only the directory's write permission: without this
@@ -127,12 +148,42 @@ pub(crate) fn replace(at: &Located<'_>, create: bool, content: &[u8]) -> Result<
         dir.open_with(&name, &probe)
             .map_err(|e| io_error(at.given, &e))?;
     }
-    write_beside(&dir, &name, permissions, |file| file.write_all(content))
-        .map_err(|e| io_error(at.given, &e))
+    write_beside(&dir, &name, permissions, |file| file.write_all(content)).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            appeared(at)
+        } else {
+            io_error(at.given, &e)
+        }
+    })
+}
+
+fn appeared(at: &Located<'_>) -> PathError {
+    PathError::new(format!(
+        "{} was created by someone else after it was checked; nothing was written. \
+         Write it again to replace it",
+        shown(at.given)
+    ))
+}
+
+/// Renames `from` to `to` in `dir` unless `to` exists (then `AlreadyExists`).
+fn rename_new(dir: &Dir, from: &Path, to: &Path) -> io::Result<()> {
+    use rustix::fs::{AtFlags, RenameFlags, linkat, renameat_with};
+    match renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        // A filesystem without renameat2's flags: a hard link does not
+        // replace either.
+        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+            linkat(dir, from, dir, to, AtFlags::empty())?;
+            dir.remove_file(from)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Writes a temporary file in `dir` with `write`, gives it `permissions`
-/// (the new file's default when `None`), and renames it to `name`.
+/// (the new file's default when `None`), and renames it to `name`: over the
+/// original when there is one (`permissions`), else only if `name` is still
+/// free.
 fn write_beside(
     dir: &Dir,
     name: &Path,
@@ -167,7 +218,11 @@ fn write_beside(
         .and_then(|()| file.sync_all())
         .and_then(|()| {
             drop(file);
-            dir.rename(&temp, dir, name)
+            if permissions.is_some() {
+                dir.rename(&temp, dir, name)
+            } else {
+                rename_new(dir, &temp, name)
+            }
         });
     if written.is_err() {
         // The original was not touched; only the temporary file goes.
@@ -203,7 +258,12 @@ mod tests {
         std::fs::write(&path, "old").expect("write");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
         let roots = roots(ws.path());
-        replace(&roots.locate("a.txt").expect("locate"), false, b"new").expect("replace");
+        replace(
+            &roots.locate("a.txt").expect("locate"),
+            Target::Existing,
+            b"new",
+        )
+        .expect("replace");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
         let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
@@ -227,6 +287,52 @@ mod tests {
         assert!(leftovers(ws.path()).is_empty());
     }
 
+    /// A file created where a new one was to go is never replaced: checked
+    /// when the write starts, and again by the rename itself.
+    #[test]
+    fn a_new_file_never_replaces_one_that_appeared() {
+        let ws = tempfile::tempdir().expect("tempdir");
+        let roots = roots(ws.path());
+        std::fs::write(ws.path().join("late.txt"), "theirs").expect("write");
+        let refused = replace(
+            &roots.locate("late.txt").expect("locate"),
+            Target::New,
+            b"ours",
+        )
+        .unwrap_err();
+        assert!(
+            refused.to_string().contains("created by someone else"),
+            "{refused}"
+        );
+
+        // The race itself: the name is taken between the look and the rename.
+        let dir = Dir::open_ambient_dir(ws.path(), cap_std::ambient_authority()).expect("dir");
+        let raced = write_beside(&dir, Path::new("raced.txt"), None, |file| {
+            std::fs::write(ws.path().join("raced.txt"), "theirs")?;
+            file.write_all(b"ours")
+        })
+        .unwrap_err();
+        assert_eq!(raced.kind(), io::ErrorKind::AlreadyExists);
+        for name in ["late.txt", "raced.txt"] {
+            assert_eq!(
+                std::fs::read_to_string(ws.path().join(name)).expect("read"),
+                "theirs"
+            );
+        }
+        assert!(leftovers(ws.path()).is_empty());
+        // A new file is still created.
+        replace(
+            &roots.locate("fresh.txt").expect("locate"),
+            Target::New,
+            b"ours",
+        )
+        .expect("created");
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("fresh.txt")).expect("read"),
+            "ours"
+        );
+    }
+
     #[test]
     fn a_final_link_is_followed_inside_the_root_and_refused_outside() {
         let base = tempfile::tempdir().expect("tempdir");
@@ -237,7 +343,12 @@ mod tests {
         std::fs::write(base.path().join("secret.txt"), "secret").expect("write");
         std::os::unix::fs::symlink("../secret.txt", ws.join("out.txt")).expect("symlink");
         let roots = roots(&ws);
-        replace(&roots.locate("link.txt").expect("locate"), false, b"new").expect("replace");
+        replace(
+            &roots.locate("link.txt").expect("locate"),
+            Target::Existing,
+            b"new",
+        )
+        .expect("replace");
         assert_eq!(
             std::fs::read_to_string(ws.join("sub/real.txt")).expect("read"),
             "new"
@@ -248,7 +359,12 @@ mod tests {
                 .file_type()
                 .is_symlink()
         );
-        let refused = replace(&roots.locate("out.txt").expect("locate"), false, b"x").unwrap_err();
+        let refused = replace(
+            &roots.locate("out.txt").expect("locate"),
+            Target::Existing,
+            b"x",
+        )
+        .unwrap_err();
         assert!(refused.to_string().contains("outside"), "{refused}");
         assert_eq!(
             std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
@@ -268,12 +384,22 @@ mod tests {
         std::fs::write(base.path().join("secret.txt"), "secret").expect("write");
         std::os::unix::fs::symlink("../../secret.txt", ws.join("sub/out")).expect("symlink");
         let roots = roots(&ws);
-        replace(&roots.locate("sub/l").expect("locate"), false, b"new").expect("replace");
+        replace(
+            &roots.locate("sub/l").expect("locate"),
+            Target::Existing,
+            b"new",
+        )
+        .expect("replace");
         assert_eq!(
             std::fs::read_to_string(ws.join("a.txt")).expect("read"),
             "new"
         );
-        let refused = replace(&roots.locate("sub/out").expect("locate"), false, b"x").unwrap_err();
+        let refused = replace(
+            &roots.locate("sub/out").expect("locate"),
+            Target::Existing,
+            b"x",
+        )
+        .unwrap_err();
         assert!(refused.to_string().contains("outside"), "{refused}");
         assert_eq!(
             std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),

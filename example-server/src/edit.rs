@@ -135,7 +135,7 @@ pub(crate) fn apply_to_file(
     }
     if !preview.diff.is_empty() {
         let at = roots.locate(&args.path)?;
-        atomic::replace(&at, false, preview.new_text.as_bytes())?;
+        atomic::replace(&at, atomic::Target::Existing, preview.new_text.as_bytes())?;
     }
     Ok(preview)
 }

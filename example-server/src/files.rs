@@ -361,7 +361,9 @@ fn parent_exists(at: &Located<'_>) -> Result<bool, ToolError> {
     }
 }
 
-pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs) -> ToolResult {
+/// `write_file`: creates the file, or replaces it when `target` allows
+/// (the person was asked, or could not be and the server proceeds).
+pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs, target: atomic::Target) -> ToolResult {
     let at = roots.locate(&args.path)?;
     if at.is_root() {
         return Err(ToolError::new(format!("{} is a directory", args.path)));
@@ -378,7 +380,7 @@ pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs) -> ToolResult {
             .map_err(|e| at.error(&e))?;
     }
     // Never half-written: a temporary file beside it, renamed over it.
-    atomic::replace(&at, true, args.content.as_bytes())?;
+    atomic::replace(&at, target, args.content.as_bytes())?;
     Ok(format!("wrote {} bytes to {}", args.content.len(), args.path).into())
 }
 
@@ -433,7 +435,7 @@ pub(crate) fn replace_in_file(
     }
     let replaced = text.replace(&args.old_text, &args.new_text);
     // Never half-written: a temporary file beside it, renamed over it.
-    atomic::replace(&at, false, replaced.as_bytes())?;
+    atomic::replace(&at, atomic::Target::Existing, replaced.as_bytes())?;
     Ok(ReplaceInFileOutput {
         replaced: args.expected_count,
     })

@@ -7,7 +7,7 @@ use crate::limits::Limits;
 use crate::offload::Offload;
 use crate::scope::{Scope, Source};
 use crate::tools::*;
-use crate::{command, edit, files, listing, search};
+use crate::{atomic, command, edit, files, listing, search};
 
 /// Most bytes of a diff shown in `edit_file`'s question.
 const QUESTION_DIFF_BYTES: usize = 4000;
@@ -238,6 +238,16 @@ impl Tools for Workspace {
                 }
             }
         }
-        offloaded!(self, cx, files::write_file, args, no_limits)
+        // A file that was not there when looked at is created only if the
+        // name is still free: nobody was asked about replacing another.
+        let target = if replaces {
+            atomic::Target::Either
+        } else {
+            atomic::Target::New
+        };
+        let roots = self.scope.roots(&cx).await?;
+        self.offload
+            .run(move || files::write_file(&roots, args, target))
+            .await
     }
 }

@@ -119,6 +119,7 @@ fn swapped_file_links_never_read_or_write_outside() {
                 content: format!("overwritten {i}\n"),
                 create_dirs: false,
             },
+            crate::atomic::Target::Either,
         );
         writes_done += usize::from(write.is_ok());
         let replace = files::replace_in_file(
@@ -213,6 +214,7 @@ fn swapped_directory_links_never_move_or_create_outside() {
                 content: "x".into(),
                 create_dirs: true,
             },
+            crate::atomic::Target::Either,
         );
         written += usize::from(write.is_ok());
         // Moving out of the swapped directory must not take outside files.
