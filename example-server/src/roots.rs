@@ -104,7 +104,12 @@ impl Located<'_> {
 /// The error text for an I/O failure on `given`.
 pub(crate) fn io_error(given: &str, e: &io::Error) -> PathError {
     if is_escape(e) {
-        return outside(given);
+        // Only a link can lead out of a path already inside a root.
+        return PathError(format!(
+            "the path {} leads outside the allowed roots through a symbolic link \
+             (a link is followed only to a relative target inside the same root)",
+            shown(given)
+        ));
     }
     match e.kind() {
         io::ErrorKind::NotFound => PathError(format!("{} does not exist", shown(given))),
@@ -423,15 +428,21 @@ mod tests {
             "the path \"../no_such_file\" is outside the allowed roots"
         );
         // Through a link: the same text for an existing and a missing file.
+        let through_link = |name: &str| {
+            format!(
+                "the path \"link_out/etc/{name}\" leads outside the allowed roots through a symbolic link \
+                 (a link is followed only to a relative target inside the same root)"
+            )
+        };
         assert_eq!(
             read(&s.roots, "link_out/etc/passwd")
                 .unwrap_err()
                 .to_string(),
-            "the path \"link_out/etc/passwd\" is outside the allowed roots"
+            through_link("passwd")
         );
         assert_eq!(
             read(&s.roots, "link_out/etc/nope").unwrap_err().to_string(),
-            "the path \"link_out/etc/nope\" is outside the allowed roots"
+            through_link("nope")
         );
         assert_eq!(Roots::none().locate("a").unwrap_err().to_string(), NO_ROOTS);
         assert!(
