@@ -36,13 +36,25 @@ pub(crate) fn add(
                 async move {
                     let roots = scope.roots(&cx).await?;
                     let path = format!("/{}", vars.get("path").map_or("", String::as_str));
-                    let (text, mime) = offload
+                    let (body, mime) = offload
                         .run(move || files::read_resource(&roots, limits, &path))
                         .await?;
-                    let mut contents = ResourceContents::text(text, uri);
-                    if let ResourceContents::TextResourceContents { mime_type, .. } = &mut contents {
-                        *mime_type = Some(mime.to_owned());
-                    }
+                    let contents = match body {
+                        files::ResourceBody::Text(text) => {
+                            let mut contents = ResourceContents::text(text, uri);
+                            if let ResourceContents::TextResourceContents { mime_type, .. } =
+                                &mut contents
+                            {
+                                *mime_type = Some(mime.to_owned());
+                            }
+                            contents
+                        }
+                        files::ResourceBody::Blob(bytes) => {
+                            use base64::Engine as _;
+                            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                            ResourceContents::blob(data, uri).with_mime_type(mime)
+                        }
+                    };
                     Ok(vec![contents])
                 }
             },

@@ -497,13 +497,23 @@ pub(crate) fn is_existing_file(roots: &Roots, path: &str) -> Result<bool, ToolEr
     Ok(!at.is_root() && at.dir.metadata(&at.rel).is_ok_and(|m| m.is_file()))
 }
 
-/// A file as a resource (`file:///{+path}`): its text and MIME type, read
-/// with the same confinement and size limit as `read_file`.
+/// What a file resource holds.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ResourceBody {
+    /// UTF-8 text.
+    Text(String),
+    /// Anything else, sent base64-encoded.
+    Blob(Vec<u8>),
+}
+
+/// A file as a resource (`file:///{+path}`): its content (text when it is
+/// UTF-8, bytes otherwise) and MIME type, read with the same confinement and
+/// size limit as `read_file`.
 pub(crate) fn read_resource(
     roots: &Roots,
     limits: Limits,
     path: &str,
-) -> Result<(String, &'static str), ToolError> {
+) -> Result<(ResourceBody, &'static str), ToolError> {
     let at = roots.locate(path)?;
     let file = handles::open_read(&at)?.into_std();
     let max = limits.max_file_bytes;
@@ -514,12 +524,17 @@ pub(crate) fn read_resource(
             "{path} has more than the {max} bytes a read returns; use read_file with a line range"
         )));
     }
-    let text = String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(format!(
-            "{path} is not UTF-8 text; only text files are served as resources"
-        ))
-    })?;
-    Ok((text, mime_type(path)))
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((ResourceBody::Text(text), mime_type(path))),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let mime = infer::get(&bytes)
+                .map(|t| t.mime_type())
+                .or_else(|| media_type(path))
+                .unwrap_or("application/octet-stream");
+            Ok((ResourceBody::Blob(bytes), mime))
+        }
+    }
 }
 
 /// The MIME type a file's extension suggests; `text/plain` otherwise.

@@ -188,6 +188,24 @@ async fn write_asks_before_replacing_and_files_are_resources() {
         }
         other => panic!("{other:?}"),
     }
+    // A file that is not UTF-8 comes as bytes, base64-encoded.
+    std::fs::write(ws.path().join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").expect("write");
+    let blob = session
+        .read_resource(ReadResourceRequestParams::new(format!(
+            "file://{}/logo.png",
+            canonical.display()
+        )))
+        .await
+        .expect("resources/read");
+    match &blob.contents[0] {
+        ResourceContents::BlobResourceContents {
+            blob, mime_type, ..
+        } => {
+            assert_eq!(blob, "iVBORw0KGgoAAAANSUhEUg==");
+            assert_eq!(mime_type.as_deref(), Some("image/png"));
+        }
+        other => panic!("{other:?}"),
+    }
     let outside = session
         .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
         .await
