@@ -112,7 +112,40 @@ pub(crate) enum Target {
     New,
     /// A file or none: a replacement the person has agreed to.
     Either,
+    /// The very file that was read (an edit of its content): if another
+    /// file has taken its name meanwhile, nothing is written.
+    Read(FileId),
 }
+
+/// Which file a name led to: device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The file `meta` describes.
+    pub(crate) fn of(meta: &cap_std::fs::Metadata) -> Self {
+        use cap_std::fs::MetadataExt as _;
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+}
+
+/// The error a write gives up with when its file was swapped.
+#[derive(Debug)]
+struct Swapped;
+
+impl std::fmt::Display for Swapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("another file took its name while it was being edited")
+    }
+}
+
+impl std::error::Error for Swapped {}
 
 /// Writes `content` to the file at `at` all at once, as `target` allows.
 /// The original, if any, keeps its permissions and is left as it was when
@@ -125,7 +158,7 @@ pub(crate) fn replace(
 ) -> Result<(), PathError> {
     let (dir, name, permissions) = target(at)?;
     match (target_is, &permissions) {
-        (Target::Existing, None) => {
+        (Target::Existing | Target::Read(_), None) => {
             return Err(PathError::new(format!(
                 "{} does not exist",
                 shown(at.given)
@@ -148,8 +181,17 @@ pub(crate) fn replace(
         dir.open_with(&name, &probe)
             .map_err(|e| io_error(at.given, &e))?;
     }
-    write_beside(&dir, &name, permissions, |file| file.write_all(content)).map_err(|e| {
-        if e.kind() == io::ErrorKind::AlreadyExists {
+    let same = match target_is {
+        Target::Read(id) => Some(id),
+        _ => None,
+    };
+    write_beside(&dir, &name, permissions, same, |file| {
+        file.write_all(content)
+    })
+    .map_err(|e| {
+        if e.get_ref().is_some_and(|inner| inner.is::<Swapped>()) {
+            PathError::new(format!("{}: {e}; nothing was changed", shown(at.given)))
+        } else if e.kind() == io::ErrorKind::AlreadyExists {
             appeared(at)
         } else {
             io_error(at.given, &e)
@@ -182,12 +224,13 @@ fn rename_new(dir: &Dir, from: &Path, to: &Path) -> io::Result<()> {
 
 /// Writes a temporary file in `dir` with `write`, gives it `permissions`
 /// (the new file's default when `None`), and renames it to `name`: over the
-/// original when there is one (`permissions`), else only if `name` is still
-/// free.
+/// original when there is one (`permissions`) and, with `same`, it is still
+/// that file; else only if `name` is still free.
 fn write_beside(
     dir: &Dir,
     name: &Path,
     permissions: Option<cap_std::fs::Permissions>,
+    same: Option<FileId>,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut options = OpenOptions::new();
@@ -218,6 +261,12 @@ fn write_beside(
         .and_then(|()| file.sync_all())
         .and_then(|()| {
             drop(file);
+            // Checked as late as can be: only the rename itself follows.
+            if let Some(id) = same
+                && FileId::of(&dir.symlink_metadata(name)?) != id
+            {
+                return Err(io::Error::other(Swapped));
+            }
             if permissions.is_some() {
                 dir.rename(&temp, dir, name)
             } else {
@@ -275,7 +324,7 @@ mod tests {
         let ws = tempfile::tempdir().expect("tempdir");
         std::fs::write(ws.path().join("a.txt"), "original").expect("write");
         let dir = Dir::open_ambient_dir(ws.path(), cap_std::ambient_authority()).expect("dir");
-        let failed = write_beside(&dir, Path::new("a.txt"), None, |file| {
+        let failed = write_beside(&dir, Path::new("a.txt"), None, None, |file| {
             file.write_all(b"half")?;
             Err(io::Error::other("disk full"))
         });
@@ -285,6 +334,40 @@ mod tests {
             "original"
         );
         assert!(leftovers(ws.path()).is_empty());
+    }
+
+    /// An edit of a file that another took the name of meanwhile writes
+    /// nothing: the new file keeps its content.
+    #[test]
+    fn an_edit_of_a_swapped_file_writes_nothing() {
+        let ws = tempfile::tempdir().expect("tempdir");
+        let path = ws.path().join("a.txt");
+        std::fs::write(&path, "read").expect("write");
+        let dir = Dir::open_ambient_dir(ws.path(), cap_std::ambient_authority()).expect("dir");
+        let id = FileId::of(&dir.metadata("a.txt").expect("meta"));
+        let roots = roots(ws.path());
+        std::fs::write(ws.path().join("b.txt"), "swapped in").expect("write");
+        std::fs::rename(ws.path().join("b.txt"), &path).expect("swap");
+        let refused = replace(
+            &roots.locate("a.txt").expect("locate"),
+            Target::Read(id),
+            b"edited",
+        )
+        .unwrap_err();
+        assert!(
+            refused.to_string().contains("another file took its name"),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "swapped in");
+        assert!(leftovers(ws.path()).is_empty());
+        let id = FileId::of(&dir.metadata("a.txt").expect("meta"));
+        replace(
+            &roots.locate("a.txt").expect("locate"),
+            Target::Read(id),
+            b"edited",
+        )
+        .expect("the same file is edited");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "edited");
     }
 
     /// A file created where a new one was to go is never replaced: checked
@@ -307,7 +390,7 @@ mod tests {
 
         // The race itself: the name is taken between the look and the rename.
         let dir = Dir::open_ambient_dir(ws.path(), cap_std::ambient_authority()).expect("dir");
-        let raced = write_beside(&dir, Path::new("raced.txt"), None, |file| {
+        let raced = write_beside(&dir, Path::new("raced.txt"), None, None, |file| {
             std::fs::write(ws.path().join("raced.txt"), "theirs")?;
             file.write_all(b"ours")
         })

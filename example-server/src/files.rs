@@ -392,7 +392,9 @@ pub(crate) fn replace_in_file(
     let at = roots.locate(&args.path)?;
     let mut file = handles::open_read(&at)?;
     let max = limits.max_file_bytes;
-    let size = file.metadata()?.len();
+    let meta = file.metadata()?;
+    let read = atomic::FileId::of(&meta);
+    let size = meta.len();
     if size > max {
         return Err(ToolError::new(format!(
             "{} has {size} bytes, more than the {max} replace_in_file edits; nothing was changed",
@@ -435,7 +437,8 @@ pub(crate) fn replace_in_file(
     }
     let replaced = text.replace(&args.old_text, &args.new_text);
     // Never half-written: a temporary file beside it, renamed over it.
-    atomic::replace(&at, atomic::Target::Existing, replaced.as_bytes())?;
+    // Written only over the file that was read, not one swapped in since.
+    atomic::replace(&at, atomic::Target::Read(read), replaced.as_bytes())?;
     Ok(ReplaceInFileOutput {
         replaced: args.expected_count,
     })
