@@ -105,8 +105,6 @@ fn temp_name() -> io::Result<PathBuf> {
 /// What a write may find at its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Target {
-    /// A file that exists: an edit of it.
-    Existing,
     /// No file: creating one, which must not replace a file that appears
     /// meanwhile (nobody was asked about replacing it).
     New,
@@ -158,7 +156,7 @@ pub(crate) fn replace(
 ) -> Result<(), PathError> {
     let (dir, name, permissions) = target(at)?;
     match (target_is, &permissions) {
-        (Target::Existing | Target::Read(_), None) => {
+        (Target::Read(_), None) => {
             return Err(PathError::new(format!(
                 "{} does not exist",
                 shown(at.given)
@@ -309,7 +307,7 @@ mod tests {
         let roots = roots(ws.path());
         replace(
             &roots.locate("a.txt").expect("locate"),
-            Target::Existing,
+            Target::Either,
             b"new",
         )
         .expect("replace");
@@ -428,7 +426,7 @@ mod tests {
         let roots = roots(&ws);
         replace(
             &roots.locate("link.txt").expect("locate"),
-            Target::Existing,
+            Target::Either,
             b"new",
         )
         .expect("replace");
@@ -444,7 +442,7 @@ mod tests {
         );
         let refused = replace(
             &roots.locate("out.txt").expect("locate"),
-            Target::Existing,
+            Target::Either,
             b"x",
         )
         .unwrap_err();
@@ -469,7 +467,7 @@ mod tests {
         let roots = roots(&ws);
         replace(
             &roots.locate("sub/l").expect("locate"),
-            Target::Existing,
+            Target::Either,
             b"new",
         )
         .expect("replace");
@@ -479,7 +477,7 @@ mod tests {
         );
         let refused = replace(
             &roots.locate("sub/out").expect("locate"),
-            Target::Existing,
+            Target::Either,
             b"x",
         )
         .unwrap_err();

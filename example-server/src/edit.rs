@@ -38,6 +38,8 @@ pub(crate) struct Preview {
     pub(crate) diff: String,
     /// The file's new text.
     new_text: String,
+    /// The file the text was read from.
+    read: atomic::FileId,
 }
 
 /// Computes the edits of `args` on the file, changing nothing.
@@ -66,8 +68,11 @@ pub(crate) fn preview(
         )));
     }
     let at = roots.locate(&args.path)?;
-    let file = handles::open_read(&at)?.into_std();
-    let size = file.metadata()?.len();
+    let file = handles::open_read(&at)?;
+    let meta = file.metadata()?;
+    let read = atomic::FileId::of(&meta);
+    let file = file.into_std();
+    let size = meta.len();
     if size > max {
         return Err(ToolError::new(format!(
             "{} has {size} bytes, more than the {max} edit_file edits; nothing was changed",
@@ -115,7 +120,11 @@ pub(crate) fn preview(
             .header(&args.path, &args.path)
             .to_string()
     };
-    Ok(Preview { diff, new_text })
+    Ok(Preview {
+        diff,
+        new_text,
+        read,
+    })
 }
 
 /// Computes the edits again and writes them, if they still give `expected`
@@ -135,7 +144,12 @@ pub(crate) fn apply_to_file(
     }
     if !preview.diff.is_empty() {
         let at = roots.locate(&args.path)?;
-        atomic::replace(&at, atomic::Target::Existing, preview.new_text.as_bytes())?;
+        // Over the file that was read, not one swapped in since.
+        atomic::replace(
+            &at,
+            atomic::Target::Read(preview.read),
+            preview.new_text.as_bytes(),
+        )?;
     }
     Ok(preview)
 }
