@@ -150,14 +150,13 @@ pub async fn http_client_as(url: &str, recorder: Recorder, modern: bool) -> (Cli
 }
 
 /// [`http_client_as`], sending `headers` with every HTTP request as well.
-pub async fn http_client_with(
+pub async fn http_client_with<C: ClientHandler + Clone>(
     url: &str,
-    recorder: Recorder,
+    handler: C,
     modern: bool,
     headers: &[(&'static str, &str)],
-) -> (Client, Recorder) {
-    use rmcp::model::ProtocolVersion;
-    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+) -> (RunningService<RoleClient, C>, C) {
+    use rmcp::service::ClientServiceExt;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let headers = headers
         .iter()
@@ -171,19 +170,55 @@ pub async fn http_client_with(
     let config =
         StreamableHttpClientTransportConfig::with_uri(url.to_owned()).custom_headers(headers);
     let transport = StreamableHttpClientTransport::from_config(config);
-    let mode = if modern {
+    let client = handler
+        .clone()
+        .serve_with_lifecycle(transport, lifecycle(modern))
+        .await
+        .expect("connect over HTTP");
+    (client, handler)
+}
+
+/// `handler` connected to `url` over Streamable HTTP: 2026-07-28
+/// (`server/discover`) when `modern`, else a 2025-11-25 session.
+pub async fn connect_http<C: ClientHandler + Clone>(
+    url: &str,
+    handler: C,
+    modern: bool,
+) -> RunningService<RoleClient, C> {
+    http_client_with(url, handler, modern, &[]).await.0
+}
+
+/// `handler` connected to the server `bin` (with `args`) on stdio:
+/// 2026-07-28 (`server/discover`) when `modern`, else a 2025-11-25 session.
+pub async fn connect_stdio<C: ClientHandler>(
+    bin: &str,
+    args: &[&str],
+    handler: C,
+    modern: bool,
+) -> RunningService<RoleClient, C> {
+    use rmcp::service::ClientServiceExt;
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|c| {
+        c.args(args).stderr(Stdio::null());
+    }))
+    .expect("spawn the server");
+    handler
+        .serve_with_lifecycle(transport, lifecycle(modern))
+        .await
+        .expect("connect over stdio")
+}
+
+/// How rmcp's client starts: `server/discover` and 2026-07-28 when
+/// `modern`, else `initialize`.
+fn lifecycle(modern: bool) -> rmcp::service::ClientLifecycleMode {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::ClientLifecycleMode;
+    if modern {
         ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         }
     } else {
         ClientLifecycleMode::Initialize
-    };
-    let client = recorder
-        .clone()
-        .serve_with_lifecycle(transport, mode)
-        .await
-        .expect("connect over HTTP");
-    (client, recorder)
+    }
 }
 
 /// Calls a tool; a protocol error fails the test.

@@ -1,6 +1,6 @@
 //! The README's code is compiled: each code block marked
 //! `<!-- file: PATH -->` must be the content of PATH, a file of the crate
-//! `tests/tutorial` (its build script, binary and example), which the workspace
+//! `tests/tutorial` (its build script, library, binaries and examples), which the workspace
 //! builds and tests.
 
 use std::path::Path;
@@ -30,8 +30,8 @@ fn tutorial_blocks_are_the_compiled_files() {
         rest = &after[body_start + body_len..];
     }
     assert_eq!(
-        checked, 6,
-        "the tutorial's three files, its two examples and the mounted server"
+        checked, 7,
+        "the tutorial's tool file, build script, library and binary, its two examples and the mounted server"
     );
 }
 

@@ -30,10 +30,10 @@ impl ServerHandler for Server {
         if self.serves_resources() {
             capabilities.resources = Some(ResourcesCapability::default());
         }
-        if !self.inner.prompts.is_empty() {
+        if self.serves_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
-        if !self.inner.completions.is_empty() {
+        if self.serves_completions() {
             capabilities.completions = Some(Default::default());
         }
         self.declare_tasks(&mut capabilities);
@@ -339,8 +339,8 @@ impl ServerHandler for Server {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        // The only methods of our own: 2025-11-25's tasks.
-        self.legacy_task_request(request, context)
+        // The only methods of our own: 2025-11-25's tasks (see `compat`).
+        super::compat::serve_2025_task_request(self, request, context)
             .await
             .map(CustomResult)
     }
@@ -356,7 +356,15 @@ impl ServerHandler for Server {
 }
 
 impl Server {
-    fn serves_resources(&self) -> bool {
+    pub(super) fn serves_prompts(&self) -> bool {
+        !self.inner.prompts.is_empty()
+    }
+
+    pub(super) fn serves_completions(&self) -> bool {
+        !self.inner.completions.is_empty()
+    }
+
+    pub(super) fn serves_resources(&self) -> bool {
         !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
     }
 

@@ -5,12 +5,11 @@
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
-//! closed: `sessions`), connections and the time to send headers (`serve`),
+//! closed: `compat::sessions`), connections and the time to send headers (`serve`),
 //! and the time and size of a body (`body`).
 
 pub(super) mod body;
 mod serve;
-mod sessions;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -26,7 +25,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{Gate, ProtectedResource, StaticToken, TokenVerifier};
-use super::{Server, ServerError};
+use super::compat::{self, Compat};
+use super::{ServerError, Serves};
 use crate::BoxFuture;
 
 /// How the HTTP server listens and whom it accepts.
@@ -188,7 +188,7 @@ impl HttpServer {
     }
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight.
-    /// Boxed like [`Server::serve_stdio`], and `shutdown` too, so that axum's
+    /// Boxed like [`Server::serve_stdio`](super::Server::serve_stdio), and `shutdown` too, so that axum's
     /// server is compiled in this crate whatever the signal.
     pub fn run_until(
         self,
@@ -249,6 +249,7 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
 }
 
 struct Guard {
+    compat: Compat,
     hosts: Vec<String>,
     origins: Vec<String>,
     gate: Option<Gate>,
@@ -256,97 +257,81 @@ struct Guard {
     body_read_timeout: Duration,
 }
 
-impl Server {
-    /// Binds the HTTP server (refusing a non-loopback address unless the options
-    /// allow it); serve it with [`HttpServer::run`]. Boxed like
-    /// [`Server::serve_stdio`].
-    pub fn bind_http(
-        self,
-        options: HttpOptions,
-    ) -> BoxFuture<'static, Result<HttpServer, ServerError>> {
-        Box::pin(self.bind(options))
+/// Binds the HTTP server of `server` (refusing a non-loopback address
+/// unless the options allow it).
+pub(super) async fn bind<S: Serves>(
+    server: S,
+    options: HttpOptions,
+) -> Result<HttpServer, ServerError> {
+    if !options.addr.ip().is_loopback() && !options.allow_non_loopback {
+        return Err(ServerError::new(format!(
+            "refusing to listen on {}: it is not a loopback address, so other machines could call these tools. \
+             Listen on 127.0.0.1, or allow non-loopback addresses explicitly (and set a bearer token)",
+            options.addr
+        )));
     }
-
-    async fn bind(self, options: HttpOptions) -> Result<HttpServer, ServerError> {
-        if !options.addr.ip().is_loopback() && !options.allow_non_loopback {
-            return Err(ServerError::new(format!(
-                "refusing to listen on {}: it is not a loopback address, so other machines could call these tools. \
-                 Listen on 127.0.0.1, or allow non-loopback addresses explicitly (and set a bearer token)",
-                options.addr
-            )));
-        }
-        let gate = match (options.verifier, &options.resource) {
-            (Some(Verifier(verifier)), resource) => {
-                Some(Gate::new(verifier, resource.as_ref(), self.clone())?)
-            }
-            (None, Some(_)) => {
-                return Err(ServerError::new(
-                    "protected resource metadata needs a token verifier: set one with token_verifier or bearer_token",
-                ));
-            }
-            (None, None) => None,
-        };
-        let listener = tokio::net::TcpListener::bind(options.addr)
-            .await
-            .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
-        let cancel = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default()
-            .disable_allowed_hosts()
-            // Our guard holds bodies to the limit; renaming a 2025-11-25 task
-            // request (`task_legacy`) may lengthen one by a few bytes.
-            .with_max_request_body_bytes(options.max_body_bytes.saturating_add(64))
-            .with_cancellation_token(cancel.clone());
-        let server = self.clone();
-        let sessions = Arc::new(sessions::CappedSessions::new(
-            options.max_sessions,
-            options.session_idle_timeout,
-        ));
-        sessions.spawn_reaper(cancel.clone());
-        let service =
-            StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
-        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
-            .map(str::to_owned)
-            .to_vec();
-        hosts.extend(options.allowed_hosts);
-        let guard = Arc::new(Guard {
-            hosts,
-            origins: options.allowed_origins,
-            gate,
-            max_body_bytes: options.max_body_bytes,
-            body_read_timeout: options.body_read_timeout,
-        });
-        let mut router = axum::Router::new().nest_service("/mcp", service);
-        let legacy_tasks = self.runs_tasks();
-        if !self.inner.list_extras.is_empty() || legacy_tasks {
-            // Inside the guard: only accepted requests get this far, and the
-            // scope check has seen each request under its own name.
-            let patch = Arc::new(super::http_wire::WirePatch {
-                extras: self.inner.list_extras.clone(),
-                legacy_tasks,
-                max_body_bytes: options.max_body_bytes,
-            });
-            router = router.layer(axum::middleware::from_fn_with_state(
-                patch,
-                super::http_wire::patch_wire,
+    let gate = match (options.verifier, &options.resource) {
+        (Some(Verifier(verifier)), resource) => Some(Gate::new(
+            verifier,
+            resource.as_ref(),
+            server.tools().clone(),
+        )?),
+        (None, Some(_)) => {
+            return Err(ServerError::new(
+                "protected resource metadata needs a token verifier: set one with token_verifier or bearer_token",
             ));
         }
-        let router = router.layer(axum::middleware::from_fn_with_state(guard, check));
-        tracing::info!(addr = %options.addr, "serving MCP over Streamable HTTP at /mcp");
-        Ok(HttpServer {
-            listener,
-            router,
-            cancel,
-            limits: serve::ConnectionLimits {
-                header_read_timeout: options.header_read_timeout,
-                max_connections: options.max_connections,
-            },
-        })
-    }
+        (None, None) => None,
+    };
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
+    let cancel = CancellationToken::new();
+    // rmcp's own Host check is off: ours (`check`) runs first, before the
+    // token check, so that a rebinding page gets 403 and never a
+    // challenge, and it knows the operator's extra hosts and origins.
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_cancellation_token(cancel.clone());
+    let compat = Compat::of(server.tools());
+    let sessions = Arc::new(compat::CappedSessions::new(
+        options.max_sessions,
+        options.session_idle_timeout,
+        compat.clone(),
+    ));
+    sessions.spawn_reaper(cancel.clone());
+    let mcp = StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+        .map(str::to_owned)
+        .to_vec();
+    hosts.extend(options.allowed_hosts);
+    let guard = Arc::new(Guard {
+        compat,
+        hosts,
+        origins: options.allowed_origins,
+        gate,
+        max_body_bytes: options.max_body_bytes,
+        body_read_timeout: options.body_read_timeout,
+    });
+    let router = axum::Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(guard, check));
+    tracing::info!(addr = %options.addr, "serving MCP over Streamable HTTP at /mcp");
+    Ok(HttpServer {
+        listener,
+        router,
+        cancel,
+        limits: serve::ConnectionLimits {
+            header_read_timeout: options.header_read_timeout,
+            max_connections: options.max_connections,
+        },
+    })
 }
 
 /// Serves until Ctrl-C or SIGTERM.
-pub(crate) async fn serve(server: Server, options: HttpOptions) -> Result<(), ServerError> {
-    server.bind_http(options).await?.run().await
+pub(super) async fn serve<S: Serves>(server: S, options: HttpOptions) -> Result<(), ServerError> {
+    bind(server, options).await?.run().await
 }
 
 async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response {
@@ -393,19 +378,27 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     if request.method() != axum::http::Method::POST {
         return next.run(with_principal(request, principal)).await;
     }
-    let request = match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await
-    {
-        Ok(request) => request,
-        Err(refused) => return refused,
-    };
-    let request = match (&guard.gate, &principal) {
-        (Some(gate), Some(principal)) => match scope_check(gate, principal, request).await {
-            Ok(request) => request,
+    let (mut request, messages) =
+        match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await {
+            Ok(buffered) => buffered,
             Err(refused) => return refused,
-        },
-        _ => request,
-    };
-    next.run(with_principal(request, principal)).await
+        };
+    // Over HTTP the gate answers 403 for a tool the principal lacks scopes
+    // for, before rmcp sees the call.
+    if let (Some(gate), Some(principal)) = (&guard.gate, &principal)
+        && let Some(refused) = gate.authorize(principal, &messages)
+    {
+        return refused;
+    }
+    if let Some(tasks) = compat::http::task_params(&messages) {
+        request.extensions_mut().insert(tasks);
+    }
+    let patch = compat::http::patches_answer(&guard.compat, request.headers(), &messages);
+    let response = next.run(with_principal(request, principal)).await;
+    if patch {
+        return compat::http::patch_answer(response, &guard.compat).await;
+    }
+    response
 }
 
 /// The request with the verified principal in its extensions, where the
@@ -418,24 +411,6 @@ fn with_principal(
         request.extensions_mut().insert(principal);
     }
     request
-}
-
-/// `403` when the buffered body calls a tool the principal lacks scopes for.
-async fn scope_check(
-    gate: &Gate,
-    principal: &super::auth::Principal,
-    request: Request<Body>,
-) -> Result<Request<Body>, Response> {
-    let (parts, body) = request.into_parts();
-    // The body is already in memory (`body::buffered`): this takes the same
-    // bytes back without copying them.
-    let bytes = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .map_err(|_| (StatusCode::BAD_REQUEST, "the request body was lost").into_response())?;
-    if let Some(refused) = gate.authorize(principal, &bytes) {
-        return Err(refused);
-    }
-    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// The host name of a `Host` header or an origin's authority, without port.

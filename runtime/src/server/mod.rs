@@ -21,12 +21,16 @@
 //! # }
 //! ```
 //!
+//! A server of your own (an rmcp `ServerHandler`) serves the same tools the
+//! same way once they are mounted in it ([`Server::mount`]).
+//!
 //! One job per file: `builder` assembles the tools, `call` runs one call
 //! (decoding, panics, cancellation, progress), `discovery` is the two
 //! meta-tools, `cache` what lists vary by and their cache hints, `handler`
-//! answers rmcp's requests, `http` serves Streamable HTTP,
-//! `log` is the default log filter, `task` runs calls as tasks kept in a
-//! `task_store`, `wire` puts back what rmcp's `Tool` drops from an entry.
+//! answers rmcp's requests, `mount` serves them beside a handler of yours,
+//! `compat` fills what rmcp 3.11 cannot say (one seam, each gap named with
+//! its removal condition), `http` serves Streamable HTTP, `log` is the
+//! default log filter, `task` runs calls as tasks kept in a `task_store`.
 //! `auth` checks HTTP bearer tokens and `access` filters tools by their scopes.
 
 mod access;
@@ -37,21 +41,19 @@ pub mod auth;
 mod builder;
 mod cache;
 mod call;
+mod compat;
 mod discovery;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
-mod http_wire;
 mod log;
+mod mount;
 mod prompts;
 mod resources;
 mod roots;
 mod task;
-mod task_legacy;
 mod task_store;
 mod uri_template;
-mod wire;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -64,6 +66,7 @@ pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
+pub use mount::Mounted;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
@@ -119,8 +122,8 @@ struct Inner {
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
     tasks: task::Tasks,
-    /// What rmcp's `Tool` drops from the entries, put back on the wire.
-    list_extras: Arc<wire::ListExtras>,
+    /// What rmcp's `Tool` drops from the entries, put back by `compat`.
+    list_extras: Arc<compat::ListExtras>,
 }
 
 /// An MCP server over generated tool sets and run-time tools; cheap to clone
@@ -200,39 +203,7 @@ impl Server {
     /// (an `async fn` is compiled where it is polled): that alone is most of a
     /// small server's debug build time.
     pub fn serve_stdio(self) -> BoxFuture<'static, Result<(), ServerError>> {
-        Box::pin(self.run_stdio())
-    }
-
-    async fn run_stdio(self) -> Result<(), ServerError> {
-        use rmcp::ServiceExt;
-        let (stdin, stdout) = rmcp::transport::stdio();
-        let legacy_tasks = self.runs_tasks();
-        // 2025-11-25's task requests are renamed before rmcp reads them
-        // (see `task_legacy`); a server without tasks reads stdin directly.
-        let stdin: Box<dyn tokio::io::AsyncRead + Send + Unpin> = if legacy_tasks {
-            Box::new(task_legacy::reroute_lines(stdin))
-        } else {
-            Box::new(stdin)
-        };
-        let transport = wire::Patched {
-            inner: rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout),
-            extras: self.inner.list_extras.clone(),
-            legacy_tasks,
-        };
-        let running = match self.serve(transport).await {
-            Ok(running) => running,
-            // The client went away before saying anything: nothing to serve.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::info!("stdin closed before the client initialized");
-                return Ok(());
-            }
-            Err(e) => return Err(ServerError::new(format!("cannot start on stdio: {e}"))),
-        };
-        running
-            .waiting()
-            .await
-            .map_err(|e| ServerError::new(format!("stdio server failed: {e}")))?;
-        Ok(())
+        Box::pin(compat::serve_stdio(self))
     }
 
     /// Serves Streamable HTTP at `/mcp` until Ctrl-C or SIGTERM (or the options'
@@ -241,5 +212,39 @@ impl Server {
     #[cfg(feature = "http")]
     pub fn serve_http(self, options: HttpOptions) -> BoxFuture<'static, Result<(), ServerError>> {
         Box::pin(http::serve(self, options))
+    }
+
+    /// Binds the HTTP server (refusing a non-loopback address unless the
+    /// options allow it); serve it with [`HttpServer::run`]. Boxed like
+    /// [`Server::serve_stdio`].
+    #[cfg(feature = "http")]
+    pub fn bind_http(
+        self,
+        options: HttpOptions,
+    ) -> BoxFuture<'static, Result<HttpServer, ServerError>> {
+        Box::pin(http::bind(self, options))
+    }
+}
+
+/// What the transports serve: an rmcp handler over a [`Server`]'s tools
+/// (the `Server` itself, or a [`Mounted`] handler), made afresh for each
+/// session.
+pub(crate) trait Serves: rmcp::ServerHandler + Sized {
+    /// The tools' server: its catalog, tasks and scopes.
+    fn tools(&self) -> &Server;
+    /// The same for a new session (see [`Server::for_session`]): each HTTP
+    /// session gets one.
+    #[cfg(feature = "http")]
+    fn for_session(&self) -> Self;
+}
+
+impl Serves for Server {
+    fn tools(&self) -> &Server {
+        self
+    }
+
+    #[cfg(feature = "http")]
+    fn for_session(&self) -> Self {
+        Server::for_session(self)
     }
 }

@@ -1,31 +1,19 @@
-use toolmetadata::server::{Server, ServerError};
-use toolmetadata::{Context, ToolResult};
-
-mod tools {
-    toolmetadata::include_tools!();
-}
-
-const NOTES: &[&str] = &["buy milk", "call Ada", "milk the cow"];
-
-struct Notes;
-
-impl tools::Tools for Notes {
-    async fn search_notes(&self, args: tools::SearchNotesArgs, _cx: Context) -> ToolResult {
-        let hits: Vec<&str> = NOTES
-            .iter()
-            .copied()
-            .filter(|note| note.contains(args.query.as_str()))
-            .take(args.limit as usize)
-            .collect();
-        Ok(hits.join("\n").into())
-    }
-}
+use toolmetadata::server::{HttpOptions, Server};
+use toolmetadata_tutorial::{Notes, tools};
 
 #[tokio::main]
-async fn main() -> Result<(), ServerError> {
-    Server::builder()
-        .tool_set(tools::tool_set(Notes))
-        .build()?
-        .serve_stdio()
-        .await
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder().tool_set(tools::tool_set(Notes)).build()?;
+    // `--http ADDR` serves Streamable HTTP at `/mcp`; stdio otherwise.
+    match std::env::args().skip_while(|arg| arg != "--http").nth(1) {
+        None => server.serve_stdio().await?,
+        Some(addr) => {
+            let http = server
+                .bind_http(HttpOptions::default().addr(addr.parse()?))
+                .await?;
+            eprintln!("listening on http://{}/mcp", http.local_addr()?);
+            http.run().await?;
+        }
+    }
+    Ok(())
 }

@@ -109,25 +109,22 @@ impl Gate {
 
     /// `403 insufficient_scope` when the body calls a tool (`tools/call`,
     /// alone or in a batch) whose scopes `principal` does not hold.
-    pub(crate) fn authorize(&self, principal: &Principal, body: &[u8]) -> Option<Response> {
-        let messages: Vec<Peek> = match serde_json::from_slice::<OneOrMany>(body).ok()? {
-            OneOrMany::One(m) => vec![m],
-            OneOrMany::Many(ms) => ms,
-        };
+    pub(crate) fn authorize(&self, principal: &Principal, messages: &[Peek]) -> Option<Response> {
         for message in messages {
             let Some(name) = message
                 .params
-                .and_then(|p| p.name)
+                .as_ref()
+                .and_then(|p| p.name.as_deref())
                 .filter(|_| message.method.as_deref() == Some("tools/call"))
             else {
                 continue;
             };
-            let Some(needed) = self.server.tool_scopes(&name) else {
+            let Some(needed) = self.server.tool_scopes(name) else {
                 continue;
             };
             let missing = principal.missing(needed);
             if !missing.is_empty() {
-                return Some(self.insufficient_scope(principal, needed, &name, &missing));
+                return Some(self.insufficient_scope(principal, needed, name, &missing));
             }
         }
         None
@@ -211,13 +208,6 @@ fn challenge(params: &[(&str, String)]) -> HeaderValue {
     };
     // Only visible ASCII and spaces are left, which a header value accepts.
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
-}
-
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(Peek),
-    Many(Vec<Peek>),
 }
 
 #[cfg(test)]

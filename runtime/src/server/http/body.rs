@@ -1,8 +1,9 @@
 //! Reading a request body before rmcp does: within a time limit (a client
 //! that sends half a body no longer holds the connection and its buffer
-//! forever), within the size limit, and checked to be JSON, so that invalid
-//! JSON gets the JSON-RPC parse error the specification asks for instead of
-//! rmcp's 415.
+//! forever) and within the size limit. The body is parsed here once, into a
+//! [`Peek`] of each message, which the scope check and `compat` read instead
+//! of parsing it again (`compat` also refuses here what rmcp answers wrongly:
+//! invalid JSON, and arguments that are not an object).
 
 use std::time::Duration;
 
@@ -10,13 +11,15 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// The body of `request`, read, and the request rebuilt around it; or the
-/// response that refuses it.
+use crate::server::compat;
+
+/// The body of `request`, read, and the request rebuilt around it, with a
+/// [`Peek`] of each JSON-RPC message in it; or the response that refuses it.
 pub(super) async fn buffered(
     request: Request<Body>,
     max_bytes: usize,
     timeout: Duration,
-) -> Result<Request<Body>, Response> {
+) -> Result<(Request<Body>, Vec<Peek>), Response> {
     let (parts, body) = request.into_parts();
     let bytes = match tokio::time::timeout(timeout, axum::body::to_bytes(body, max_bytes)).await {
         Err(_) => {
@@ -46,21 +49,42 @@ pub(super) async fn buffered(
                 .next()
                 .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
         });
+    let mut messages = Vec::new();
     if json {
-        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
-            return Err(parse_error(&e.to_string()));
-        }
-        if let Some(refused) = arguments_not_an_object(&bytes) {
+        messages = match serde_json::from_slice::<OneOrMany>(&bytes) {
+            Ok(OneOrMany::One(message)) => vec![message],
+            Ok(OneOrMany::Many(batch)) => batch,
+            // Not a message nor a batch of them; the parse error, if it is
+            // not JSON at all, and rmcp's own answer otherwise.
+            Err(_) => {
+                if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+                    return Err(compat::http::parse_error(&e.to_string()));
+                }
+                Vec::new()
+            }
+        };
+        if let Some(refused) = messages
+            .iter()
+            .find_map(compat::http::arguments_not_an_object)
+        {
             return Err(refused);
         }
     }
-    Ok(Request::from_parts(parts, Body::from(bytes)))
+    Ok((Request::from_parts(parts, Body::from(bytes)), messages))
+}
+
+/// A body: one JSON-RPC message, or a batch of them.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Peek),
+    Many(Vec<Peek>),
 }
 
 /// The parts of a JSON-RPC message the HTTP layer looks at before rmcp (here,
-/// and the scope check of `auth`); the rest is skipped, not kept, so a large
-/// body is not copied.
-#[derive(serde::Deserialize)]
+/// the scope check of `auth`, and `compat`); the rest is skipped, not kept,
+/// so a large body is not copied.
+#[derive(Debug, serde::Deserialize)]
 pub(in crate::server) struct Peek {
     #[serde(default)]
     pub(in crate::server) id: serde_json::Value,
@@ -70,17 +94,20 @@ pub(in crate::server) struct Peek {
     pub(in crate::server) params: Option<PeekParams>,
 }
 
-/// The params of a [`Peek`]ed message: a tool call's name and the shape of
-/// its arguments.
-#[derive(serde::Deserialize)]
+/// The params of a [`Peek`]ed message: a tool call's name, the shape of its
+/// arguments, and the 2025-11-25 `task` param that rmcp drops.
+#[derive(Debug, serde::Deserialize)]
 pub(in crate::server) struct PeekParams {
     #[serde(default)]
     pub(in crate::server) name: Option<String>,
     #[serde(default)]
-    arguments: Option<Shape>,
+    pub(in crate::server) arguments: Option<Shape>,
+    #[serde(default)]
+    pub(in crate::server) task: Option<serde_json::Value>,
 }
 
 /// Whether a JSON value is an object, read without keeping it.
+#[derive(Debug)]
 pub(in crate::server) enum Shape {
     Object,
     Other(&'static str),
@@ -129,46 +156,6 @@ impl<'de> serde::Deserialize<'de> for Shape {
         }
         d.deserialize_any(Kind)
     }
-}
-
-/// rmcp reads a `tools/call` whose `arguments` is not an object as an
-/// unknown method; the client's mistake is in the params.
-fn arguments_not_an_object(bytes: &[u8]) -> Option<Response> {
-    let peek: Peek = serde_json::from_slice(bytes).ok()?;
-    if peek.method.as_deref() != Some("tools/call") {
-        return None;
-    }
-    let Some(Shape::Other(what)) = peek.params?.arguments else {
-        return None;
-    };
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": peek.id,
-        "error": {"code": -32602, "message": format!("`arguments` must be an object, not {what}")},
-    });
-    Some(
-        (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response(),
-    )
-}
-
-/// JSON-RPC's parse error: code -32700, `id` null, HTTP 400.
-fn parse_error(detail: &str) -> Response {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32700, "message": format!("Parse error: {detail}")},
-    });
-    (
-        StatusCode::BAD_REQUEST,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 #[cfg(test)]
@@ -247,7 +234,7 @@ mod tests {
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::REQUEST_TIMEOUT);
-        let passed = buffered(post("{\"a\": 1}"), 100, Duration::from_secs(1))
+        let (passed, _) = buffered(post("{\"a\": 1}"), 100, Duration::from_secs(1))
             .await
             .expect("accepted");
         let body = axum::body::to_bytes(passed.into_body(), 100)

@@ -1,65 +1,36 @@
-use toolmetadata::server::Server;
-use toolmetadata::server::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-};
-use toolmetadata::server::rmcp::service::{RequestContext, RoleServer};
-use toolmetadata::server::rmcp::{ErrorData, ServerHandler, ServiceExt};
-use toolmetadata::{Context, ToolResult};
+use toolmetadata::server::rmcp::ServerHandler;
+use toolmetadata::server::rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use toolmetadata::server::{HttpOptions, Server};
+use toolmetadata_tutorial::{Notes, tools};
 
-mod tools {
-    toolmetadata::include_tools!();
-}
-
-struct Notes;
-
-impl tools::Tools for Notes {
-    async fn search_notes(&self, args: tools::SearchNotesArgs, _cx: Context) -> ToolResult {
-        Ok(format!("no note mentions {}", args.query).into())
-    }
-}
-
-/// A hand-written rmcp server that serves its own things and mounts the
-/// generated tools: the calls go to `tools`, with its argument decoding and
-/// errors, and `get_tool` lets rmcp check `Mcp-Param-*` headers.
-struct MyServer {
-    tools: Server,
-}
+/// A hand-written rmcp server: its own name and instructions, and whatever
+/// else it serves by hand; the generated tools are mounted in it.
+#[derive(Clone)]
+struct MyServer;
 
 impl ServerHandler for MyServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = ServerConfig::new(ServerCapabilities::default());
         info.server_info = Implementation::new("my-server", "1.0.0");
+        info.instructions = Some("Notes: search them, count their words, archive them".into());
         info
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        self.tools.list_tools(request, context).await
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.tools.call_tool(request, context).await
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get_tool(name)
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tools = Server::builder().tool_set(tools::tool_set(Notes)).build()?;
-    let running = MyServer { tools }
-        .serve(toolmetadata::server::rmcp::transport::stdio())
-        .await?;
-    running.waiting().await?;
+    let server = tools.mount(MyServer);
+    // `--http ADDR` serves Streamable HTTP at `/mcp`; stdio otherwise.
+    match std::env::args().skip_while(|arg| arg != "--http").nth(1) {
+        None => server.serve_stdio().await?,
+        Some(addr) => {
+            let http = server
+                .bind_http(HttpOptions::default().addr(addr.parse()?))
+                .await?;
+            eprintln!("listening on http://{}/mcp", http.local_addr()?);
+            http.run().await?;
+        }
+    }
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! rmcp's local session manager with a cap and an idle reaper.
+//! Gap 4 of `compat`: rmcp's local session manager with a cap and an idle
+//! reaper.
 //!
 //! The local manager keeps a session's handle in its map until the client
 //! deletes the session; a worker that quits on its idle timeout leaves the
@@ -7,6 +8,9 @@
 //! timeout (on every new session and from a periodic task), and when the cap
 //! is reached closes the least recently used one: its client gets 404 and,
 //! as the protocol says, starts a new session.
+//!
+//! Each session's transport is `compat`'s, so that a session is served like
+//! stdio, with rmcp's gaps filled.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -20,20 +24,25 @@ use rmcp::transport::streamable_http_server::session::local::{
 };
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use tokio::time::Instant;
+
+use super::{Compat, Transport};
 use tokio_util::sync::CancellationToken;
 
 /// The local manager, capped.
 #[derive(Debug)]
-pub(super) struct CappedSessions {
+pub(in crate::server) struct CappedSessions {
     inner: LocalSessionManager,
     max: usize,
     idle: Duration,
     last_used: Mutex<HashMap<SessionId, Instant>>,
+    /// What each session's transport fills in.
+    compat: Compat,
 }
 
 impl CappedSessions {
-    /// At most `max` sessions (at least one), each closed after `idle` unused.
-    pub(super) fn new(max: usize, idle: Duration) -> Self {
+    /// At most `max` sessions (at least one), each closed after `idle`
+    /// unused, each served through `compat`'s transport.
+    pub(in crate::server) fn new(max: usize, idle: Duration, compat: Compat) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(idle);
         CappedSessions {
@@ -41,13 +50,14 @@ impl CappedSessions {
             max: max.max(1),
             idle,
             last_used: Mutex::new(HashMap::new()),
+            compat,
         }
     }
 
     /// Closes idle sessions every quarter of the idle timeout until `cancel`
     /// or until the manager is dropped, so memory comes back after a burst
     /// even when no new session arrives.
-    pub(super) fn spawn_reaper(self: &Arc<Self>, cancel: CancellationToken) {
+    pub(in crate::server) fn spawn_reaper(self: &Arc<Self>, cancel: CancellationToken) {
         let weak: Weak<Self> = Arc::downgrade(self);
         let period = (self.idle / 4).max(Duration::from_millis(100));
         tokio::spawn(async move {
@@ -123,13 +133,13 @@ impl CappedSessions {
 
 impl SessionManager for CappedSessions {
     type Error = LocalSessionManagerError;
-    type Transport = <LocalSessionManager as SessionManager>::Transport;
+    type Transport = Transport<<LocalSessionManager as SessionManager>::Transport>;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         self.reap(Some(1)).await;
         let (id, transport) = self.inner.create_session().await?;
         self.table().insert(id.clone(), Instant::now());
-        Ok((id, transport))
+        Ok((id, self.compat.transport(transport, None)))
     }
 
     async fn initialize_session(
@@ -197,7 +207,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_cap_closes_the_least_recently_used_session() {
-        let sessions = CappedSessions::new(2, Duration::from_secs(60));
+        let sessions = CappedSessions::new(2, Duration::from_secs(60), Compat::none());
         let (a, _ta) = sessions.create_session().await.expect("a");
         tokio::time::sleep(Duration::from_millis(5)).await;
         let (b, _tb) = sessions.create_session().await.expect("b");
@@ -215,7 +225,11 @@ mod tests {
 
     #[tokio::test]
     async fn idle_sessions_are_closed_by_the_reaper() {
-        let sessions = Arc::new(CappedSessions::new(10, Duration::from_millis(200)));
+        let sessions = Arc::new(CappedSessions::new(
+            10,
+            Duration::from_millis(200),
+            Compat::none(),
+        ));
         let cancel = CancellationToken::new();
         sessions.spawn_reaper(cancel.clone());
         for _ in 0..5 {

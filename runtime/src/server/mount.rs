@@ -1,0 +1,410 @@
+//! [`Mounted`]: a server of your own (an rmcp `ServerHandler`) with the
+//! tools of a [`Server`] mounted in it, served exactly as the `Server` alone
+//! serves them.
+
+use std::borrow::Cow;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
+    CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::{ErrorData, ServerHandler};
+
+use super::{Server, ServerError, Serves};
+use crate::BoxFuture;
+
+/// Your own rmcp `ServerHandler` with the tools of a [`Server`] mounted in
+/// it: made by [`Server::mount`], served with [`Mounted::serve_stdio`] or
+/// [`Mounted::serve_http`].
+///
+/// The tools' requests (`tools/list`, `tools/call`, the task requests of
+/// both protocol generations) go to the `Server`, with everything it serves
+/// them with: argument decoding and errors, `[confirm]`, scopes, tasks, the
+/// entries as rendered (`execution` included), cache hints. So do prompts,
+/// resources and completions when the `Server` was built with some. Every
+/// other request goes to your handler: `initialize` (your name, version and
+/// instructions, with the tools' capabilities added), `ping`, logging,
+/// subscriptions, and your own prompts and resources. Each HTTP session
+/// gets a clone of your handler.
+///
+/// ```no_run
+/// # use toolmetadata::server::rmcp::{ServerHandler, model::ServerConfig};
+/// #[derive(Clone)]
+/// struct MyServer;
+///
+/// impl ServerHandler for MyServer {
+///     fn get_info(&self) -> ServerConfig {
+///         ServerConfig::default()
+///     }
+/// }
+///
+/// # async fn run(tools: toolmetadata::server::Server) -> Result<(), toolmetadata::server::ServerError> {
+/// tools.mount(MyServer).serve_stdio().await
+/// # }
+/// ```
+///
+/// `Mounted` is itself a `ServerHandler`, so it can also be served with
+/// rmcp's own `serve`: then the requests rmcp's types cannot carry (the
+/// 2025-11-25 task flow, an entry's `execution`) are not served; the serve
+/// methods here serve them.
+#[derive(Clone)]
+pub struct Mounted<H> {
+    tools: Server,
+    handler: H,
+}
+
+impl<H> std::fmt::Debug for Mounted<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mounted")
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Mounts these tools in `handler`, a server of your own: see
+    /// [`Mounted`].
+    pub fn mount<H: ServerHandler + Clone>(self, handler: H) -> Mounted<H> {
+        Mounted {
+            tools: self,
+            handler,
+        }
+    }
+}
+
+impl<H: ServerHandler + Clone> Mounted<H> {
+    /// Serves on stdin/stdout, as [`Server::serve_stdio`] does.
+    pub fn serve_stdio(self) -> BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(super::compat::serve_stdio(self))
+    }
+
+    /// Serves Streamable HTTP at `/mcp`, as [`Server::serve_http`] does.
+    /// Feature `http` (on by default).
+    #[cfg(feature = "http")]
+    pub fn serve_http(
+        self,
+        options: super::HttpOptions,
+    ) -> BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(super::http::serve(self, options))
+    }
+
+    /// Binds the HTTP server, as [`Server::bind_http`] does. Feature `http`.
+    #[cfg(feature = "http")]
+    pub fn bind_http(
+        self,
+        options: super::HttpOptions,
+    ) -> BoxFuture<'static, Result<super::HttpServer, ServerError>> {
+        Box::pin(super::http::bind(self, options))
+    }
+
+    /// The tools' capabilities.
+    fn tools_capabilities(&self) -> ServerCapabilities {
+        self.tools.get_info().capabilities
+    }
+}
+
+impl<H: ServerHandler + Clone> Serves for Mounted<H> {
+    fn tools(&self) -> &Server {
+        &self.tools
+    }
+
+    #[cfg(feature = "http")]
+    fn for_session(&self) -> Self {
+        Mounted {
+            tools: self.tools.for_session(),
+            handler: self.handler.clone(),
+        }
+    }
+}
+
+/// `into` with what `tools` serves added: the tools' capabilities where
+/// `into` has none, and the tools' extensions (tasks) beside its own.
+fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
+    into.tools = into.tools.take().or(tools.tools);
+    into.prompts = into.prompts.take().or(tools.prompts);
+    into.resources = into.resources.take().or(tools.resources);
+    into.completions = into.completions.take().or(tools.completions);
+    if let Some(extensions) = tools.extensions {
+        let mine = into.extensions.get_or_insert_with(Default::default);
+        for (id, settings) in extensions {
+            mine.entry(id).or_insert(settings);
+        }
+    }
+}
+
+impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = self.handler.get_info();
+        let tools = self.tools.get_info();
+        add_capabilities(&mut info.capabilities, tools.capabilities);
+        info.instructions = info.instructions.or(tools.instructions);
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.handler.supported_protocol_versions()
+    }
+
+    // The handler's own requests, with the tools' capabilities added to what
+    // it says of itself.
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.handler.initialize(request, context).await?;
+        add_capabilities(&mut result.capabilities, self.tools_capabilities());
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut result = self.handler.discover(context).await?;
+        add_capabilities(&mut result.capabilities, self.tools_capabilities());
+        Ok(result)
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.handler.ping(context).await
+    }
+
+    // Deprecated by rmcp for 2026-07-28, still dispatched for sessions.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler.set_level(request, context).await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.handler.accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.handler.listen(context).await
+    }
+
+    // Deprecated by rmcp for 2026-07-28, still dispatched for sessions.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler.subscribe(request, context).await
+    }
+
+    // Deprecated by rmcp for 2026-07-28, still dispatched for sessions.
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler.unsubscribe(request, context).await
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.handler.list_skills(request, context).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.handler.get_skill(request, context).await
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.handler.read_resource_directory(request, context).await
+    }
+
+    // The tools' requests.
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.tools.list_tools(request, context).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.tools.call_tool(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.get_tool(name)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tools.get_task(request, context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.update_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tools.cancel_task(request, context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if super::compat::is_2025_task_request(&request.method) {
+            return self.tools.on_custom_request(request, context).await;
+        }
+        self.handler.on_custom_request(request, context).await
+    }
+
+    // Prompts, resources and completions: the tools' server's when it was
+    // built with some, the handler's otherwise.
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if self.tools.serves_prompts() {
+            return self.tools.list_prompts(request, context).await;
+        }
+        self.handler.list_prompts(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if self.tools.serves_prompts() {
+            return self.tools.get_prompt(request, context).await;
+        }
+        self.handler.get_prompt(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if self.tools.serves_completions() {
+            return self.tools.complete(request, context).await;
+        }
+        self.handler.complete(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.list_resources(request, context).await;
+        }
+        self.handler.list_resources(request, context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.list_resource_templates(request, context).await;
+        }
+        self.handler.list_resource_templates(request, context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.read_resource(request, context).await;
+        }
+        self.handler.read_resource(request, context).await
+    }
+
+    // Notifications: the handler's, and the roots' change for the tools too.
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.handler.on_cancelled(notification, context).await;
+    }
+
+    async fn on_progress(
+        &self,
+        notification: ProgressNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.handler.on_progress(notification, context).await;
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.handler.on_initialized(context).await;
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        // The tools' handlers read the session's roots too.
+        self.tools.on_roots_list_changed(context.clone()).await;
+        self.handler.on_roots_list_changed(context).await;
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.handler
+            .on_custom_notification(notification, context)
+            .await;
+    }
+}
