@@ -7,17 +7,124 @@
 //!
 //! - [`include_tools!`] brings the generated code into a module.
 //! - Each handler method receives its argument struct and a [`Context`] (the
-//!   call's cancellation and progress), and returns a [`ToolResult`]: a
+//!   call's cancellation, progress, the request and, with the feature
+//!   `server`, questions for the person), and returns a [`ToolResult`]: a
 //!   [`ToolOutput`] (text, JSON, [`Content`] blocks, structured content) or a
 //!   [`ToolError`] (any `std::error::Error` converts with `?`).
 //! - The generated `tool_set(handler)` gives a [`ToolSet`], which
 //!   [`server::Server`] serves on stdio or Streamable HTTP (feature `server`,
-//!   on by default), or whose tools you call yourself with [`ToolSet::call`].
+//!   on by default), alone or mounted in an rmcp handler of your own
+//!   ([`server::Server::mount`]), or whose tools you call yourself with
+//!   [`ToolSet::call`].
 //! - [`args`]: [`args::FromArg`] for your own parameter types, and the argument
 //!   errors a call can end with.
 //! - [`metadata`]: the format itself; with the feature `load`, loading tools
 //!   at run time (from a database, an API) with every check of the build, and
 //!   `Diagnostic`, which renders a problem like rustc.
+//!
+//! # The tutorial
+//!
+//! A tool file, the build script that turns it into Rust, the handler, and the
+//! server. These are the files of the repository's crate `tests/tutorial`,
+//! which is built and tested with the workspace (a test checks that each
+//! block here is its file; `build.rs` output cannot be compiled in a doctest).
+//! The crate depends on `toolmetadata` with the features `server` and
+//! `http`, on `tokio` with `rt-multi-thread` and `macros`, and builds with
+//! `toolmetadata-build`.
+//!
+//! <!-- file: tests/tutorial/tools/search_notes.toml -->
+//! ```toml
+//! description = "Search the notes for a word"
+//! readOnly = true
+//!
+//! [[parameters]]
+//! name = "query"
+//! type = "string"
+//! description = "The word to look for"
+//! required = true
+//! minLength = 1
+//!
+//! [[parameters]]
+//! name = "limit"
+//! type = "int"
+//! description = "At most this many notes"
+//! minimum = 1
+//! maximum = 50
+//! default = 10
+//! ```
+//!
+//! <!-- file: tests/tutorial/build.rs -->
+//! ```rust,ignore
+//! fn main() -> Result<(), toolmetadata_build::Error> {
+//!     toolmetadata_build::compile("tools")
+//! }
+//! ```
+//!
+//! <!-- file: tests/tutorial/src/lib.rs -->
+//! ```rust,ignore
+//! //! The tutorial's tools: the code generated from `tools/`, and the handler
+//! //! that implements it.
+//!
+//! use toolmetadata::{Context, ToolResult};
+//!
+//! /// The code `build.rs` generated from `tools/`.
+//! pub mod tools {
+//!     toolmetadata::include_tools!();
+//! }
+//!
+//! const NOTES: &[&str] = &["buy milk", "call Ada", "milk the cow"];
+//!
+//! /// The tools' handler: one method per tool file.
+//! pub struct Notes;
+//!
+//! impl tools::Tools for Notes {
+//!     async fn search_notes(&self, args: tools::SearchNotesArgs, _cx: Context) -> ToolResult {
+//!         let hits: Vec<&str> = NOTES
+//!             .iter()
+//!             .copied()
+//!             .filter(|note| note.contains(args.query.as_str()))
+//!             .take(args.limit as usize)
+//!             .collect();
+//!         Ok(hits.join("\n").into())
+//!     }
+//!
+//!     async fn archive_note(&self, args: tools::ArchiveNoteArgs, _cx: Context) -> ToolResult {
+//!         // Runs only once the person said yes to the question of `[confirm]`.
+//!         Ok(format!("archived \"{}\"", args.note).into())
+//!     }
+//!
+//!     async fn count_words(&self, _args: tools::CountWordsArgs, _cx: Context) -> ToolResult {
+//!         let words: usize = NOTES
+//!             .iter()
+//!             .map(|note| note.split_whitespace().count())
+//!             .sum();
+//!         Ok(format!("{words} words").into())
+//!     }
+//! }
+//! ```
+//!
+//! <!-- file: tests/tutorial/src/main.rs -->
+//! ```rust,ignore
+//! use toolmetadata::server::{HttpOptions, Server};
+//! use toolmetadata_tutorial::{Notes, tools};
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = Server::builder().tool_set(tools::tool_set(Notes)).build()?;
+//!     // `--http ADDR` serves Streamable HTTP at `/mcp`; stdio otherwise.
+//!     match std::env::args().skip_while(|arg| arg != "--http").nth(1) {
+//!         None => server.serve_stdio().await?,
+//!         Some(addr) => {
+//!             let http = server
+//!                 .bind_http(HttpOptions::default().addr(addr.parse()?))
+//!                 .await?;
+//!             eprintln!("listening on http://{}/mcp", http.local_addr()?);
+//!             http.run().await?;
+//!         }
+//!     }
+//!     Ok(())
+//! }
+//! ```
 
 pub mod args;
 #[cfg(feature = "server")]
@@ -41,7 +148,8 @@ pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use metadata::Loader;
 pub use metadata::ToolMetadata;
 pub use result::{Content, IntoToolOutput, ToolError, ToolOutput, ToolResult};
-pub use tool_set::{BoxFuture, CallFuture, CallOutcome, ConfirmEntry, ToolEntry, ToolSet};
+pub(crate) use tool_set::BoxFuture;
+pub use tool_set::{CallOutcome, ToolSet};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like
 /// `tonic::include_proto!`.

@@ -216,9 +216,9 @@ pub struct ToolSet<T> {
 }
 
 impl<T> ToolSet<T> {
-    /// The tools, sorted by name.
-    pub fn entries(&self) -> &'static [ToolEntry] {
-        self.entries
+    /// The tools' names, sorted.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + use<T> {
+        self.entries.iter().map(|entry| entry.name)
     }
 
     /// The handler.
@@ -234,7 +234,22 @@ impl<T> ToolSet<T> {
     /// Decodes `args` and calls the tool `name` with them; `None` when the set
     /// has no such tool. Arguments that do not decode end the call with
     /// [`CallOutcome::InvalidArguments`] before the handler runs.
-    pub fn call<'a>(&'a self, name: &str, args: Map, cx: crate::Context) -> Option<CallFuture<'a>> {
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        args: Map,
+        cx: crate::Context,
+    ) -> Option<impl Future<Output = CallOutcome> + Send + 'a> {
+        self.start(name, args, cx)
+    }
+
+    /// [`ToolSet::call`], as the future the server keeps.
+    pub(crate) fn start<'a>(
+        &'a self,
+        name: &str,
+        args: Map,
+        cx: crate::Context,
+    ) -> Option<CallFuture<'a>> {
         let call = crate::codegen::Call {
             args,
             cx,

@@ -112,3 +112,31 @@ fn generation_is_deterministic() {
         assert_eq!(first, second, "{name}");
     }
 }
+
+/// Generated code goes through one door: every path of this crate it names is
+/// under `toolmetadata::codegen`, except the types a build script chose
+/// itself (`param_type`).
+#[test]
+fn generated_code_names_the_runtime_only_through_codegen() {
+    let chosen = "::toolmetadata::args::Id";
+    for (name, builder) in sets() {
+        let source = builder.generate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code: String = source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for (at, _) in code.match_indices("::toolmetadata::") {
+            let path = &code[at..];
+            assert!(
+                path.starts_with("::toolmetadata::codegen::") || path.starts_with(chosen),
+                "{name}: {}",
+                &path[..path.len().min(80)]
+            );
+        }
+        assert!(
+            !code.contains(" toolmetadata::"),
+            "{name}: a path without the leading `::`"
+        );
+    }
+}

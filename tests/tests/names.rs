@@ -369,7 +369,7 @@ impl {m}::Tools for H{k} {{{methods}
     let main = format!(
         "
     let set = {m}::tool_set(H{k});
-    assert_eq!(set.entries().len(), {count});{calls}
+    assert_eq!(set.names().len(), {count});{calls}
     let out = call(&set, \"all_names\", ::serde_json::from_str({args:?}).unwrap());
     assert!(matches!(out, ::toolmetadata::CallOutcome::Output(_)), \"{{out:?}}\");
     let out = call(&set, \"all_values\", ::serde_json::json!({{ \"v\": {last:?} }}));

@@ -5,14 +5,11 @@
 
 use std::path::Path;
 
-#[test]
-fn tutorial_blocks_are_the_compiled_files() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace");
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+/// Checks each block of `text` marked `<!-- file: PATH -->` against PATH;
+/// how many there were.
+fn check_file_blocks(text: &str, root: &Path, shown_in: &str) -> usize {
     let mut checked = 0;
-    let mut rest = readme.as_str();
+    let mut rest = text;
     while let Some(at) = rest.find("<!-- file: ") {
         rest = &rest[at + "<!-- file: ".len()..];
         let (path, after) = rest.split_once(" -->").expect("a closed marker");
@@ -24,14 +21,44 @@ fn tutorial_blocks_are_the_compiled_files() {
             std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(
             block, file,
-            "the README block for {path} differs from the file"
+            "the block of {shown_in} for {path} differs from the file"
         );
         checked += 1;
         rest = &after[body_start + body_len..];
     }
+    checked
+}
+
+#[test]
+fn tutorial_blocks_are_the_compiled_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     assert_eq!(
-        checked, 7,
+        check_file_blocks(&readme, root, "README.md"),
+        7,
         "the tutorial's tool file, build script, library and binary, its two examples and the mounted server"
+    );
+}
+
+/// The runtime's crate documentation shows the tutorial too: its doc
+/// comment's blocks, with the `//! ` prefixes taken off, are the files.
+#[test]
+fn the_crate_documentation_shows_the_compiled_tutorial() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let source = std::fs::read_to_string(root.join("runtime/src/lib.rs")).expect("lib.rs");
+    let doc: String = source
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+        .collect();
+    assert_eq!(
+        check_file_blocks(&doc, root, "runtime/src/lib.rs"),
+        4,
+        "the tool file, build script, library and binary"
     );
 }
 

@@ -22,9 +22,9 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     let arms = module.tools.iter().map(dispatch_arm);
     let allow = allow();
     let conversion = if module.strict {
-        quote!(::toolmetadata::args::Conversion::Strict)
+        quote!(::toolmetadata::codegen::Conversion::Strict)
     } else {
-        quote!(::toolmetadata::args::Conversion::Lenient)
+        quote!(::toolmetadata::codegen::Conversion::Lenient)
     };
     let body = if module.tools.is_empty() {
         quote! {
@@ -50,11 +50,11 @@ pub(crate) fn module(module: &Module) -> TokenStream {
         /// Every tool of this set, sorted by name, with its `tools/list` entry
         /// rendered at build time.
         #allow
-        pub static TOOL_ENTRIES: &[::toolmetadata::ToolEntry] = &[#(#entries),*];
+        pub static TOOL_ENTRIES: &[::toolmetadata::codegen::ToolEntry] = &[#(#entries),*];
 
         /// This tool set with `handler`, ready to be served.
         #allow
-        pub fn tool_set<T: Tools>(handler: T) -> ::toolmetadata::ToolSet<T> {
+        pub fn tool_set<T: Tools>(handler: T) -> ::toolmetadata::codegen::ToolSet<T> {
             ::toolmetadata::codegen::tool_set(
                 handler,
                 TOOL_ENTRIES,
@@ -71,7 +71,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
             handler: &'a T,
             name: &str,
             call: ::toolmetadata::codegen::Call,
-        ) -> ::core::option::Option<::toolmetadata::CallFuture<'a>> {
+        ) -> ::core::option::Option<::toolmetadata::codegen::CallFuture<'a>> {
             #body
         }
     });
@@ -240,13 +240,13 @@ fn args_struct(tool: &Tool) -> TokenStream {
             #(#fields)*
         }
 
-        impl ::toolmetadata::args::FromArguments for #name {
+        impl ::toolmetadata::codegen::FromArguments for #name {
             const TOOL: &'static str = #tool_name;
 
             fn from_arguments(
-                args: ::toolmetadata::args::Map,
-                conversion: ::toolmetadata::args::Conversion,
-            ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgErrors> {
+                args: ::toolmetadata::codegen::Map,
+                conversion: ::toolmetadata::codegen::Conversion,
+            ) -> ::core::result::Result<Self, ::toolmetadata::codegen::ArgErrors> {
                 static PARAMS: ::toolmetadata::codegen::Params<#count> = ::toolmetadata::codegen::Params([#(#specs),*]);
                 let mut slots = PARAMS.slots();
                 #decode
@@ -436,10 +436,10 @@ fn enum_items(e: &Enum) -> TokenStream {
         }
 
         impl ::core::str::FromStr for #name {
-            type Err = ::toolmetadata::args::ArgProblem;
+            type Err = ::toolmetadata::codegen::ArgProblem;
 
             // Not `Self::Err`: a value `Err` makes that path name the variant too.
-            fn from_str(s: &str) -> ::core::result::Result<Self, ::toolmetadata::args::ArgProblem> {
+            fn from_str(s: &str) -> ::core::result::Result<Self, ::toolmetadata::codegen::ArgProblem> {
                 match s {
                     #(#values => ::core::result::Result::Ok(Self::#variants),)*
                     _ => ::core::result::Result::Err(::toolmetadata::codegen::not_one_of(s, &[#(#values),*])),
@@ -447,10 +447,10 @@ fn enum_items(e: &Enum) -> TokenStream {
             }
         }
 
-        impl ::toolmetadata::args::FromArg for #name {
+        impl ::toolmetadata::codegen::FromArg for #name {
             fn from_arg(
                 value: &::toolmetadata::codegen::serde_json::Value,
-            ) -> ::core::result::Result<Self, ::toolmetadata::args::ArgProblem> {
+            ) -> ::core::result::Result<Self, ::toolmetadata::codegen::ArgProblem> {
                 ::toolmetadata::codegen::enum_from_arg(value)
             }
         }
@@ -478,16 +478,16 @@ fn trait_method(tool: &Tool) -> TokenStream {
     let output = match &tool.output_type {
         Some(out) => {
             let out = ident(out);
-            quote!(::toolmetadata::ToolResult<#out>)
+            quote!(::toolmetadata::codegen::ToolResult<#out>)
         }
-        None => quote!(::toolmetadata::ToolResult),
+        None => quote!(::toolmetadata::codegen::ToolResult),
     };
     quote! {
         #method_doc
         fn #method(
             &self,
             args: #args,
-            cx: ::toolmetadata::Context,
+            cx: ::toolmetadata::codegen::Context,
         ) -> impl ::core::future::Future<Output = #output> + ::core::marker::Send;
     }
 }
@@ -503,10 +503,10 @@ fn entry(tool: &Tool) -> TokenStream {
     let task = match tool.task {
         TaskSupport::Forbidden => None,
         TaskSupport::Optional => {
-            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Optional)))
+            Some(quote!(.task(::toolmetadata::codegen::TaskSupport::Optional)))
         }
         TaskSupport::Required => {
-            Some(quote!(.task(::toolmetadata::metadata::TaskSupport::Required)))
+            Some(quote!(.task(::toolmetadata::codegen::TaskSupport::Required)))
         }
     };
 
@@ -516,11 +516,11 @@ fn entry(tool: &Tool) -> TokenStream {
             Unsupported::Proceed => quote!(Proceed),
             Unsupported::Refuse => quote!(Refuse),
         };
-        quote!(.confirm(#message, ::toolmetadata::metadata::Unsupported::#unsupported))
+        quote!(.confirm(#message, ::toolmetadata::codegen::Unsupported::#unsupported))
     });
     let scopes = &tool.scopes;
     let scopes = (!scopes.is_empty()).then(|| quote!(.scopes(&[#(#scopes),*])));
-    quote!(::toolmetadata::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes)
+    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

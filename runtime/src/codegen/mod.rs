@@ -1,8 +1,10 @@
-//! What only the code `toolmetadata-build` generates calls: the argument
-//! decoder and its parameter table, the per-tool call plumbing, output structs
-//! as structured content. Not for hand-written code, and not covered by the
-//! crate's semver promises beyond what the generated code of the same version
-//! uses (as `tonic::codegen` is for `tonic-build`).
+//! The one door of the code `toolmetadata-build` generates: every path it
+//! names is under `toolmetadata::codegen`, as `tonic::codegen` is for
+//! `tonic-build`. Here are the argument decoder and its parameter table, the
+//! per-tool call plumbing, output structs as structured content, and the
+//! crate's own types that generated code names (re-exported). Not for
+//! hand-written code, and not covered by the crate's semver promises beyond
+//! what the generated code of the same version uses.
 
 mod enums;
 mod output;
@@ -15,16 +17,18 @@ pub use serde_json;
 
 pub use crate::args::decoder::{Decoder, Params};
 pub use crate::args::spec::ParamSpec;
-use crate::args::{Conversion, FromArguments, Map};
-use crate::result::{ToolOutput, ToolResult};
-use crate::tool_set::{CallFuture, ToolEntry, ToolSet};
+pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
+pub use crate::context::Context;
+pub use crate::metadata::{TaskSupport, Unsupported};
+pub use crate::result::{ToolOutput, ToolResult};
+pub use crate::tool_set::{BoxFuture, CallFuture, ConfirmEntry, ToolEntry, ToolSet};
 
 /// One call of a tool, as a generated `dispatch` receives it: the arguments,
 /// the handler's context, and how lenient the decoding is.
 #[derive(Debug)]
 pub struct Call {
     pub(crate) args: Map,
-    pub(crate) cx: crate::Context,
+    pub(crate) cx: Context,
     pub(crate) conversion: Conversion,
 }
 
@@ -58,7 +62,7 @@ pub fn tool_set<T>(
 /// follows is shared by all tools.
 pub fn run<'a, H, A, F>(
     handler: &'a H,
-    method: impl FnOnce(&'a H, A, crate::Context) -> F,
+    method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
 ) -> CallFuture<'a>
 where
@@ -84,7 +88,7 @@ where
 /// content.
 pub fn run_structured<'a, H, A, O, F>(
     handler: &'a H,
-    method: impl FnOnce(&'a H, A, crate::Context) -> F,
+    method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
 ) -> CallFuture<'a>
 where

@@ -16,7 +16,9 @@ mod check;
 mod json;
 #[cfg(feature = "load")]
 mod load;
+// Naming rules the build script shares with the checks; not user API.
 #[cfg(feature = "load")]
+#[doc(hidden)]
 pub mod names;
 pub(crate) mod pattern;
 #[cfg(feature = "load")]
@@ -35,11 +37,17 @@ mod uri;
 mod yaml;
 
 #[cfg(feature = "load")]
-pub use load::{
-    Format, Loaded, Loader, ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name,
-};
+pub use load::{Format, Loaded, Loader};
+// What `toolmetadata-build` shares with the loader (finding tool files,
+// naming tools, the YAML feature's help); not user API.
+#[cfg(feature = "load")]
+#[doc(hidden)]
+pub use load::{ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name};
 pub use types::{
-    Confirm, Constraints, Hints, Icon, Literal, MessagePart, Number, ParamType, ScalarType,
-    TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
-    message_parts,
+    Confirm, Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, TaskSupport, Theme,
+    ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
 };
+// The parts of a `[confirm]` message, for the build script's check and the
+// server's wording of the question; not user API.
+#[doc(hidden)]
+pub use types::{MessagePart, message_parts};

@@ -22,7 +22,8 @@ use super::task_store::{InMemoryTaskStore, TaskStore};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
-use crate::{CallFuture, CallOutcome, IntoToolOutput, ToolEntry, ToolError, ToolSet};
+use crate::tool_set::{CallFuture, ToolEntry};
+use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
 
 /// Builds a [`Server`] from generated tool sets and run-time tools.
 #[must_use]
@@ -128,7 +129,7 @@ impl ServerBuilder {
     /// Adds a generated tool set with its handler (the generated `tool_set`).
     pub fn tool_set<T: Send + Sync + 'static>(self, set: ToolSet<T>) -> Self {
         let info = set.crate_info();
-        let entries = set.entries();
+        let entries = set.entries;
         let set = Arc::new(set);
         let handler = move |name: &'static str| -> Handler {
             let set = set.clone();
@@ -136,7 +137,7 @@ impl ServerBuilder {
                 let set = set.clone();
                 Box::pin(async move {
                     // `name` comes from the set's own table, so it is found.
-                    match set.call(name, args, cx) {
+                    match set.start(name, args, cx) {
                         Some(call) => call.await,
                         None => CallOutcome::Failed(ToolError::new(format!(
                             "the tool set has no tool `{name}`"

@@ -6,7 +6,7 @@
 //! # mod tools {
 //! #     pub fn tool_set<T: Send + Sync + 'static>(t: T) -> toolmetadata::ToolSet<T> {
 //! #         fn dispatch<'a, T>(_: &'a T, _: &str, _: toolmetadata::codegen::Call)
-//! #             -> Option<toolmetadata::CallFuture<'a>> { None }
+//! #             -> Option<toolmetadata::codegen::CallFuture<'a>> { None }
 //! #         toolmetadata::codegen::tool_set(t, &[], dispatch::<T>,
 //! #             toolmetadata::args::Conversion::Lenient, "demo", "0.1.0")
 //! #     }
@@ -61,6 +61,9 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
+/// A boxed, sendable future: what the serve methods return, and what a
+/// [`TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
+pub use crate::tool_set::BoxFuture;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
@@ -77,7 +80,6 @@ pub use task_store::{
     InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
 
-use crate::BoxFuture;
 pub(crate) use call::Link;
 use call::Served;
 use prompts::{ServedCompletion, ServedPrompt};
