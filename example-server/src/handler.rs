@@ -1,6 +1,7 @@
 //! The `Tools` implementation: each tool's handler, with the server's options.
 
-use toolmetadata::ask::{Answer, AskError, Question};
+use toolmetadata::ask::{NotConfirmed, Question};
+use toolmetadata::metadata::Unsupported;
 use toolmetadata::{Context, ToolError, ToolResult};
 
 use crate::limits::Limits;
@@ -52,6 +53,15 @@ impl Workspace {
             Ok(())
         }
     }
+
+    /// What a change goes on with when the client cannot ask the person.
+    fn unasked(&self) -> Unsupported {
+        if self.require_confirmation {
+            Unsupported::Refuse
+        } else {
+            Unsupported::Proceed
+        }
+    }
 }
 
 impl Tools for Workspace {
@@ -92,15 +102,14 @@ impl Tools for Workspace {
                 String::new()
             }
         ));
-        match cx.ask(question).await {
-            Ok(Answer::Accept(_)) => {}
-            Ok(Answer::Decline | Answer::Cancel) => {
+        match cx.confirm(question, self.unasked()).await {
+            Ok(()) => {}
+            Err(NotConfirmed::Declined | NotConfirmed::Cancelled) => {
                 return Err(ToolError::new(format!(
                     "{} was not edited: the user did not confirm the change",
                     args.path
                 )));
             }
-            Err(AskError::Unsupported) if !self.require_confirmation => {}
             Err(e) => {
                 return Err(ToolError::new(format!("{} was not edited: {e}", args.path)));
             }
@@ -221,15 +230,14 @@ impl Tools for Workspace {
             .await?;
         if replaces {
             let question = Question::new(format!("Replace the existing file {}?", args.path));
-            match cx.ask(question).await {
-                Ok(Answer::Accept(_)) => {}
-                Ok(Answer::Decline | Answer::Cancel) => {
+            match cx.confirm(question, self.unasked()).await {
+                Ok(()) => {}
+                Err(NotConfirmed::Declined | NotConfirmed::Cancelled) => {
                     return Err(ToolError::new(format!(
                         "{} was not written: the user did not confirm replacing it",
                         args.path
                     )));
                 }
-                Err(AskError::Unsupported) if !self.require_confirmation => {}
                 Err(e) => {
                     return Err(ToolError::new(format!(
                         "{} was not written: {e}",

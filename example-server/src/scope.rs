@@ -13,7 +13,7 @@
 //! so they are opened once per list, and again after the client says its
 //! roots changed.
 
-use toolmetadata::server::{ClientRoot, RootsError};
+use toolmetadata::roots::{ClientRoot, RootsError};
 use toolmetadata::{Context, ToolError};
 
 use crate::offload::Offload;

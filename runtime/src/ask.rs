@@ -73,6 +73,8 @@ impl Question {
 
     /// The form's `requestedSchema`: a flat object of primitive fields, as
     /// MCP form elicitation allows.
+    // The server's: only it sends questions.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn schema(&self) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
@@ -212,6 +214,8 @@ pub enum Answer {
 
 impl Answer {
     /// The answer of an `ElicitResult` as JSON (`action`, `content`).
+    // The server's: only it receives answers.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub(crate) fn from_result(result: &Value) -> Result<Answer, AskError> {
         match result.get("action").and_then(Value::as_str) {
             Some("accept") => Ok(Answer::Accept(Answers {
@@ -288,6 +292,34 @@ impl fmt::Display for AskError {
 }
 
 impl std::error::Error for AskError {}
+
+/// Why [`Context::confirm`](crate::Context::confirm) did not get a yes.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NotConfirmed {
+    /// The person said no.
+    Declined,
+    /// The person dismissed the question.
+    Cancelled,
+    /// The client cannot ask (no form elicitation, or no client at all), and
+    /// the confirmation was required ([`Unsupported::Refuse`](crate::metadata::Unsupported::Refuse)).
+    CannotAsk,
+    /// Asking failed.
+    Failed(AskError),
+}
+
+impl fmt::Display for NotConfirmed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotConfirmed::Declined => f.write_str("the user declined"),
+            NotConfirmed::Cancelled => f.write_str("the user cancelled the confirmation"),
+            NotConfirmed::CannotAsk => AskError::Unsupported.fmt(f),
+            NotConfirmed::Failed(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NotConfirmed {}
 
 #[cfg(test)]
 mod tests {

@@ -1,19 +1,50 @@
-//! [`Context`]: what a handler knows of the call it serves (the tool, and with
-//! the `server` feature the request, the client and the HTTP request), and how
-//! it talks back: cancellation, progress, and questions for the person.
+//! [`Context`]: what a handler knows of the call it serves (the tool, and on a
+//! server the request, the client and the HTTP request), and how it talks
+//! back: cancellation, progress, questions for the person, the client's
+//! roots.
+//!
+//! A context stands alone: the server plugs itself in behind [`Link`], so
+//! that a context made with [`Context::new`] (tests, direct calls) behaves as
+//! a call no client can cancel, follow or answer.
 
+use std::fmt;
 use std::sync::Arc;
+
+use crate::BoxFuture;
+use crate::ask::{Answer, AskError, NotConfirmed, Question};
+use crate::metadata::{Confirm, Unsupported};
+use crate::roots::{ClientRoots, RootsError};
+
+/// The server's side of one call, as a [`Context`] reaches it.
+pub(crate) trait Link: Send + Sync + fmt::Debug {
+    /// True once the call is cancelled.
+    fn is_cancelled(&self) -> bool;
+    /// Resolves when the call is cancelled.
+    fn cancelled(&self) -> BoxFuture<'_, ()>;
+    /// Reports progress to whoever follows the call.
+    fn progress<'a>(
+        &'a self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&'a str>,
+    ) -> BoxFuture<'a, ()>;
+    /// Asks the person.
+    fn ask(&self, question: Question) -> BoxFuture<'_, Result<Answer, AskError>>;
+    /// The session's roots.
+    fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>>;
+    /// The request as rmcp received it.
+    #[cfg(feature = "server")]
+    fn request(&self) -> &rmcp::service::RequestContext<rmcp::service::RoleServer>;
+}
 
 /// The call a handler serves. The server gives each call its own; cloning it
 /// is cheap (the request behind it is shared, never copied).
 #[derive(Debug, Clone)]
 pub struct Context {
     tool: Arc<str>,
-    #[cfg(feature = "server")]
-    link: Option<crate::server::Link>,
+    link: Option<Arc<dyn Link>>,
     /// The tool's `[confirm]`, asked before its handler runs.
-    #[cfg(feature = "server")]
-    confirm: Option<Arc<crate::metadata::Confirm>>,
+    confirm: Option<Arc<Confirm>>,
 }
 
 impl Context {
@@ -22,18 +53,18 @@ impl Context {
     pub fn new(tool: &str) -> Self {
         Context {
             tool: tool.into(),
-            #[cfg(feature = "server")]
             link: None,
-            #[cfg(feature = "server")]
             confirm: None,
         }
     }
 
+    /// A context the server's `link` serves; `confirm` is the tool's
+    /// `[confirm]`.
     #[cfg(feature = "server")]
     pub(crate) fn connected(
         tool: &str,
-        link: crate::server::Link,
-        confirm: Option<Arc<crate::metadata::Confirm>>,
+        link: Arc<dyn Link>,
+        confirm: Option<Arc<Confirm>>,
     ) -> Self {
         Context {
             tool: tool.into(),
@@ -42,24 +73,9 @@ impl Context {
         }
     }
 
-    /// The tool's `[confirm]` question for these arguments, as a future that
-    /// asks it: `Ok` to go on, the refusal otherwise. `None` when the tool asks
-    /// nothing (and always for a call outside a server).
-    pub(crate) fn confirmation(
-        &self,
-        args: &crate::args::Map,
-    ) -> Option<crate::BoxFuture<'static, Result<(), crate::ToolError>>> {
-        #[cfg(feature = "server")]
-        if let Some(confirm) = &self.confirm {
-            let question = crate::ask::Question::new(confirmation_text(&confirm.message, args));
-            let (cx, unsupported) = (self.clone(), confirm.unsupported);
-            return Some(Box::pin(
-                async move { cx.confirm(question, unsupported).await },
-            ));
-        }
-        #[cfg(not(feature = "server"))]
-        let _ = args;
-        None
+    /// The tool's `[confirm]`, if it has one.
+    pub(crate) fn confirm_metadata(&self) -> Option<&Confirm> {
+        self.confirm.as_deref()
     }
 
     /// The name of the tool called.
@@ -70,109 +86,90 @@ impl Context {
     /// True once the client has cancelled the call. The server also drops the
     /// handler's future at that point; this is for work done outside it.
     pub fn is_cancelled(&self) -> bool {
-        #[cfg(feature = "server")]
-        if let Some(link) = &self.link {
-            return link.cancel.is_cancelled();
-        }
-        false
+        self.link.as_ref().is_some_and(|link| link.is_cancelled())
     }
 
     /// Resolves when the client cancels the call; never, for a call no client
     /// can cancel.
     pub async fn cancelled(&self) {
-        #[cfg(feature = "server")]
-        if let Some(link) = &self.link {
-            return link.cancel.cancelled().await;
+        match &self.link {
+            Some(link) => link.cancelled().await,
+            None => std::future::pending().await,
         }
-        std::future::pending::<()>().await
     }
 
     /// Reports progress to the client (`notifications/progress`) when it asked
-    /// for it with a progress token; otherwise does nothing. `progress` should
-    /// grow with each report; `total` is the value it will reach, if known.
+    /// for it with a progress token (for a task: its status message);
+    /// otherwise does nothing. `progress` should grow with each report;
+    /// `total` is the value it will reach, if known.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        #[cfg(feature = "server")]
         if let Some(link) = &self.link {
             link.progress(progress, total, message).await;
         }
-        #[cfg(not(feature = "server"))]
-        let _ = (progress, total, message);
+    }
+
+    /// Asks the person a question and returns their answer; see
+    /// [`crate::ask`] for how it travels on each protocol generation and what
+    /// that means for work done before the question.
+    pub async fn ask(&self, question: Question) -> Result<Answer, AskError> {
+        match &self.link {
+            Some(link) => link.ask(question).await,
+            None => Err(AskError::Unsupported),
+        }
+    }
+
+    /// Asks the person to confirm (a yes/no [`Question`], or a form whose
+    /// answers do not matter): `Ok` when they accept, and, with
+    /// [`Unsupported::Proceed`], when the client cannot ask at all; why not
+    /// otherwise. What a tool's `[confirm]` runs before its handler, for a
+    /// handler that decides itself what to confirm.
+    pub async fn confirm(
+        &self,
+        question: Question,
+        unsupported: Unsupported,
+    ) -> Result<(), NotConfirmed> {
+        match self.ask(question).await {
+            Ok(Answer::Accept(_)) => Ok(()),
+            Ok(Answer::Decline) => Err(NotConfirmed::Declined),
+            Ok(Answer::Cancel) => Err(NotConfirmed::Cancelled),
+            Err(AskError::Unsupported) => match unsupported {
+                Unsupported::Proceed => Ok(()),
+                Unsupported::Refuse => Err(NotConfirmed::CannotAsk),
+            },
+            Err(other) => Err(NotConfirmed::Failed(other)),
+        }
+    }
+
+    /// The client's roots (`roots/list`) for this call's session: asked once
+    /// per session (within [`crate::roots::ROOTS_TIMEOUT`], at most
+    /// [`crate::roots::MAX_ROOTS`] roots) and kept until the client sends
+    /// `notifications/roots/list_changed`, after which the next call asks
+    /// again. A failed answer is kept the same way, so that a client that does
+    /// not answer delays one call rather than each.
+    ///
+    /// [`RootsError::Unsupported`] when the client did not declare the
+    /// `roots` capability, on 2026-07-28 requests (no session; roots are
+    /// deprecated there), and for a context made with [`Context::new`]. Each
+    /// session's roots are its own: on Streamable HTTP one client's roots
+    /// never reach another's calls.
+    ///
+    /// The URIs are as the client sent them: check them (`file://`, existing
+    /// directories) before using one.
+    pub async fn roots(&self) -> Result<Arc<ClientRoots>, RootsError> {
+        match &self.link {
+            Some(link) => link.roots().await,
+            None => Err(RootsError::Unsupported),
+        }
     }
 }
 
 /// The request behind the call, on a server (feature `server`).
 #[cfg(feature = "server")]
 impl Context {
-    /// Asks the person a question and returns their answer; see
-    /// [`crate::ask`] for how it travels on each protocol generation and what
-    /// that means for work done before the question.
-    pub async fn ask(
-        &self,
-        question: crate::ask::Question,
-    ) -> Result<crate::ask::Answer, crate::ask::AskError> {
-        match &self.link {
-            Some(link) => link.asker.ask(question).await,
-            None => Err(crate::ask::AskError::Unsupported),
-        }
-    }
-
-    /// Asks the `[confirm]` question: accepted goes on; declined, cancelled
-    /// or (with `unsupported = "refuse"`) unaskable refuses the call.
-    async fn confirm(
-        &self,
-        question: crate::ask::Question,
-        unsupported: crate::metadata::Unsupported,
-    ) -> Result<(), crate::ToolError> {
-        use crate::ask::{Answer, AskError};
-        let tool = self.tool();
-        match self.ask(question).await {
-            Ok(Answer::Accept(_)) => Ok(()),
-            Ok(Answer::Decline) => Err(crate::ToolError::new(format!(
-                "`{tool}` did not run: the user declined"
-            ))),
-            Ok(Answer::Cancel) => Err(crate::ToolError::new(format!(
-                "`{tool}` did not run: the user cancelled the confirmation"
-            ))),
-            Err(AskError::Unsupported) => match unsupported {
-                crate::metadata::Unsupported::Proceed => Ok(()),
-                crate::metadata::Unsupported::Refuse => Err(crate::ToolError::new(format!(
-                    "`{tool}` needs the user's confirmation, and this client cannot ask for it"
-                ))),
-            },
-            Err(other) => Err(crate::ToolError::new(format!(
-                "`{tool}` did not run: {other}"
-            ))),
-        }
-    }
-
-    /// The client's roots (`roots/list`) for this call's session: asked once
-    /// per session (within [`crate::server::ROOTS_TIMEOUT`], at most
-    /// [`crate::server::MAX_ROOTS`] roots) and kept until the client sends
-    /// `notifications/roots/list_changed`, after which the next call asks
-    /// again. A failed answer is kept the same way, so that a client that does
-    /// not answer delays one call rather than each.
-    ///
-    /// [`RootsError::Unsupported`](crate::server::RootsError::Unsupported)
-    /// when the client did not declare the `roots` capability, on 2026-07-28
-    /// requests (no session; roots are deprecated there), and for a context
-    /// made with [`Context::new`]. Each session's roots are its own: on
-    /// Streamable HTTP one client's roots never reach another's calls.
-    ///
-    /// The URIs are as the client sent them: check them (`file://`, existing
-    /// directories) before using one.
-    pub async fn roots(
-        &self,
-    ) -> Result<Arc<crate::server::ClientRoots>, crate::server::RootsError> {
-        match &self.link {
-            Some(link) => link.roots.get(&link.request).await,
-            None => Err(crate::server::RootsError::Unsupported),
-        }
-    }
-
     /// The request as rmcp received it: its id, `_meta`, extensions and the
     /// peer; `None` for a context made with [`Context::new`].
     pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
-        self.link.as_ref().map(|link| &*link.request)
+        self.link.as_ref().map(|link| link.request())
     }
 
     /// The protocol version of the call: the request's own on 2026-07-28, the
@@ -210,42 +207,38 @@ impl Context {
     /// principal an authorization layer verified; found in the HTTP request's
     /// extensions, then in rmcp's.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        let request = self.request()?;
-        #[cfg(feature = "http")]
-        if let Some(found) = request
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<T>())
-        {
-            return Some(found);
-        }
-        request.extensions.get::<T>()
+        crate::server::request_extension(self.request()?)
     }
 }
 
-/// A `[confirm]` message with each `{parameter}` replaced by its argument as
-/// sent (a string as is, anything else as JSON), shortened so that a huge
-/// argument cannot flood the question.
-#[cfg(feature = "server")]
-fn confirmation_text(message: &str, args: &crate::args::Map) -> String {
-    use crate::metadata::{MessagePart, message_parts};
-    // The build checked the message; a run-time tool's loader did too.
-    let Ok(parts) = message_parts(message) else {
-        return message.to_owned();
-    };
-    let mut text = String::new();
-    for part in parts {
-        match part {
-            MessagePart::Text(t) => text.push_str(t),
-            MessagePart::Placeholder(name) => {
-                let value = match args.get(name) {
-                    Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(serde_json::Value::Null) | None => "(not given)".to_owned(),
-                    Some(other) => other.to_string(),
-                };
-                text.push_str(&crate::text::shorten(&value, 200));
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A context no client stands behind: nothing to cancel, nobody to ask,
+    /// no roots; a confirmation goes on only where that is allowed.
+    #[tokio::test]
+    async fn a_context_with_no_client() {
+        let cx = Context::new("t");
+        assert_eq!(cx.tool(), "t");
+        assert!(!cx.is_cancelled());
+        assert!(matches!(
+            cx.ask(Question::new("?")).await,
+            Err(AskError::Unsupported)
+        ));
+        assert_eq!(
+            cx.confirm(Question::new("Go?"), Unsupported::Proceed).await,
+            Ok(())
+        );
+        let refused = cx.confirm(Question::new("Go?"), Unsupported::Refuse).await;
+        assert_eq!(refused, Err(NotConfirmed::CannotAsk));
+        assert_eq!(
+            refused.map_err(|e| e.to_string()),
+            Err(AskError::Unsupported.to_string())
+        );
+        assert_eq!(cx.roots().await.map(|_| ()), Err(RootsError::Unsupported));
+        cx.progress(1.0, None, None).await;
+        let never = tokio::time::timeout(std::time::Duration::from_millis(10), cx.cancelled());
+        assert!(never.await.is_err(), "no client cancels it");
     }
-    text
 }

@@ -127,15 +127,16 @@
 //! ```
 
 pub mod args;
-#[cfg(feature = "server")]
 pub mod ask;
 #[doc(hidden)]
 pub mod codegen;
+mod confirm;
 mod context;
 #[cfg(feature = "load")]
 pub mod diagnostic;
 pub mod metadata;
 mod result;
+pub mod roots;
 #[cfg(feature = "server")]
 pub mod server;
 mod text;

@@ -13,7 +13,8 @@ use std::time::Duration;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ListRootsResult, Root, RootsCapabilities};
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
-use toolmetadata::server::{RootsError, Server};
+use toolmetadata::roots::RootsError;
+use toolmetadata::server::Server;
 use toolmetadata::{Context, ToolError, ToolMetadata};
 
 #[derive(Clone, Default)]
@@ -180,8 +181,8 @@ async fn a_client_that_does_not_answer_delays_one_call() {
     let said = format!("{:?}", first.content);
     assert!(said.contains("roots/list failed"), "{said}");
     assert!(
-        waited >= toolmetadata::server::ROOTS_TIMEOUT
-            && waited < 2 * toolmetadata::server::ROOTS_TIMEOUT,
+        waited >= toolmetadata::roots::ROOTS_TIMEOUT
+            && waited < 2 * toolmetadata::roots::ROOTS_TIMEOUT,
         "{waited:?}"
     );
     // The failure is kept: the next call does not wait again.

@@ -69,19 +69,11 @@ where
     A: FromArguments,
     F: Future<Output = ToolResult> + Send + 'a,
 {
-    // The question is worded from the arguments as sent, before decoding
-    // takes them apart; it is asked only once they decode.
-    let confirm = call.cx.confirmation(&call.args);
-    match A::from_arguments(call.args, call.conversion) {
-        Ok(args) => {
-            let future = Box::pin(method(handler, args, call.cx));
-            match confirm {
-                None => CallFuture::running(future),
-                Some(confirm) => CallFuture::confirming(confirm, future),
-            }
-        }
-        Err(errors) => CallFuture::invalid(errors),
-    }
+    let conversion = call.conversion;
+    crate::confirm::start(call.cx, call.args, move |args, cx| {
+        let args = A::from_arguments(args, conversion)?;
+        Ok(Box::pin(method(handler, args, cx)))
+    })
 }
 
 /// [`run`] for a tool with `[[output]]`: its output struct becomes structured

@@ -22,7 +22,7 @@ use super::task_store::{InMemoryTaskStore, TaskStore};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
-use crate::tool_set::{CallFuture, ToolEntry};
+use crate::tool_set::ToolEntry;
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
 
 /// Builds a [`Server`] from generated tool sets and run-time tools.
@@ -231,7 +231,6 @@ impl ServerBuilder {
         let params = DynamicParams::new(&metadata);
         let strict = self.strict.clone();
         let erased: Handler = Arc::new(move |args, cx| {
-            let confirm = cx.confirmation(&args);
             // Read at call time, so `strict_arguments` holds wherever it is
             // called on the builder.
             let conversion = if strict.load(Ordering::Relaxed) {
@@ -239,17 +238,13 @@ impl ServerBuilder {
             } else {
                 Conversion::Lenient
             };
-            Box::pin(match params.decode(args, conversion) {
-                Ok(values) => {
-                    let future = handler(Arguments::new(values), cx);
-                    let future = Box::pin(async move { future.await.map(O::into_tool_output) });
-                    match confirm {
-                        None => CallFuture::running(future),
-                        Some(confirm) => CallFuture::confirming(confirm, future),
-                    }
-                }
-                Err(errors) => CallFuture::invalid(errors),
-            })
+            Box::pin(crate::confirm::start(cx, args, |args, cx| {
+                let values = params.decode(args, conversion)?;
+                let future = handler(Arguments::new(values), cx);
+                Ok(Box::pin(
+                    async move { future.await.map(O::into_tool_output) },
+                ))
+            }))
         });
         self.tools.push(Served {
             description: metadata.listed_description(),

@@ -1,6 +1,6 @@
 //! Running one call: the tool found by name, its handler run in a task of its
 //! own (so a panic or a cancellation ends that call only), the outcome turned
-//! into a `CallToolResult`; and [`Link`], the way back to the client that a
+//! into a `CallToolResult`; and [`CallLink`], the way back to the client that a
 //! handler's `Context` holds.
 
 use std::fmt;
@@ -16,7 +16,9 @@ use tokio_util::sync::CancellationToken;
 use super::access::Caller;
 use super::asker::Asker;
 use super::{Server, discovery};
+use crate::ask::{Answer, AskError, Question};
 use crate::metadata::TaskSupport;
+use crate::roots::{ClientRoots, RootsError};
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
 /// A tool's handler, erased: arguments and context in, outcome out.
@@ -37,11 +39,11 @@ pub(super) struct Served {
     pub(super) scopes: Vec<String>,
 }
 
-/// What a handler's [`Context`] holds of the request behind its call: the
-/// request itself (kept whole and shared, so reading a header clones nothing),
-/// and the way to ask the person.
+/// The server's side of a call, behind its handler's [`Context`]: the
+/// request itself (kept whole and shared, so reading a header clones
+/// nothing), the way to ask the person, the session's roots.
 #[derive(Clone)]
-pub(crate) struct Link {
+pub(crate) struct CallLink {
     pub(crate) request: Arc<RequestContext<RoleServer>>,
     /// The call's cancellation: the request's own, or a task's, which
     /// outlives the request.
@@ -53,17 +55,17 @@ pub(crate) struct Link {
     pub(super) task: Option<super::task::TaskProgress>,
 }
 
-impl fmt::Debug for Link {
+impl fmt::Debug for CallLink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Link")
+        f.debug_struct("CallLink")
             .field("id", &self.request.id)
             .field("cancelled", &self.cancel.is_cancelled())
             .finish()
     }
 }
 
-impl Link {
-    pub(crate) async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+impl CallLink {
+    async fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(task) = &self.task {
             task.report(progress, total, message).await;
             return;
@@ -80,6 +82,38 @@ impl Link {
     }
 }
 
+/// How a handler's `Context` reaches the server.
+impl crate::context::Link for CallLink {
+    fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    fn cancelled(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.cancel.cancelled())
+    }
+
+    fn progress<'a>(
+        &'a self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&'a str>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(self.report_progress(progress, total, message))
+    }
+
+    fn ask(&self, question: Question) -> BoxFuture<'_, Result<Answer, AskError>> {
+        Box::pin(self.asker.ask(question))
+    }
+
+    fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>> {
+        Box::pin(self.roots.get(&self.request))
+    }
+
+    fn request(&self) -> &RequestContext<RoleServer> {
+        &self.request
+    }
+}
+
 impl Server {
     /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
     /// tool (a protocol error).
@@ -87,7 +121,7 @@ impl Server {
         &self,
         name: &str,
         args: Map<String, Value>,
-        link: Link,
+        link: CallLink,
     ) -> Option<CallToolResult> {
         let caller = Caller::of(&link.request);
         if !self.inner.meta_tools.is_empty() {
@@ -114,12 +148,12 @@ impl Server {
         &self,
         index: usize,
         args: Map<String, Value>,
-        link: Link,
+        link: CallLink,
     ) -> CallToolResult {
         let served = &self.inner.tools[index];
         let name = served.tool.name.to_string();
         let cancel = link.cancel.clone();
-        let cx = Context::connected(&name, link, served.confirm.clone());
+        let cx = Context::connected(&name, Arc::new(link), served.confirm.clone());
         let task = tokio::spawn((served.handler)(args, cx));
         let abort = task.abort_handle();
         let joined = tokio::select! {

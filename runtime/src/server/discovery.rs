@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::Server;
 use super::access::Caller;
-use super::call::{Link, Served, error};
+use super::call::{CallLink, Served, error};
 use crate::metadata::TaskSupport;
 
 /// A tool as the search sees it.
@@ -121,7 +121,7 @@ impl Server {
     pub(super) async fn execute_tool(
         &self,
         mut args: Map<String, Value>,
-        link: Link,
+        link: CallLink,
     ) -> CallToolResult {
         let Some(name) = args.get("name").and_then(Value::as_str).map(str::to_owned) else {
             return error("execute_tool: `name` (the tool to call) is required");

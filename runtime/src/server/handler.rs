@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
-use super::call::Link;
+use super::call::CallLink;
 use super::prompts::Completes;
 use crate::Context;
 
@@ -76,7 +76,7 @@ impl ServerHandler for Server {
             return Ok(response);
         }
         let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
-        let link = Link {
+        let link = CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),
             asker: asker.clone(),
@@ -372,13 +372,13 @@ impl Server {
     /// session's roots, and no way to ask the person (questions are for
     /// tools).
     fn plain_context(&self, name: &str, context: RequestContext<RoleServer>) -> Context {
-        let link = Link {
+        let link = CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),
             asker: Arc::new(Asker::unsupported()),
             roots: self.roots.clone(),
             task: None,
         };
-        Context::connected(name, link, None)
+        Context::connected(name, Arc::new(link), None)
     }
 }

@@ -73,14 +73,10 @@ pub use mount::Mounted;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
-pub use roots::{
-    ClientRoot, ClientRoots, MAX_ROOT_URI_BYTES, MAX_ROOTS, ROOTS_TIMEOUT, RootsError,
-};
 pub use task_store::{
     InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
 
-pub(crate) use call::Link;
 use call::Served;
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};
@@ -249,4 +245,20 @@ impl Serves for Server {
     fn for_session(&self) -> Self {
         Server::for_session(self)
     }
+}
+
+/// A value the HTTP layer (or rmcp) put in the extensions of `request`: the
+/// HTTP request's extensions first (feature `http`), then rmcp's.
+pub(crate) fn request_extension<T: Send + Sync + 'static>(
+    request: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
+) -> Option<&T> {
+    #[cfg(feature = "http")]
+    if let Some(found) = request
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<T>())
+    {
+        return Some(found);
+    }
+    request.extensions.get::<T>()
 }

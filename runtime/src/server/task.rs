@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
-use super::call::Link;
+use super::call::CallLink;
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -212,7 +212,7 @@ impl Server {
         // The task outlives this request: its own cancellation, and progress
         // into the store rather than to a request that has ended.
         // Questions cannot be answered inside a task: its request has ended.
-        let link = Link {
+        let link = CallLink {
             cancel,
             request: Arc::new(context.clone()),
             asker: Arc::new(Asker::unsupported()),
@@ -232,7 +232,7 @@ impl Server {
         &self,
         index: usize,
         args: serde_json::Map<String, Value>,
-        link: Link,
+        link: CallLink,
         id: String,
     ) {
         let cancel = link.cancel.clone();
