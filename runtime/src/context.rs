@@ -207,7 +207,18 @@ impl Context {
     /// principal an authorization layer verified; found in the HTTP request's
     /// extensions, then in rmcp's.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        crate::server::request_extension(self.request()?)
+        self.http_extension::<T>()
+            .or_else(|| self.request()?.extensions.get::<T>())
+    }
+
+    #[cfg(feature = "http")]
+    fn http_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.http_request()?.extensions.get::<T>()
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn http_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        None
     }
 }
 

@@ -196,6 +196,19 @@ impl std::fmt::Debug for CallFuture<'_> {
     }
 }
 
+/// One call of a tool, as a generated `dispatch` receives it: the arguments,
+/// the handler's context, and how lenient the decoding is.
+#[derive(Debug)]
+pub struct Call {
+    pub(crate) args: Map,
+    pub(crate) cx: crate::Context,
+    pub(crate) conversion: Conversion,
+}
+
+/// The generated `dispatch` function of a tool set, for handler type `T`:
+/// `None` when the set has no tool of that name.
+pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<CallFuture<'a>>;
+
 /// A generated tool set with its handler: what a server serves, made by the
 /// generated `tool_set(handler)`.
 ///
@@ -209,7 +222,7 @@ impl std::fmt::Debug for CallFuture<'_> {
 pub struct ToolSet<T> {
     pub(crate) handler: T,
     pub(crate) entries: &'static [ToolEntry],
-    pub(crate) dispatch: crate::codegen::DispatchFn<T>,
+    pub(crate) dispatch: DispatchFn<T>,
     pub(crate) conversion: Conversion,
     pub(crate) crate_name: &'static str,
     pub(crate) crate_version: &'static str,
@@ -250,7 +263,7 @@ impl<T> ToolSet<T> {
         args: Map,
         cx: crate::Context,
     ) -> Option<CallFuture<'a>> {
-        let call = crate::codegen::Call {
+        let call = Call {
             args,
             cx,
             conversion: self.conversion,

@@ -21,20 +21,9 @@ pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments,
 pub use crate::context::Context;
 pub use crate::metadata::{TaskSupport, Unsupported};
 pub use crate::result::{ToolOutput, ToolResult};
-pub use crate::tool_set::{BoxFuture, CallFuture, ConfirmEntry, ToolEntry, ToolSet};
-
-/// One call of a tool, as a generated `dispatch` receives it: the arguments,
-/// the handler's context, and how lenient the decoding is.
-#[derive(Debug)]
-pub struct Call {
-    pub(crate) args: Map,
-    pub(crate) cx: Context,
-    pub(crate) conversion: Conversion,
-}
-
-/// The generated `dispatch` function of a tool set, for handler type `T`:
-/// `None` when the set has no tool of that name.
-pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<CallFuture<'a>>;
+pub use crate::tool_set::{
+    BoxFuture, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
+};
 
 /// A tool set: what the generated `tool_set(handler)` returns. The crate name
 /// and version name the server by default.

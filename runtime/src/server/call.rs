@@ -13,9 +13,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::access::Caller;
+use super::Server;
 use super::asker::Asker;
-use super::{Server, discovery};
+use super::task_store::{TaskChange, TaskStore};
 use crate::ask::{Answer, AskError, Question};
 use crate::metadata::TaskSupport;
 use crate::roots::{ClientRoots, RootsError};
@@ -52,7 +52,35 @@ pub(crate) struct CallLink {
     /// The session's roots, for `Context::roots`.
     pub(crate) roots: Arc<super::roots::SessionRoots>,
     /// For a call run as a task: progress goes to the task's status message.
-    pub(super) task: Option<super::task::TaskProgress>,
+    pub(super) task: Option<TaskProgress>,
+}
+
+/// How a task's handler reports progress: as the task's status message.
+#[derive(Clone)]
+pub(super) struct TaskProgress {
+    store: Arc<dyn TaskStore>,
+    id: String,
+}
+
+impl TaskProgress {
+    pub(super) fn new(store: Arc<dyn TaskStore>, id: String) -> Self {
+        TaskProgress { store, id }
+    }
+
+    pub(super) async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let text = match (message, total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{progress} of {total}"),
+            (None, None) => format!("{progress}"),
+        };
+        if let Err(e) = self
+            .store
+            .update(&self.id, TaskChange::StatusMessage(text))
+            .await
+        {
+            tracing::warn!(task = %self.id, "progress not stored: {e}");
+        }
+    }
 }
 
 impl fmt::Debug for CallLink {
@@ -115,33 +143,6 @@ impl crate::context::Link for CallLink {
 }
 
 impl Server {
-    /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
-    /// tool (a protocol error).
-    pub(super) async fn route(
-        &self,
-        name: &str,
-        args: Map<String, Value>,
-        link: CallLink,
-    ) -> Option<CallToolResult> {
-        let caller = Caller::of(&link.request);
-        if !self.inner.meta_tools.is_empty() {
-            if name == discovery::TOOL_SEARCH {
-                return Some(self.tool_search(&args, caller));
-            }
-            if name == discovery::EXECUTE_TOOL {
-                return Some(self.execute_tool(args, link).await);
-            }
-        }
-        let index = *self.inner.by_name.get(name)?;
-        // Over HTTP the gate has already answered 403; this refuses a call
-        // that reached the handler some other way with a principal.
-        let missing = caller.missing(&self.inner.tools[index].scopes);
-        if !missing.is_empty() {
-            return Some(error(super::access::lacking(name, &missing)));
-        }
-        Some(self.run_tool(index, args, link).await)
-    }
-
     /// Runs the tool at `index` in a task of its own, ended when the client
     /// cancels the call.
     pub(super) async fn run_tool(

@@ -356,6 +356,33 @@ impl ServerHandler for Server {
 }
 
 impl Server {
+    /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
+    /// tool (a protocol error).
+    async fn route(
+        &self,
+        name: &str,
+        args: serde_json::Map<String, serde_json::Value>,
+        link: CallLink,
+    ) -> Option<rmcp::model::CallToolResult> {
+        let caller = Caller::of(&link.request);
+        if !self.inner.meta_tools.is_empty() {
+            if name == super::discovery::TOOL_SEARCH {
+                return Some(self.tool_search(&args, caller));
+            }
+            if name == super::discovery::EXECUTE_TOOL {
+                return Some(self.execute_tool(args, link).await);
+            }
+        }
+        let index = *self.inner.by_name.get(name)?;
+        // Over HTTP the gate has already answered 403; this refuses a call
+        // that reached the handler some other way with a principal.
+        let missing = caller.missing(&self.inner.tools[index].scopes);
+        if !missing.is_empty() {
+            return Some(super::call::error(super::access::lacking(name, &missing)));
+        }
+        Some(self.run_tool(index, args, link).await)
+    }
+
     pub(super) fn serves_prompts(&self) -> bool {
         !self.inner.prompts.is_empty()
     }

@@ -48,6 +48,8 @@ mod handler;
 mod http;
 mod log;
 mod mount;
+#[cfg(feature = "http")]
+mod peek;
 mod prompts;
 mod resources;
 mod roots;
@@ -245,20 +247,4 @@ impl Serves for Server {
     fn for_session(&self) -> Self {
         Server::for_session(self)
     }
-}
-
-/// A value the HTTP layer (or rmcp) put in the extensions of `request`: the
-/// HTTP request's extensions first (feature `http`), then rmcp's.
-pub(crate) fn request_extension<T: Send + Sync + 'static>(
-    request: &rmcp::service::RequestContext<rmcp::service::RoleServer>,
-) -> Option<&T> {
-    #[cfg(feature = "http")]
-    if let Some(found) = request
-        .extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<T>())
-    {
-        return Some(found);
-    }
-    request.extensions.get::<T>()
 }

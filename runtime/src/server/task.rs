@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
-use super::call::CallLink;
+use super::call::{CallLink, TaskProgress};
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -74,30 +74,6 @@ impl Tasks {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         // Every change is one insert or remove: a poisoned map is consistent.
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// How a task's handler reports progress: as the task's status message.
-#[derive(Clone)]
-pub(super) struct TaskProgress {
-    store: Arc<dyn TaskStore>,
-    id: String,
-}
-
-impl TaskProgress {
-    pub(super) async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let text = match (message, total) {
-            (Some(message), _) => message.to_owned(),
-            (None, Some(total)) => format!("{progress} of {total}"),
-            (None, None) => format!("{progress}"),
-        };
-        if let Err(e) = self
-            .store
-            .update(&self.id, TaskChange::StatusMessage(text))
-            .await
-        {
-            tracing::warn!(task = %self.id, "progress not stored: {e}");
-        }
     }
 }
 
@@ -217,10 +193,7 @@ impl Server {
             request: Arc::new(context.clone()),
             asker: Arc::new(Asker::unsupported()),
             roots: self.roots.clone(),
-            task: Some(TaskProgress {
-                store: tasks.store.clone(),
-                id: id.clone(),
-            }),
+            task: Some(TaskProgress::new(tasks.store.clone(), id.clone())),
         };
         let server = self.clone();
         let args = arguments.unwrap_or_default();

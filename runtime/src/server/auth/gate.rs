@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::metadata::Published;
 use super::{Principal, ProtectedResource, TokenVerifier};
-use crate::server::http::body::Peek;
+use crate::server::peek::Peek;
 use crate::server::{Server, ServerError};
 
 /// What the HTTP server's guard asks about authorization.

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::Compat;
-use crate::server::http::body::{Peek, Shape};
+use crate::server::peek::{Peek, Shape};
 
 /// The `task` params that the HTTP layer read from the `tools/call`
 /// requests of a body (one body may hold a batch), by request id, in the

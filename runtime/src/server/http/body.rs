@@ -12,6 +12,7 @@ use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::server::compat;
+use crate::server::peek::{OneOrMany, Peek};
 
 /// The body of `request`, read, and the request rebuilt around it, with a
 /// [`Peek`] of each JSON-RPC message in it; or the response that refuses it.
@@ -71,91 +72,6 @@ pub(super) async fn buffered(
         }
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), messages))
-}
-
-/// A body: one JSON-RPC message, or a batch of them.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(Peek),
-    Many(Vec<Peek>),
-}
-
-/// The parts of a JSON-RPC message the HTTP layer looks at before rmcp (here,
-/// the scope check of `auth`, and `compat`); the rest is skipped, not kept,
-/// so a large body is not copied.
-#[derive(Debug, serde::Deserialize)]
-pub(in crate::server) struct Peek {
-    #[serde(default)]
-    pub(in crate::server) id: serde_json::Value,
-    #[serde(default)]
-    pub(in crate::server) method: Option<String>,
-    #[serde(default)]
-    pub(in crate::server) params: Option<PeekParams>,
-}
-
-/// The params of a [`Peek`]ed message: a tool call's name, the shape of its
-/// arguments, and the 2025-11-25 `task` param that rmcp drops.
-#[derive(Debug, serde::Deserialize)]
-pub(in crate::server) struct PeekParams {
-    #[serde(default)]
-    pub(in crate::server) name: Option<String>,
-    #[serde(default)]
-    pub(in crate::server) arguments: Option<Shape>,
-    #[serde(default)]
-    pub(in crate::server) task: Option<serde_json::Value>,
-}
-
-/// Whether a JSON value is an object, read without keeping it.
-#[derive(Debug)]
-pub(in crate::server) enum Shape {
-    Object,
-    Other(&'static str),
-}
-
-impl<'de> serde::Deserialize<'de> for Shape {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Kind;
-        impl<'de> serde::de::Visitor<'de> for Kind {
-            type Value = Shape;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Shape, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(Shape::Object)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Shape, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Shape::Other("an array"))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
-                Ok(Shape::Other("a string"))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
-                Ok(Shape::Other("a boolean"))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
-                Ok(Shape::Other("a number"))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
-                Ok(Shape::Other("a number"))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
-                Ok(Shape::Other("a number"))
-            }
-        }
-        d.deserialize_any(Kind)
-    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
-//! [`ServerBuilder`]: generated tool sets and run-time tools, static resources
-//! and options, checked once into a [`Server`].
+//! [`ServerBuilder`]: generated tool sets and run-time tools, options, and
+//! (in `extras`) resources and prompts, checked once into a [`Server`].
+
+mod extras;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,7 +17,7 @@ use super::asker::AskSettings;
 use super::cache::ListCache;
 use super::call::{Handler, Served};
 use super::compat::ListExtras;
-use super::prompts::{Completes, ServedCompletion, ServedPrompt};
+use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
 use super::task::{DEFAULT_TASK_TTL, Tasks};
 use super::task_store::{InMemoryTaskStore, TaskStore};
@@ -352,8 +354,8 @@ impl ServerBuilder {
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
             (i, false) => i,
         };
-        check_extras(&self.prompts, &self.templates, &self.completions)?;
-        check_views(&self.tools, &self.resources, &self.templates)?;
+        extras::check_extras(&self.prompts, &self.templates, &self.completions)?;
+        extras::check_views(&self.tools, &self.resources, &self.templates)?;
         let ask = AskSettings {
             codec: state_codec(self.state_key)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
@@ -394,113 +396,6 @@ impl ServerBuilder {
             }),
         })
     }
-}
-
-/// Prompt names are unique, templates parse, and each completion completes
-/// an argument or variable that exists.
-fn check_extras(
-    prompts: &[ServedPrompt],
-    templates: &[ServedTemplate],
-    completions: &[ServedCompletion],
-) -> Result<(), ServerError> {
-    for (i, p) in prompts.iter().enumerate() {
-        if prompts[..i].iter().any(|q| q.prompt.name == p.prompt.name) {
-            return Err(ServerError::new(format!(
-                "two prompts are named `{}`",
-                p.prompt.name
-            )));
-        }
-    }
-    for t in templates {
-        if let Err(why) = &t.parsed {
-            return Err(ServerError::new(format!("resource template {why}")));
-        }
-    }
-    for c in completions {
-        let found = match &c.completes {
-            Completes::Prompt { name, argument } => prompts.iter().any(|p| {
-                &p.prompt.name == name
-                    && p.prompt
-                        .arguments
-                        .iter()
-                        .flatten()
-                        .any(|a| &a.name == argument)
-            }),
-            Completes::Template {
-                uri_template,
-                variable,
-            } => templates.iter().any(|t| {
-                &t.template.uri_template == uri_template
-                    && t.parsed
-                        .as_ref()
-                        .is_ok_and(|p| p.variables().any(|v| v == variable))
-            }),
-        };
-        if !found {
-            return Err(ServerError::new(format!(
-                "a completion completes {:?}, which the server does not serve",
-                c.completes
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The MIME type MCP Apps (SEP-1865) requires of a view. Hosts compare it as a
-/// string (the ext-apps SDK's `RESOURCE_MIME_TYPE`), so no other spelling of
-/// the same media type is accepted.
-const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
-
-/// Every view a tool links (`_meta.ui.resourceUri`) is served, by a static
-/// resource or a template, and every static `ui://` resource has the MIME type
-/// hosts render. Without this a host shows the tool's result with a view it
-/// cannot fetch, or refuses the view, and nothing says why before a person
-/// opens it.
-fn check_views(
-    tools: &[Served],
-    resources: &[StaticResource],
-    templates: &[ServedTemplate],
-) -> Result<(), ServerError> {
-    for r in resources {
-        let uri = &r.resource.uri;
-        if uri.starts_with("ui://") && r.resource.mime_type.as_deref() != Some(MCP_APP_MIME_TYPE) {
-            return Err(ServerError::new(format!(
-                "the resource {uri} is a view (ui://) but its MIME type is {}, not `{MCP_APP_MIME_TYPE}`",
-                r.resource
-                    .mime_type
-                    .as_deref()
-                    .map_or_else(|| "missing".to_owned(), |m| format!("`{m}`"))
-            )));
-        }
-    }
-    for t in tools {
-        let Some(uri) = view_uri(&t.tool) else {
-            continue;
-        };
-        let served = resources.iter().any(|r| r.resource.uri == uri)
-            || templates
-                .iter()
-                .any(|s| s.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()));
-        if !served {
-            return Err(ServerError::new(format!(
-                "the tool `{}` links the view {uri}, but the server serves no resource {uri} \
-                 (add it with ServerBuilder::resource)",
-                t.tool.name
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The `ui://` view a tool links: `_meta.ui.resourceUri`, or the older flat
-/// key `_meta["ui/resourceUri"]` that hosts still read.
-fn view_uri(tool: &Tool) -> Option<&str> {
-    let meta = &tool.meta.as_ref()?.0;
-    meta.get("ui")
-        .and_then(|ui| ui.get("resourceUri"))
-        .or_else(|| meta.get("ui/resourceUri"))
-        .and_then(serde_json::Value::as_str)
-        .filter(|uri| uri.starts_with("ui://"))
 }
 
 /// The codec of `requestState`s: the configured key, or a random one.

@@ -1,0 +1,254 @@
+//! The builder's resources, prompts and completions, and their checks at
+//! `build()`.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::{GetPromptResult, Prompt, Resource, ResourceContents, ResourceTemplate, Tool};
+use serde_json::{Map, Value};
+
+use super::ServerBuilder;
+use crate::server::ServerError;
+use crate::server::call::Served;
+use crate::server::prompts::{Completer, Completes, PromptHandler, ServedCompletion, ServedPrompt};
+use crate::server::resources::{ReadHandler, ServedTemplate, StaticResource};
+use crate::server::uri_template::UriTemplate;
+use crate::{Context, ToolError};
+
+impl ServerBuilder {
+    /// Serves a text resource at `uri` (`resources/list`, `resources/read`):
+    /// for a tool's `[ui]`, its HTML view with the MIME type
+    /// `text/html;profile=mcp-app`.
+    pub fn resource(
+        mut self,
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        let text = text.into();
+        let mut resource = Resource::new(uri, name);
+        resource.mime_type = Some(mime_type.into());
+        resource.size = Some(text.len() as u64);
+        self.resources.push(StaticResource { resource, text });
+        self
+    }
+
+    /// Serves the resources whose URIs match `template`'s URI template
+    /// (`{name}` for one path segment, `{+name}` for the rest of the URI):
+    /// `resources/templates/list` shows it, and `resources/read` of a matching
+    /// URI calls `handler` with the URI and its variables, percent-decoded. A
+    /// static resource of the same URI wins; templates are tried in the order
+    /// added.
+    pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
+    {
+        let parsed = UriTemplate::parse(&template.uri_template);
+        let handler: ReadHandler = Arc::new(move |uri, vars, cx| Box::pin(handler(uri, vars, cx)));
+        self.templates.push(ServedTemplate {
+            template,
+            parsed,
+            handler,
+        });
+        self
+    }
+}
+
+impl ServerBuilder {
+    /// Serves a prompt: `prompts/list` shows `prompt`, `prompts/get` calls
+    /// `handler` with the arguments once every required one is given.
+    ///
+    /// ```no_run
+    /// use toolmetadata::server::Server;
+    /// use toolmetadata::server::rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
+    ///
+    /// let server = Server::builder()
+    ///     .prompt(
+    ///         Prompt::new("review", Some("Review a file"), Some(vec![
+    ///             PromptArgument::new("path").with_required(true),
+    ///         ])),
+    ///         |args, _cx| async move {
+    ///             let path = args.get("path").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+    ///             Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+    ///                 Role::User,
+    ///                 format!("Review {path}"),
+    ///             )]))
+    ///         },
+    ///     )
+    ///     .build();
+    /// ```
+    pub fn prompt<F, Fut>(mut self, prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ToolError>> + Send + 'static,
+    {
+        let handler: PromptHandler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
+        self.prompts.push(ServedPrompt { prompt, handler });
+        self
+    }
+
+    /// Completes argument `argument` of prompt `prompt`: `completer` gets what
+    /// the person typed so far and suggests values (at most 100 are sent).
+    pub fn complete_prompt<F, Fut>(
+        self,
+        prompt: impl Into<String>,
+        argument: impl Into<String>,
+        completer: F,
+    ) -> Self
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completion(
+            Completes::Prompt {
+                name: prompt.into(),
+                argument: argument.into(),
+            },
+            completer,
+        )
+    }
+
+    /// Completes variable `variable` of the resource template `uri_template`
+    /// (as given to [`ServerBuilder::resource_template`]).
+    pub fn complete_resource<F, Fut>(
+        self,
+        uri_template: impl Into<String>,
+        variable: impl Into<String>,
+        completer: F,
+    ) -> Self
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completion(
+            Completes::Template {
+                uri_template: uri_template.into(),
+                variable: variable.into(),
+            },
+            completer,
+        )
+    }
+
+    fn completion<F, Fut>(mut self, completes: Completes, completer: F) -> Self
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        let completer: Completer = Arc::new(move |typed, cx| Box::pin(completer(typed, cx)));
+        self.completions.push(ServedCompletion {
+            completes,
+            completer,
+        });
+        self
+    }
+}
+
+/// Prompt names are unique, templates parse, and each completion completes
+/// an argument or variable that exists.
+pub(super) fn check_extras(
+    prompts: &[ServedPrompt],
+    templates: &[ServedTemplate],
+    completions: &[ServedCompletion],
+) -> Result<(), ServerError> {
+    for (i, p) in prompts.iter().enumerate() {
+        if prompts[..i].iter().any(|q| q.prompt.name == p.prompt.name) {
+            return Err(ServerError::new(format!(
+                "two prompts are named `{}`",
+                p.prompt.name
+            )));
+        }
+    }
+    for t in templates {
+        if let Err(why) = &t.parsed {
+            return Err(ServerError::new(format!("resource template {why}")));
+        }
+    }
+    for c in completions {
+        let found = match &c.completes {
+            Completes::Prompt { name, argument } => prompts.iter().any(|p| {
+                &p.prompt.name == name
+                    && p.prompt
+                        .arguments
+                        .iter()
+                        .flatten()
+                        .any(|a| &a.name == argument)
+            }),
+            Completes::Template {
+                uri_template,
+                variable,
+            } => templates.iter().any(|t| {
+                &t.template.uri_template == uri_template
+                    && t.parsed
+                        .as_ref()
+                        .is_ok_and(|p| p.variables().any(|v| v == variable))
+            }),
+        };
+        if !found {
+            return Err(ServerError::new(format!(
+                "a completion completes {:?}, which the server does not serve",
+                c.completes
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The MIME type MCP Apps (SEP-1865) requires of a view. Hosts compare it as a
+/// string (the ext-apps SDK's `RESOURCE_MIME_TYPE`), so no other spelling of
+/// the same media type is accepted.
+const MCP_APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// Every view a tool links (`_meta.ui.resourceUri`) is served, by a static
+/// resource or a template, and every static `ui://` resource has the MIME type
+/// hosts render. Without this a host shows the tool's result with a view it
+/// cannot fetch, or refuses the view, and nothing says why before a person
+/// opens it.
+pub(super) fn check_views(
+    tools: &[Served],
+    resources: &[StaticResource],
+    templates: &[ServedTemplate],
+) -> Result<(), ServerError> {
+    for r in resources {
+        let uri = &r.resource.uri;
+        if uri.starts_with("ui://") && r.resource.mime_type.as_deref() != Some(MCP_APP_MIME_TYPE) {
+            return Err(ServerError::new(format!(
+                "the resource {uri} is a view (ui://) but its MIME type is {}, not `{MCP_APP_MIME_TYPE}`",
+                r.resource
+                    .mime_type
+                    .as_deref()
+                    .map_or_else(|| "missing".to_owned(), |m| format!("`{m}`"))
+            )));
+        }
+    }
+    for t in tools {
+        let Some(uri) = view_uri(&t.tool) else {
+            continue;
+        };
+        let served = resources.iter().any(|r| r.resource.uri == uri)
+            || templates
+                .iter()
+                .any(|s| s.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()));
+        if !served {
+            return Err(ServerError::new(format!(
+                "the tool `{}` links the view {uri}, but the server serves no resource {uri} \
+                 (add it with ServerBuilder::resource)",
+                t.tool.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `ui://` view a tool links: `_meta.ui.resourceUri`, or the older flat
+/// key `_meta["ui/resourceUri"]` that hosts still read.
+fn view_uri(tool: &Tool) -> Option<&str> {
+    let meta = &tool.meta.as_ref()?.0;
+    meta.get("ui")
+        .and_then(|ui| ui.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(serde_json::Value::as_str)
+        .filter(|uri| uri.starts_with("ui://"))
+}
