@@ -16,8 +16,8 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, PermissionsExt};
 
+use crate::confinement::{Located, PathError, io_error, shown};
 use crate::handles::kind_problem;
-use crate::roots::{Located, PathError, io_error, shown};
 use crate::spelling::beneath;
 
 /// Most links followed from the named file to the file replaced.
@@ -283,10 +283,10 @@ mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
-    use crate::roots::Roots;
+    use crate::confinement::Confinement;
 
-    fn roots(dir: &Path) -> Roots {
-        Roots::new(&[dir.to_owned()]).expect("roots")
+    fn roots(dir: &Path) -> Confinement {
+        Confinement::new(&[dir.to_owned()]).expect("roots")
     }
 
     fn leftovers(dir: &Path) -> Vec<String> {

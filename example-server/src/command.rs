@@ -21,7 +21,7 @@ use toolmetadata::{ToolError, ToolResult};
 
 use cap_std::fs::Dir;
 
-use crate::roots::Roots;
+use crate::confinement::Confinement;
 use crate::tools::*;
 
 /// Output kept per stream.
@@ -157,7 +157,7 @@ impl Drop for Group {
 
 /// The working directory of a call, opened beneath its root. Blocking file
 /// system work: the handler runs it on the blocking pool.
-pub(crate) fn open_cwd(roots: &Roots, cwd: &str) -> Result<Dir, ToolError> {
+pub(crate) fn open_cwd(roots: &Confinement, cwd: &str) -> Result<Dir, ToolError> {
     let at = roots.locate(cwd)?;
     match at.dir.metadata(&at.rel) {
         Ok(m) if m.is_dir() => Ok(at.dir.open_dir(&at.rel).map_err(|e| at.error(&e))?),

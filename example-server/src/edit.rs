@@ -20,9 +20,9 @@ use similar::TextDiff;
 use toolmetadata::ToolError;
 
 use crate::atomic;
+use crate::confinement::{Confinement, shown};
 use crate::handles;
 use crate::limits::Limits;
-use crate::roots::{Roots, shown};
 use crate::tools::EditFileArgs;
 
 /// Line comparisons a whitespace-tolerant search may make (file lines times
@@ -44,7 +44,7 @@ pub(crate) struct Preview {
 
 /// Computes the edits of `args` on the file, changing nothing.
 pub(crate) fn preview(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: &EditFileArgs,
 ) -> Result<Preview, ToolError> {
@@ -130,7 +130,7 @@ pub(crate) fn preview(
 /// Computes the edits again and writes them, if they still give `expected`
 /// (the diff the person confirmed), or any diff when `expected` is `None`.
 pub(crate) fn apply_to_file(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: &EditFileArgs,
     expected: Option<&str>,

@@ -9,10 +9,10 @@ use toolmetadata::server::rmcp::model::{
     Role,
 };
 
+use crate::confinement::Confinement;
 use crate::files;
 use crate::limits::Limits;
 use crate::offload::Offload;
-use crate::roots::Roots;
 use crate::scope::Scope;
 
 /// Directory suggestions a completion sends at most (MCP's own limit).
@@ -100,7 +100,7 @@ pub(crate) fn add(
 
 /// The directories directly under the first root whose names start with
 /// `typed`, sorted, at most [`MAX_SUGGESTIONS`].
-fn directories(roots: &Roots, typed: &str) -> Vec<String> {
+fn directories(roots: &Confinement, typed: &str) -> Vec<String> {
     let Some(root) = roots.dirs().into_iter().next() else {
         return Vec::new();
     };

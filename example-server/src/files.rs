@@ -1,6 +1,6 @@
 //! Handlers of the file tools that read or change one path: read, info, write,
 //! replace, mkdir, move. Every operation goes through a root's handle
-//! (`roots`), and only regular files are opened (`handles`).
+//! (`confinement`), and only regular files are opened (`handles`).
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -9,9 +9,9 @@ use std::time::UNIX_EPOCH;
 use base64::Engine as _;
 use toolmetadata::{Content, ToolError, ToolOutput, ToolResult};
 
+use crate::confinement::{Confinement, Located, shown};
 use crate::limits::Limits;
 use crate::lines::{self, LinesError};
-use crate::roots::{Located, Roots, shown};
 use crate::tools::*;
 use crate::{atomic, handles};
 
@@ -50,7 +50,7 @@ fn to_usize(n: i64) -> usize {
     usize::try_from(n.max(1)).unwrap_or(usize::MAX)
 }
 
-pub(crate) fn read_file(roots: &Roots, limits: Limits, args: ReadFileArgs) -> ToolResult {
+pub(crate) fn read_file(roots: &Confinement, limits: Limits, args: ReadFileArgs) -> ToolResult {
     let selection = selection(&args)?;
     let at = roots.locate(&args.path)?;
     if at.dir.metadata(&at.rel).is_ok_and(|m| m.is_dir()) {
@@ -173,7 +173,7 @@ fn open_whole(at: &Located<'_>) -> Result<(std::fs::File, u64), ToolError> {
 }
 
 pub(crate) fn read_media_file(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: ReadMediaFileArgs,
 ) -> ToolResult {
@@ -254,7 +254,7 @@ fn file_uri(path: &Path) -> String {
 }
 
 pub(crate) fn read_multiple_files(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: ReadMultipleFilesArgs,
 ) -> ToolResult {
@@ -283,7 +283,12 @@ pub(crate) fn read_multiple_files(
 
 /// One file of a batch, read whole if it fits in the `left` bytes of the
 /// batch's `total`.
-fn read_text_within(roots: &Roots, path: &str, left: u64, total: u64) -> Result<Text, ToolError> {
+fn read_text_within(
+    roots: &Confinement,
+    path: &str,
+    left: u64,
+    total: u64,
+) -> Result<Text, ToolError> {
     let at = roots.locate(path)?;
     let (file, size) = open_whole(&at)?;
     let too_big = |size: u64| {
@@ -307,7 +312,7 @@ fn read_text_within(roots: &Roots, path: &str, left: u64, total: u64) -> Result<
     Ok(text)
 }
 
-pub(crate) fn file_info(roots: &Roots, args: FileInfoArgs) -> ToolResult<FileInfoOutput> {
+pub(crate) fn file_info(roots: &Confinement, args: FileInfoArgs) -> ToolResult<FileInfoOutput> {
     let at = roots.locate(&args.path)?;
     // The entry itself, a final link not followed: it is what was named.
     let meta = if at.is_root() {
@@ -363,7 +368,11 @@ fn parent_exists(at: &Located<'_>) -> Result<bool, ToolError> {
 
 /// `write_file`: creates the file, or replaces it when `target` allows
 /// (the person was asked, or could not be and the server proceeds).
-pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs, target: atomic::Target) -> ToolResult {
+pub(crate) fn write_file(
+    roots: &Confinement,
+    args: WriteFileArgs,
+    target: atomic::Target,
+) -> ToolResult {
     let at = roots.locate(&args.path)?;
     if at.is_root() {
         return Err(ToolError::new(format!("{} is a directory", args.path)));
@@ -385,7 +394,7 @@ pub(crate) fn write_file(roots: &Roots, args: WriteFileArgs, target: atomic::Tar
 }
 
 pub(crate) fn replace_in_file(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: ReplaceInFileArgs,
 ) -> ToolResult<ReplaceInFileOutput> {
@@ -444,7 +453,7 @@ pub(crate) fn replace_in_file(
     })
 }
 
-pub(crate) fn create_directory(roots: &Roots, args: CreateDirectoryArgs) -> ToolResult {
+pub(crate) fn create_directory(roots: &Confinement, args: CreateDirectoryArgs) -> ToolResult {
     let at = roots.locate(&args.path)?;
     match at.dir.metadata(&at.rel) {
         Ok(m) if m.is_dir() => return Ok(format!("created {}", args.path).into()),
@@ -461,7 +470,7 @@ pub(crate) fn create_directory(roots: &Roots, args: CreateDirectoryArgs) -> Tool
     Ok(format!("created {}", args.path).into())
 }
 
-pub(crate) fn move_path(roots: &Roots, args: MovePathArgs) -> ToolResult {
+pub(crate) fn move_path(roots: &Confinement, args: MovePathArgs) -> ToolResult {
     let source = roots.entry(&args.source)?;
     let destination = roots.entry(&args.destination)?;
     source
@@ -495,7 +504,7 @@ pub(crate) fn move_path(roots: &Roots, args: MovePathArgs) -> ToolResult {
 
 /// Whether `path` names an existing regular file (what `write_file` would
 /// replace).
-pub(crate) fn is_existing_file(roots: &Roots, path: &str) -> Result<bool, ToolError> {
+pub(crate) fn is_existing_file(roots: &Confinement, path: &str) -> Result<bool, ToolError> {
     let at = roots.locate(path)?;
     Ok(!at.is_root() && at.dir.metadata(&at.rel).is_ok_and(|m| m.is_file()))
 }
@@ -513,7 +522,7 @@ pub(crate) enum ResourceBody {
 /// UTF-8, bytes otherwise) and MIME type, read with the same confinement and
 /// size limit as `read_file`.
 pub(crate) fn read_resource(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     path: &str,
 ) -> Result<(ResourceBody, &'static str), ToolError> {

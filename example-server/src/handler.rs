@@ -140,7 +140,7 @@ impl Tools for Workspace {
     ) -> ToolResult<ListAllowedDirectoriesOutput> {
         let (roots, source) = self.scope.resolve(&cx).await?;
         if roots.is_empty() {
-            return Err(ToolError::new(crate::roots::NO_ROOTS));
+            return Err(ToolError::new(crate::confinement::NO_ROOTS));
         }
         Ok(ListAllowedDirectoriesOutput {
             directories: roots

@@ -11,7 +11,7 @@ use std::io;
 
 use cap_std::fs::{File, FileTypeExt, Metadata, OpenOptions, OpenOptionsExt};
 
-use crate::roots::{Located, PathError, shown};
+use crate::confinement::{Located, PathError, shown};
 
 /// Flags for every open: do not wait on FIFOs, never become a controlling
 /// terminal.

@@ -7,9 +7,9 @@ use std::ffi::OsString;
 use cap_std::fs::Dir;
 use toolmetadata::{ToolError, ToolResult};
 
+use crate::confinement::{Confinement, Located};
 use crate::exclude::Exclude;
 use crate::limits::Limits;
-use crate::roots::{Located, Roots};
 use crate::tools::*;
 
 /// Listings stop here.
@@ -50,7 +50,7 @@ fn open_dir(at: &Located<'_>) -> Result<Dir, ToolError> {
 }
 
 pub(crate) fn list_directory(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: ListDirectoryArgs,
 ) -> ToolResult<ListDirectoryOutput> {
@@ -91,7 +91,11 @@ pub(crate) fn list_directory(
     Ok(ListDirectoryOutput { entries, truncated })
 }
 
-pub(crate) fn directory_tree(roots: &Roots, limits: Limits, args: DirectoryTreeArgs) -> ToolResult {
+pub(crate) fn directory_tree(
+    roots: &Confinement,
+    limits: Limits,
+    args: DirectoryTreeArgs,
+) -> ToolResult {
     let at = roots.locate(&args.path)?;
     let top = open_dir(&at)?;
     let full = at.root.join(&at.rel);
@@ -191,7 +195,7 @@ impl Sized {
 }
 
 pub(crate) fn list_directory_with_sizes(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: ListDirectoryWithSizesArgs,
 ) -> ToolResult<ListDirectoryWithSizesOutput> {

@@ -6,6 +6,7 @@
 mod atomic;
 mod catalog;
 mod command;
+mod confinement;
 mod edit;
 mod exclude;
 mod extras;
@@ -18,7 +19,6 @@ mod listing;
 mod offload;
 #[cfg(test)]
 mod race_tests;
-mod roots;
 mod scope;
 mod search;
 mod spelling;
@@ -205,8 +205,8 @@ async fn main() -> ExitCode {
 /// filesystem server does; if roots were given and none can be served, that
 /// is an error. With none given, the server starts with none and waits for
 /// the client's roots.
-fn startup_roots(dirs: &[PathBuf]) -> Result<roots::Roots, String> {
-    let (roots, refused) = roots::Roots::open(dirs);
+fn startup_roots(dirs: &[PathBuf]) -> Result<confinement::Confinement, String> {
+    let (roots, refused) = confinement::Confinement::open(dirs);
     for why in &refused {
         tracing::warn!("skipping a --root: {why}");
     }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::confinement::Confinement;
 use crate::files;
 use crate::limits::Limits;
-use crate::roots::Roots;
 use crate::tools::*;
 
 const SECRET: &str = "outside secret\n";
@@ -19,7 +19,7 @@ struct Setup {
     _dir: tempfile::TempDir,
     root: PathBuf,
     outside: PathBuf,
-    roots: Roots,
+    roots: Confinement,
 }
 
 fn setup() -> Setup {
@@ -29,7 +29,7 @@ fn setup() -> Setup {
     std::fs::create_dir_all(&root).expect("mkdir");
     std::fs::create_dir_all(&outside).expect("mkdir");
     std::fs::write(outside.join("secret.txt"), SECRET).expect("write");
-    let roots = Roots::new(std::slice::from_ref(&root)).expect("roots");
+    let roots = Confinement::new(std::slice::from_ref(&root)).expect("roots");
     Setup {
         _dir: dir,
         root,

@@ -16,8 +16,8 @@
 use toolmetadata::roots::{ClientRoot, RootsError};
 use toolmetadata::{Context, ToolError};
 
+use crate::confinement::Confinement;
 use crate::offload::Offload;
-use crate::roots::Roots;
 use crate::spelling::file_uri_path;
 
 /// Where a call's directories come from.
@@ -41,18 +41,22 @@ pub(crate) enum ClientRootsPolicy {
 /// The `--root` directories, and how to get a call's own.
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {
-    command_line: Roots,
+    command_line: Confinement,
     offload: Offload,
     policy: ClientRootsPolicy,
 }
 
 /// The directories opened from one list of client roots, kept beside it;
 /// `None` when none of them was usable.
-struct FromClient(Option<Roots>);
+struct FromClient(Option<Confinement>);
 
 impl Scope {
     /// The scope of a server started with these `--root` directories.
-    pub(crate) fn new(command_line: Roots, offload: Offload, policy: ClientRootsPolicy) -> Self {
+    pub(crate) fn new(
+        command_line: Confinement,
+        offload: Offload,
+        policy: ClientRootsPolicy,
+    ) -> Self {
         Scope {
             command_line,
             offload,
@@ -61,17 +65,17 @@ impl Scope {
     }
 
     /// The `--root` directories.
-    pub(crate) fn command_line(&self) -> &Roots {
+    pub(crate) fn command_line(&self) -> &Confinement {
         &self.command_line
     }
 
     /// The directories the call `cx` may use.
-    pub(crate) async fn roots(&self, cx: &Context) -> Result<Roots, ToolError> {
+    pub(crate) async fn roots(&self, cx: &Context) -> Result<Confinement, ToolError> {
         Ok(self.resolve(cx).await?.0)
     }
 
     /// The directories the call `cx` may use, and where they come from.
-    pub(crate) async fn resolve(&self, cx: &Context) -> Result<(Roots, Source), ToolError> {
+    pub(crate) async fn resolve(&self, cx: &Context) -> Result<(Confinement, Source), ToolError> {
         let fallback = || Ok((self.command_line.clone(), Source::CommandLine));
         let client = match cx.roots().await {
             Ok(client) => client,
@@ -104,7 +108,7 @@ impl Scope {
 
 /// Opens the client's roots, each checked as a `--root` is (and, with
 /// `within`, inside one of those); an unusable one is skipped with a warning.
-fn open_client_roots(list: &[ClientRoot], within: Option<&Roots>) -> FromClient {
+fn open_client_roots(list: &[ClientRoot], within: Option<&Confinement>) -> FromClient {
     let mut dirs = Vec::with_capacity(list.len());
     for root in list {
         match file_uri_path(&root.uri) {
@@ -113,7 +117,7 @@ fn open_client_roots(list: &[ClientRoot], within: Option<&Roots>) -> FromClient 
         }
     }
     let (roots, refused) = match within {
-        None => Roots::open(&dirs),
+        None => Confinement::open(&dirs),
         Some(command_line) => command_line.open_within(&dirs),
     };
     for e in refused {

@@ -14,10 +14,10 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use toolmetadata::{ToolError, ToolResult};
 
+use crate::confinement::{Confinement, Located};
 use crate::exclude::Exclude;
 use crate::handles;
 use crate::limits::Limits;
-use crate::roots::{Located, Roots};
 use crate::tools::*;
 
 /// A walk of `dir` that leaves out (and does not enter) what `exclude` names.
@@ -92,7 +92,7 @@ fn count(n: usize) -> Option<i64> {
 }
 
 pub(crate) fn search_files(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: SearchFilesArgs,
 ) -> ToolResult<SearchFilesOutput> {
@@ -185,7 +185,7 @@ pub(crate) fn search_files(
 }
 
 pub(crate) fn find_files(
-    roots: &Roots,
+    roots: &Confinement,
     limits: Limits,
     args: FindFilesArgs,
 ) -> ToolResult<FindFilesOutput> {

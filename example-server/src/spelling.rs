@@ -1,13 +1,13 @@
 //! Paths as clients spell them, read by name without confining anything:
 //! `~`, Windows drive paths (refused), the other Unicode normalization form
 //! of a name, `file://` root URIs, and `.`/`..` resolved lexically.
-//! [`crate::roots`] confines what these give.
+//! [`crate::confinement`] confines what these give.
 
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::Dir;
 
-use crate::roots::{PathError, shown};
+use crate::confinement::{PathError, shown};
 
 /// `C:\\…`, `C:/…`, `C:` or a UNC path `\\\\server\\share`: names that mean a
 /// drive on Windows and would become a file named `C:` here.

@@ -24,6 +24,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleServer, Servic
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::generation::Generation;
 use crate::ask::{Answer, AskError, Question};
 
 /// The server's settings for asking.
@@ -92,10 +93,7 @@ impl Asker {
             timeout: settings.timeout,
             ..Asker::unsupported()
         };
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|v| !v.has_initialize());
-        if !stateless {
+        if Generation::of(context).is_session() {
             // The form mode, or neither mode (2025-06-18 clients, which only
             // had forms), as rmcp's `supported_elicitation_modes` reads it.
             let form = context

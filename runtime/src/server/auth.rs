@@ -9,7 +9,8 @@
 //! are the scopes its caller must hold.
 //!
 //! One job per file: `principal` is who called, `verifier` the seam and the
-//! static token, `metadata` the Protected Resource Metadata document, `gate`
+//! static token, `resource_metadata` the Protected Resource Metadata document
+//! (RFC 9728), `gate`
 //! the HTTP answers (401, 403, 503) and `jwt`/`jwks` (feature `auth`) the
 //! JWT verifier.
 //!
@@ -22,13 +23,13 @@ mod gate;
 mod jwks;
 #[cfg(feature = "auth")]
 mod jwt;
-mod metadata;
 mod principal;
+mod resource_metadata;
 mod verifier;
 
 pub(super) use gate::Gate;
 #[cfg(feature = "auth")]
 pub use jwt::JwtVerifier;
-pub use metadata::ProtectedResource;
 pub use principal::Principal;
+pub use resource_metadata::ProtectedResource;
 pub use verifier::{Rejection, StaticToken, TokenVerifier};

@@ -11,10 +11,11 @@
 
 use std::time::Duration;
 
-use rmcp::model::{CacheScope, ProtocolVersion};
+use rmcp::model::CacheScope;
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::Server;
+use super::generation::Generation;
 
 /// How long lists stay fresh by default: long enough to spare a client most
 /// re-fetches, short enough that a redeployed catalog is seen within minutes.
@@ -53,10 +54,8 @@ impl ListCache {
 
 /// True for a request of the 2026-07-28 generation (or later): stateless,
 /// self-contained, answered the same by every instance.
-pub(super) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    Generation::of(context) == Generation::Stateless
 }
 
 impl Server {

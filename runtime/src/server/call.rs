@@ -21,8 +21,9 @@ use crate::metadata::TaskSupport;
 use crate::roots::{ClientRoots, RootsError};
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
-/// A tool's handler, erased: arguments and context in, outcome out.
-pub(super) type Handler =
+/// A call of one tool, erased: arguments and context in, outcome out (the
+/// handler behind it is the user's).
+pub(super) type Invoke =
     Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, CallOutcome> + Send + Sync>;
 
 /// One tool the server serves.
@@ -31,7 +32,7 @@ pub(super) struct Served {
     pub(super) description: String,
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
-    pub(super) handler: Handler,
+    pub(super) handler: Invoke,
     pub(super) confirm: Option<Arc<crate::metadata::Confirm>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,

@@ -24,14 +24,18 @@
 //! A server of your own (an rmcp `ServerHandler`) serves the same tools the
 //! same way once they are mounted in it ([`Server::mount`]).
 //!
-//! One job per file: `builder` assembles the tools, `call` runs one call
-//! (decoding, panics, cancellation, progress), `discovery` is the two
-//! meta-tools, `cache` what lists vary by and their cache hints, `handler`
-//! answers rmcp's requests, `mount` serves them beside a handler of yours,
-//! `compat` fills what rmcp 3.11 cannot say (one seam, each gap named with
-//! its removal condition), `http` serves Streamable HTTP, `log` is the
-//! default log filter, `task` runs calls as tasks kept in a `task_store`.
-//! `auth` checks HTTP bearer tokens and `access` filters tools by their scopes.
+//! One job per file: `builder` assembles the tools (and `builder::extras`
+//! the resources and prompts), `call` runs one call (decoding, panics,
+//! cancellation, progress), `discovery` is the two meta-tools, `cache` what
+//! lists vary by and their cache hints, `generation` tells a session's
+//! request from a stateless one, `requests` answers rmcp's requests (the one
+//! `ServerHandler` of `Server`), `mount` serves them beside a handler of
+//! yours, `compat` fills what rmcp 3.11 cannot say (one seam, each gap named
+//! with its removal condition), `http` serves Streamable HTTP (`peek` is its
+//! one look at a body), `log` is the default log filter, `task` runs calls as
+//! tasks kept in a `task_store`, `roots` keeps a session's client roots,
+//! `asker` asks the person. `auth` checks HTTP bearer tokens and `access`
+//! filters tools by their scopes.
 
 mod access;
 mod arguments;
@@ -43,7 +47,7 @@ mod cache;
 mod call;
 mod compat;
 mod discovery;
-mod handler;
+mod generation;
 #[cfg(feature = "http")]
 mod http;
 mod log;
@@ -51,6 +55,7 @@ mod mount;
 #[cfg(feature = "http")]
 mod peek;
 mod prompts;
+mod requests;
 mod resources;
 mod roots;
 mod task;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::{BoxFuture, Context, ToolError};
 
 /// A prompt's handler, erased: its arguments in, its messages out.
-pub(super) type PromptHandler = Arc<
+pub(super) type PromptFn = Arc<
     dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, Result<GetPromptResult, ToolError>>
         + Send
         + Sync,
@@ -22,7 +22,7 @@ pub(super) type Completer =
 /// One prompt the server serves.
 pub(super) struct ServedPrompt {
     pub(super) prompt: Prompt,
-    pub(super) handler: PromptHandler,
+    pub(super) handler: PromptFn,
 }
 
 /// What a completer completes: an argument of a prompt or a variable of a

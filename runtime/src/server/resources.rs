@@ -18,7 +18,7 @@ pub(super) struct StaticResource {
 }
 
 /// A template's handler, erased: the URI and its variables in, contents out.
-pub(super) type ReadHandler = Arc<
+pub(super) type ReadFn = Arc<
     dyn Fn(
             String,
             BTreeMap<String, String>,
@@ -33,5 +33,5 @@ pub(super) struct ServedTemplate {
     pub(super) template: ResourceTemplate,
     /// Parsed at `build()`; `Err` keeps the reason for it.
     pub(super) parsed: Result<UriTemplate, String>,
-    pub(super) handler: ReadHandler,
+    pub(super) handler: ReadFn,
 }

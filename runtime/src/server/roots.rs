@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rmcp::model::{ClientResult, ServerRequest};
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 
+use super::generation::Generation;
 use crate::roots::{
     ClientRoot, ClientRoots, MAX_ROOT_URI_BYTES, MAX_ROOTS, ROOTS_TIMEOUT, RootsError,
 };
@@ -44,9 +45,7 @@ impl SessionRoots {
         &self,
         request: &RequestContext<RoleServer>,
     ) -> Result<Arc<ClientRoots>, RootsError> {
-        let legacy = request
-            .protocol_version()
-            .is_some_and(|v| v.has_initialize());
+        let legacy = Generation::of(request).is_session();
         let declared = request
             .client_capabilities()
             .is_some_and(|c| c.roots.is_some());

@@ -11,7 +11,7 @@
 //!
 //! A task belongs to the principal that started it, when there is one: to
 //! anyone else its id is unknown. 2025-11-25 sessions ask for tasks their own
-//! way (see `task_legacy`); both ways start and read tasks here.
+//! way (see `compat`); both ways start and read tasks here.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -32,6 +32,7 @@ use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
 use super::call::{CallLink, TaskProgress};
+use super::generation::Generation;
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -332,10 +333,7 @@ fn owned_by(record: &TaskRecord, context: &RequestContext<RoleServer>) -> bool {
 /// The error for a task-only tool called as a plain call, in the words of the
 /// caller's protocol generation.
 fn task_required(tool: &str, context: &RequestContext<RoleServer>) -> ErrorData {
-    let session = context
-        .protocol_version()
-        .is_none_or(|v| v.has_initialize());
-    if session {
+    if Generation::of(context).is_session() {
         // 2025-11-25's way: the client asks with `task` in the params
         // (`-32601`, as that version says for a required task called
         // without it).

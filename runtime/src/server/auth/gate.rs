@@ -11,7 +11,7 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::metadata::Published;
+use super::resource_metadata::Published;
 use super::{Principal, ProtectedResource, TokenVerifier};
 use crate::server::peek::Peek;
 use crate::server::{Server, ServerError};

@@ -71,7 +71,7 @@ pub(super) struct KeySet {
 impl KeySet {
     /// The key set at `url` (checked to be https, or http on loopback).
     pub(super) fn new(url: &str, timing: Timing) -> Result<Self, ServerError> {
-        let url = super::metadata::checked_url("the JWKS URL", url)?;
+        let url = super::resource_metadata::checked_url("the JWKS URL", url)?;
         let provider = rustls::crypto::ring::default_provider();
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(provider)

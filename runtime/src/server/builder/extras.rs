@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use super::ServerBuilder;
 use crate::server::ServerError;
 use crate::server::call::Served;
-use crate::server::prompts::{Completer, Completes, PromptHandler, ServedCompletion, ServedPrompt};
-use crate::server::resources::{ReadHandler, ServedTemplate, StaticResource};
+use crate::server::prompts::{Completer, Completes, PromptFn, ServedCompletion, ServedPrompt};
+use crate::server::resources::{ReadFn, ServedTemplate, StaticResource};
 use crate::server::uri_template::UriTemplate;
 use crate::{Context, ToolError};
 
@@ -47,7 +47,7 @@ impl ServerBuilder {
         Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
     {
         let parsed = UriTemplate::parse(&template.uri_template);
-        let handler: ReadHandler = Arc::new(move |uri, vars, cx| Box::pin(handler(uri, vars, cx)));
+        let handler: ReadFn = Arc::new(move |uri, vars, cx| Box::pin(handler(uri, vars, cx)));
         self.templates.push(ServedTemplate {
             template,
             parsed,
@@ -85,7 +85,7 @@ impl ServerBuilder {
         F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, ToolError>> + Send + 'static,
     {
-        let handler: PromptHandler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
+        let handler: PromptFn = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
         self.prompts.push(ServedPrompt { prompt, handler });
         self
     }

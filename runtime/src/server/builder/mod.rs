@@ -15,7 +15,7 @@ use rmcp::model::{RequestStateCodec, Tool};
 use super::arguments::Arguments;
 use super::asker::AskSettings;
 use super::cache::ListCache;
-use super::call::{Handler, Served};
+use super::call::{Invoke, Served};
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
@@ -133,7 +133,7 @@ impl ServerBuilder {
         let info = set.crate_info();
         let entries = set.entries;
         let set = Arc::new(set);
-        let handler = move |name: &'static str| -> Handler {
+        let handler = move |name: &'static str| -> Invoke {
             let set = set.clone();
             Arc::new(move |args, cx| {
                 let set = set.clone();
@@ -158,7 +158,7 @@ impl ServerBuilder {
         mut self,
         (name, version): (&'static str, &'static str),
         entries: &'static [ToolEntry],
-        handler: &dyn Fn(&'static str) -> Handler,
+        handler: &dyn Fn(&'static str) -> Invoke,
     ) -> Self {
         self.name.get_or_insert_with(|| name.to_owned());
         self.version.get_or_insert_with(|| version.to_owned());
@@ -232,7 +232,7 @@ impl ServerBuilder {
         };
         let params = DynamicParams::new(&metadata);
         let strict = self.strict.clone();
-        let erased: Handler = Arc::new(move |args, cx| {
+        let erased: Invoke = Arc::new(move |args, cx| {
             // Read at call time, so `strict_arguments` holds wherever it is
             // called on the builder.
             let conversion = if strict.load(Ordering::Relaxed) {

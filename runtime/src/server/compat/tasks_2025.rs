@@ -18,7 +18,6 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::GetMeta as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, CustomRequest,
     CustomResult, ErrorCode, JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
@@ -28,6 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
+use crate::server::generation::Generation;
 use crate::server::task::{POLL_INTERVAL, status_name};
 use crate::server::task_store::{TaskRecord, TaskState};
 use crate::text::shorten;
@@ -145,7 +145,7 @@ pub(super) fn reroute(message: ClientJsonRpcMessage, task: Option<Value>) -> Cli
     let JsonRpcMessage::Request(mut request) = message else {
         return message;
     };
-    if request.request.get_meta().protocol_version().is_some() {
+    if !Generation::of_request(&request.request).is_session() {
         return JsonRpcMessage::Request(request);
     }
     let renamed = match &request.request {
@@ -177,9 +177,7 @@ pub(crate) async fn serve(
     request: CustomRequest,
     context: RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
-    let session = context
-        .protocol_version()
-        .is_none_or(|v| v.has_initialize());
+    let session = Generation::of(&context).is_session();
     let has_tasks = server.runs_tasks();
     let extension = context
         .client_capabilities()

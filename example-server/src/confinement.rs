@@ -26,7 +26,7 @@ use crate::spelling::{home_dir, is_windows_path, lexical, respell};
 /// The directories the tools may touch: cheap to clone, shared by the
 /// blocking tasks that do the file work.
 #[derive(Debug, Clone)]
-pub(crate) struct Roots {
+pub(crate) struct Confinement {
     roots: Arc<[Root]>,
 }
 
@@ -165,12 +165,12 @@ impl Root {
     }
 }
 
-impl Roots {
+impl Confinement {
     /// Opens each root (a root given as a symbolic link becomes its target);
     /// each must be an existing directory, and one at least is needed.
     #[cfg(test)]
-    pub(crate) fn new(dirs: &[PathBuf]) -> Result<Roots, String> {
-        let (roots, refused) = Roots::open(dirs);
+    pub(crate) fn new(dirs: &[PathBuf]) -> Result<Confinement, String> {
+        let (roots, refused) = Confinement::open(dirs);
         if let Some(first) = refused.into_iter().next() {
             return Err(first);
         }
@@ -183,7 +183,7 @@ impl Roots {
     /// Opens the roots that can be opened, and says why each other one was
     /// skipped (missing, not a directory, unreadable, beyond [`MAX_ROOTS`]).
     /// Possibly none: then every path is refused with [`NO_ROOTS`].
-    pub(crate) fn open(dirs: &[PathBuf]) -> (Roots, Vec<String>) {
+    pub(crate) fn open(dirs: &[PathBuf]) -> (Confinement, Vec<String>) {
         let cwd = std::env::current_dir();
         Self::gather(dirs, |dir| {
             let cwd = match &cwd {
@@ -205,7 +205,7 @@ impl Roots {
     /// taken over HTTP: one that is not inside a root here is refused, and
     /// each is opened through its root's handle, so that a link swapped in
     /// meanwhile cannot lead out.
-    pub(crate) fn open_within(&self, dirs: &[PathBuf]) -> (Roots, Vec<String>) {
+    pub(crate) fn open_within(&self, dirs: &[PathBuf]) -> (Confinement, Vec<String>) {
         Self::gather(dirs, |dir| {
             let Some(text) = dir.to_str() else {
                 return Err(format!("the root {} is not UTF-8", dir.display()));
@@ -234,7 +234,7 @@ impl Roots {
     fn gather(
         dirs: &[PathBuf],
         mut open: impl FnMut(&PathBuf) -> Result<Root, String>,
-    ) -> (Roots, Vec<String>) {
+    ) -> (Confinement, Vec<String>) {
         let mut refused = Vec::new();
         let mut roots = Vec::with_capacity(dirs.len().min(MAX_ROOTS));
         for dir in dirs {
@@ -251,7 +251,7 @@ impl Roots {
             }
         }
         (
-            Roots {
+            Confinement {
                 roots: roots.into(),
             },
             refused,
@@ -260,8 +260,8 @@ impl Roots {
 
     /// No root: every path is refused with [`NO_ROOTS`].
     #[cfg(test)]
-    pub(crate) fn none() -> Roots {
-        Roots {
+    pub(crate) fn none() -> Confinement {
+        Confinement {
             roots: Arc::from([]),
         }
     }
@@ -285,7 +285,7 @@ impl Roots {
         Ok(located)
     }
 
-    /// [`Roots::locate`] without looking at the file system.
+    /// [`Confinement::locate`] without looking at the file system.
     fn locate_by_name<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
         if self.roots.is_empty() {
             return Err(PathError(NO_ROOTS.into()));
@@ -365,7 +365,7 @@ mod tests {
         _dir: tempfile::TempDir,
         root: PathBuf,
         outside: PathBuf,
-        roots: Roots,
+        roots: Confinement,
     }
 
     fn setup() -> Setup {
@@ -377,7 +377,7 @@ mod tests {
         std::fs::write(root.join("sub/a.txt"), "a").expect("write");
         std::fs::write(outside.join("secret.txt"), "secret").expect("write");
         std::fs::write(outside.join("etc/passwd"), "root").expect("write");
-        let roots = Roots::new(std::slice::from_ref(&root)).expect("roots");
+        let roots = Confinement::new(std::slice::from_ref(&root)).expect("roots");
         Setup {
             _dir: dir,
             root,
@@ -386,7 +386,7 @@ mod tests {
         }
     }
 
-    fn read(roots: &Roots, path: &str) -> Result<String, PathError> {
+    fn read(roots: &Confinement, path: &str) -> Result<String, PathError> {
         let l = roots.locate(path)?;
         l.dir.read_to_string(&l.rel).map_err(|e| l.error(&e))
     }
@@ -444,7 +444,10 @@ mod tests {
             read(&s.roots, "link_out/etc/nope").unwrap_err().to_string(),
             through_link("nope")
         );
-        assert_eq!(Roots::none().locate("a").unwrap_err().to_string(), NO_ROOTS);
+        assert_eq!(
+            Confinement::none().locate("a").unwrap_err().to_string(),
+            NO_ROOTS
+        );
         assert!(
             s.roots
                 .locate("a\0b")
@@ -468,7 +471,7 @@ mod tests {
         let s = setup();
         let link = s.root.parent().unwrap().join("root_link");
         symlink(&s.root, &link).unwrap();
-        let roots = Roots::new(std::slice::from_ref(&link)).unwrap();
+        let roots = Confinement::new(std::slice::from_ref(&link)).unwrap();
         assert_eq!(roots.dirs()[0], s.root.canonicalize().unwrap());
         assert!(read(&roots, "sub/a.txt").is_ok());
         assert!(read(&roots, "../outside/secret.txt").is_err());
@@ -530,13 +533,13 @@ mod tests {
         let file = s.root.join("sub/a.txt");
         let missing = s.root.join("missing");
         let (roots, refused) =
-            Roots::open(&[missing.clone(), file, PathBuf::new(), s.root.clone()]);
+            Confinement::open(&[missing.clone(), file, PathBuf::new(), s.root.clone()]);
         assert_eq!(roots.dirs(), vec![s.root.canonicalize().unwrap()]);
         assert_eq!(refused.len(), 3, "{refused:?}");
         assert!(refused[0].contains(&missing.display().to_string()));
         assert!(refused[1].contains("is not a directory"), "{refused:?}");
         assert!(refused[2].contains("empty root"), "{refused:?}");
-        let (none, refused) = Roots::open(&[]);
+        let (none, refused) = Confinement::open(&[]);
         assert!(none.is_empty() && refused.is_empty());
     }
 }
