@@ -35,6 +35,16 @@ impl<'a> Caller<'a> {
         }
     }
 
+    /// A caller with no principal: it may use every tool.
+    pub(super) fn anonymous() -> Self {
+        Caller {
+            #[cfg(feature = "http")]
+            principal: None,
+            #[cfg(not(feature = "http"))]
+            _request: std::marker::PhantomData,
+        }
+    }
+
     /// The scopes of `needed` the caller lacks (none without a principal).
     pub(super) fn missing<'s>(&self, needed: &'s [String]) -> Vec<&'s str> {
         #[cfg(feature = "http")]

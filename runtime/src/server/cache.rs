@@ -63,7 +63,7 @@ impl Server {
     /// a legacy session the per-request switch (`X-MCP-Show-All`,
     /// `?show_all=true`), which 2026-07-28 requests may not use.
     pub(super) fn shows_all(&self, context: &RequestContext<RoleServer>) -> bool {
-        self.inner.show_all || (!is_stateless(context) && show_all_requested(context))
+        self.inner.catalog.shows_all() || (!is_stateless(context) && show_all_requested(context))
     }
 
     /// The cache hints for a list answer, on 2026-07-28 requests only (older

@@ -152,7 +152,7 @@ impl Server {
         args: Map<String, Value>,
         link: CallLink,
     ) -> CallToolResult {
-        let served = &self.inner.tools[index];
+        let served = self.inner.catalog.tool(index);
         let name = served.tool.name.to_string();
         let cancel = link.cancel.clone();
         let cx = Context::connected(&name, Arc::new(link), served.confirm.clone());

@@ -1,13 +1,8 @@
-//! Discovery mode (FORMAT.md "Discovery"): `tool_search` ranks every tool
-//! against a query by Go's scoring table, `execute_tool` calls one by name.
+//! Discovery mode (FORMAT.md "Discovery"): the two meta-tools' entries and
+//! Go's scoring table that `tool_search` ranks tools by. The catalog
+//! searches; `execute_tool` runs a tool like `tools/call` (`requests`).
 
-use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::{Map, Value, json};
-
-use super::Server;
-use super::access::Caller;
-use super::call::{CallLink, Served, error};
-use crate::metadata::TaskSupport;
+use serde_json::{Value, json};
 
 /// A tool as the search sees it.
 pub(crate) struct Candidate<'a> {
@@ -54,113 +49,6 @@ pub(crate) fn meta_tool_entries() -> [Value; 2] {
 
 /// The sentence the server's instructions gain when discoverable tools exist.
 pub(crate) const INSTRUCTIONS: &str = "More tools are available than are listed: find them with tool_search (by name, keyword or description) and call them with execute_tool.";
-
-impl Server {
-    /// `tool_search`: every tool, discoverable or not, ranked against the
-    /// query.
-    /// The caller's view: tools whose scopes it lacks are not there.
-    pub(super) fn tool_search(
-        &self,
-        args: &Map<String, Value>,
-        caller: Caller<'_>,
-    ) -> CallToolResult {
-        let query = args
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let max = match args.get("max_results") {
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(s)) => s.parse::<f64>().ok(),
-            _ => None,
-        }
-        .filter(|x| x.is_finite())
-        .map_or(5, |x| x.clamp(1.0, 100.0) as usize);
-        let visible: Vec<&Served> = self
-            .inner
-            .tools
-            .iter()
-            .filter(|t| caller.permits(&t.scopes))
-            .collect();
-        let candidates: Vec<Candidate<'_>> = visible
-            .iter()
-            .map(|t| Candidate {
-                name: &t.tool.name,
-                description: &t.description,
-                keywords: &t.keywords,
-            })
-            .collect();
-        let mut hits: Vec<(f64, &Served)> = scores(query, &candidates)
-            .into_iter()
-            .zip(visible)
-            .filter(|(s, _)| *s > 0.0)
-            .collect();
-        hits.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| a.1.tool.name.cmp(&b.1.tool.name))
-        });
-        let results: Vec<Value> = hits
-            .into_iter()
-            .take(max)
-            .map(|(score, t)| {
-                let mut hit = json!({
-                    "name": t.tool.name,
-                    "description": t.description,
-                    "score": score,
-                    "inputSchema": Value::Object((*t.tool.input_schema).clone()),
-                });
-                if !t.keywords.is_empty() {
-                    hit["keywords"] = Value::from(t.keywords.clone());
-                }
-                hit
-            })
-            .collect();
-        CallToolResult::success(vec![ContentBlock::text(Value::Array(results).to_string())])
-    }
-
-    /// `execute_tool`: a tool by name, with `parameters` (or `arguments`).
-    pub(super) async fn execute_tool(
-        &self,
-        mut args: Map<String, Value>,
-        link: CallLink,
-    ) -> CallToolResult {
-        let Some(name) = args.get("name").and_then(Value::as_str).map(str::to_owned) else {
-            return error("execute_tool: `name` (the tool to call) is required");
-        };
-        let params = match args
-            .remove("parameters")
-            .or_else(|| args.remove("arguments"))
-        {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(other) => {
-                return error(format!(
-                    "execute_tool: `parameters` must be an object, got {}",
-                    crate::args::describe(&other)
-                ));
-            }
-        };
-        let caller = Caller::of(&link.request);
-        // A tool the caller lacks scopes for is absent, as from the search.
-        let found = self
-            .inner
-            .by_name
-            .get(&name)
-            .filter(|&&i| caller.permits(&self.inner.tools[i].scopes));
-        match found {
-            // execute_tool's own call is plain: a task-only tool cannot run
-            // inside it.
-            Some(&index) if self.inner.tools[index].task == TaskSupport::Required => {
-                error(format!(
-                    "execute_tool: the tool `{name}` runs only as a task; call it with tools/call as a task instead"
-                ))
-            }
-            Some(&index) => self.run_tool(index, params, link).await,
-            None => error(format!(
-                "execute_tool: there is no tool `{name}`; find tools with tool_search"
-            )),
-        }
-    }
-}
 
 /// The scores of the candidates for a query, from 0 (no match) to 1, by Go's
 /// table; when no candidate matches at all, by fuzzy matching instead.

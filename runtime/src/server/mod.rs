@@ -45,6 +45,7 @@ pub mod auth;
 mod builder;
 mod cache;
 mod call;
+mod catalog;
 mod compat;
 mod discovery;
 mod generation;
@@ -62,7 +63,6 @@ mod task;
 mod task_store;
 mod uri_template;
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -84,7 +84,6 @@ pub use task_store::{
     InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
 };
 
-use call::Served;
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};
 
@@ -114,12 +113,8 @@ struct Inner {
     name: String,
     version: String,
     instructions: Option<String>,
-    show_all: bool,
-    /// Sorted by name.
-    tools: Vec<Served>,
-    by_name: BTreeMap<String, usize>,
-    /// `tool_search` and `execute_tool`, when discoverable tools exist.
-    meta_tools: Vec<Tool>,
+    /// The tools: lookup, listing per caller, scopes, search.
+    catalog: catalog::Catalog,
     resources: Vec<StaticResource>,
     templates: Vec<ServedTemplate>,
     prompts: Vec<ServedPrompt>,
@@ -145,7 +140,7 @@ impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
             .field("name", &self.inner.name)
-            .field("tools", &self.inner.tools.len())
+            .field("tools", &self.inner.catalog.len())
             .finish()
     }
 }
@@ -167,37 +162,19 @@ impl Server {
         }
     }
 
-    /// The tools a `tools/list` shows: every non-discoverable tool, plus the
-    /// meta-tools when discoverable ones exist; or every tool with `show_all`.
+    /// The tools a `tools/list` shows a caller without a token: every
+    /// non-discoverable tool, plus the meta-tools when discoverable ones
+    /// exist; or every tool with `show_all`.
     pub fn listed_tools(&self, show_all: bool) -> Vec<Tool> {
-        let inner = &self.inner;
-        if show_all || inner.meta_tools.is_empty() {
-            return inner.tools.iter().map(|t| t.tool.clone()).collect();
-        }
-        let mut listed: Vec<Tool> = inner
-            .tools
-            .iter()
-            .filter(|t| !t.discoverable)
-            .map(|t| t.tool.clone())
-            .chain(inner.meta_tools.iter().cloned())
-            .collect();
-        listed.sort_by(|a, b| a.name.cmp(&b.name));
-        listed
-    }
-
-    /// The scopes a tool needs (empty for a tool that needs none); `None`
-    /// for a name that is not a tool (meta-tools included).
-    pub(crate) fn tool_scopes(&self, name: &str) -> Option<&[String]> {
-        let &index = self.inner.by_name.get(name)?;
-        Some(&self.inner.tools[index].scopes)
+        self.inner
+            .catalog
+            .listed(show_all, &access::Caller::anonymous())
     }
 
     /// Every scope some tool needs, sorted, once each: what the protected
     /// resource metadata advertises.
     pub fn catalog_scopes(&self) -> Vec<String> {
-        let scopes: std::collections::BTreeSet<&String> =
-            self.inner.tools.iter().flat_map(|t| &t.scopes).collect();
-        scopes.into_iter().cloned().collect()
+        self.inner.catalog.all_scopes()
     }
 
     /// Serves on stdin/stdout until the client closes stdin (also before it

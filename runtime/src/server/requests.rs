@@ -5,15 +5,17 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Reference, ResourceContents, ResourcesCapability, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestParams, CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, ResourceContents, ResourcesCapability, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
+use serde_json::{Map, Value};
 
 use std::sync::Arc;
 
@@ -21,8 +23,10 @@ use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
 use super::call::CallLink;
+use super::catalog::Entry;
 use super::prompts::Completes;
 use crate::Context;
+use crate::metadata::TaskSupport;
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -49,8 +53,7 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Caller::of(&context);
-        let mut tools = self.listed_tools(self.shows_all(&context));
-        tools.retain(|t| self.tool_scopes(&t.name).is_none_or(|s| caller.permits(s)));
+        let tools = self.inner.catalog.listed(self.shows_all(&context), &caller);
         let mut result = ListToolsResult::with_all_items(tools);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
             // A list filtered for an authenticated caller varies by
@@ -305,15 +308,7 @@ impl ServerHandler for Server {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        match self.inner.by_name.get(name) {
-            Some(&i) => Some(self.inner.tools[i].tool.clone()),
-            None => self
-                .inner
-                .meta_tools
-                .iter()
-                .find(|t| t.name == name)
-                .cloned(),
-        }
+        self.inner.catalog.entry(name)
     }
 
     async fn get_task(
@@ -361,26 +356,66 @@ impl Server {
     async fn route(
         &self,
         name: &str,
-        args: serde_json::Map<String, serde_json::Value>,
+        args: Map<String, Value>,
         link: CallLink,
-    ) -> Option<rmcp::model::CallToolResult> {
+    ) -> Option<CallToolResult> {
         let caller = Caller::of(&link.request);
-        if !self.inner.meta_tools.is_empty() {
-            if name == super::discovery::TOOL_SEARCH {
-                return Some(self.tool_search(&args, caller));
+        let index = match self.inner.catalog.find(name)? {
+            Entry::Search => return Some(self.inner.catalog.search(&args, &caller)),
+            Entry::Execute => return Some(self.execute_tool(args, link).await),
+            Entry::Tool(index, served) => {
+                // Over HTTP the gate has already answered 403; this refuses a
+                // call that reached the handler some other way with a
+                // principal.
+                let missing = caller.missing(&served.scopes);
+                if !missing.is_empty() {
+                    return Some(super::call::error(super::access::lacking(name, &missing)));
+                }
+                index
             }
-            if name == super::discovery::EXECUTE_TOOL {
-                return Some(self.execute_tool(args, link).await);
-            }
-        }
-        let index = *self.inner.by_name.get(name)?;
-        // Over HTTP the gate has already answered 403; this refuses a call
-        // that reached the handler some other way with a principal.
-        let missing = caller.missing(&self.inner.tools[index].scopes);
-        if !missing.is_empty() {
-            return Some(super::call::error(super::access::lacking(name, &missing)));
-        }
+        };
         Some(self.run_tool(index, args, link).await)
+    }
+
+    /// `execute_tool`: a tool by name, with `parameters` (or `arguments`).
+    async fn execute_tool(&self, mut args: Map<String, Value>, link: CallLink) -> CallToolResult {
+        let Some(name) = args.get("name").and_then(Value::as_str).map(str::to_owned) else {
+            return super::call::error("execute_tool: `name` (the tool to call) is required");
+        };
+        let params = match args
+            .remove("parameters")
+            .or_else(|| args.remove("arguments"))
+        {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(other) => {
+                return super::call::error(format!(
+                    "execute_tool: `parameters` must be an object, got {}",
+                    crate::args::describe(&other)
+                ));
+            }
+        };
+        let caller = Caller::of(&link.request);
+        // A tool the caller lacks scopes for is absent, as from the search.
+        let found = match self.inner.catalog.find(&name) {
+            Some(Entry::Tool(index, served)) if caller.permits(&served.scopes) => {
+                Some((index, served))
+            }
+            _ => None,
+        };
+        match found {
+            // execute_tool's own call is plain: a task-only tool cannot run
+            // inside it.
+            Some((_, served)) if served.task == TaskSupport::Required => {
+                super::call::error(format!(
+                    "execute_tool: the tool `{name}` runs only as a task; call it with tools/call as a task instead"
+                ))
+            }
+            Some((index, _)) => self.run_tool(index, params, link).await,
+            None => super::call::error(format!(
+                "execute_tool: there is no tool `{name}`; find tools with tool_search"
+            )),
+        }
     }
 
     pub(super) fn serves_prompts(&self) -> bool {

@@ -32,6 +32,7 @@ use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
 use super::call::{CallLink, TaskProgress};
+use super::catalog::Entry;
 use super::generation::Generation;
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
 use crate::metadata::TaskSupport;
@@ -93,17 +94,9 @@ fn unknown_task(id: &str) -> ErrorData {
 }
 
 impl Server {
-    /// True when some tool may run as a task.
-    pub(super) fn runs_tasks(&self) -> bool {
-        self.inner
-            .tools
-            .iter()
-            .any(|t| t.task != TaskSupport::Forbidden)
-    }
-
     /// Declares the tasks extension when some tool may run as a task.
     pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
-        if self.runs_tasks() {
+        if self.inner.catalog.runs_tasks() {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -119,10 +112,10 @@ impl Server {
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<Option<CallToolResponse>, ErrorData> {
-        let Some(&index) = self.inner.by_name.get(request.name.as_ref()) else {
+        let Some(Entry::Tool(index, served)) = self.inner.catalog.find(&request.name) else {
             return Ok(None);
         };
-        let support = self.inner.tools[index].task;
+        let support = served.task;
         if support == TaskSupport::Forbidden {
             return Ok(None);
         }
@@ -158,7 +151,7 @@ impl Server {
         context: &RequestContext<RoleServer>,
         ttl: Duration,
     ) -> Result<TaskRecord, ErrorData> {
-        let served = &self.inner.tools[index];
+        let served = self.inner.catalog.tool(index);
         let caller = Caller::of(context);
         // As `route` does for a plain call: over HTTP the gate has already
         // answered 403.

@@ -119,7 +119,7 @@ impl Gate {
             else {
                 continue;
             };
-            let Some(needed) = self.server.tool_scopes(name) else {
+            let Some(needed) = self.server.inner.catalog.scopes(name) else {
                 continue;
             };
             let missing = principal.missing(needed);

@@ -3,7 +3,6 @@
 
 mod extras;
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -16,6 +15,7 @@ use super::arguments::Arguments;
 use super::asker::AskSettings;
 use super::cache::ListCache;
 use super::call::{Invoke, Served};
+use super::catalog::Catalog;
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
@@ -319,54 +319,19 @@ impl ServerBuilder {
                 }
             }
         }
-        self.tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-        for pair in self.tools.windows(2) {
-            if pair[0].tool.name == pair[1].tool.name {
-                return Err(ServerError::new(format!(
-                    "two tools are named `{}`",
-                    pair[0].tool.name
-                )));
-            }
-        }
-        let discovery = self.tools.iter().any(|t| t.discoverable);
-        if discovery
-            && let Some(t) = self.tools.iter().find(|t| {
-                t.tool.name == discovery::TOOL_SEARCH || t.tool.name == discovery::EXECUTE_TOOL
-            })
-        {
-            return Err(ServerError::new(format!(
-                "the tool `{}` has the name of a discovery meta-tool",
-                t.tool.name
-            )));
-        }
-        let meta_tools = if discovery {
-            discovery::meta_tool_entries()
-                .into_iter()
-                .map(|v| {
-                    serde_json::from_value::<Tool>(v).map_err(|e| ServerError::new(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        } else {
-            Vec::new()
-        };
-        let instructions = match (self.instructions, discovery) {
+        extras::check_views(&self.tools, &self.resources, &self.templates)?;
+        let catalog = Catalog::new(self.tools, self.show_all)?;
+        let instructions = match (self.instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
             (i, false) => i,
         };
         extras::check_extras(&self.prompts, &self.templates, &self.completions)?;
-        extras::check_views(&self.tools, &self.resources, &self.templates)?;
         let ask = AskSettings {
             codec: state_codec(self.state_key)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
             timeout: self.ask_timeout.unwrap_or(Duration::from_secs(300)),
         };
-        let by_name: BTreeMap<String, usize> = self
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.tool.name.to_string(), i))
-            .collect();
         Ok(Server {
             roots: Arc::default(),
             inner: Arc::new(Inner {
@@ -377,10 +342,7 @@ impl ServerBuilder {
                     .version
                     .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
                 instructions,
-                show_all: self.show_all,
-                tools: self.tools,
-                by_name,
-                meta_tools,
+                catalog,
                 resources: self.resources,
                 templates: self.templates,
                 prompts: self.prompts,

@@ -92,7 +92,7 @@ impl Compat {
     pub(super) fn of(server: &Server) -> Self {
         Compat {
             extras: server.inner.list_extras.clone(),
-            tasks: server.runs_tasks(),
+            tasks: server.inner.catalog.runs_tasks(),
         }
     }
 

@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
+use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::task::{POLL_INTERVAL, status_name};
 use crate::server::task_store::{TaskRecord, TaskState};
@@ -178,7 +179,7 @@ pub(crate) async fn serve(
     context: RequestContext<RoleServer>,
 ) -> Result<Value, ErrorData> {
     let session = Generation::of(&context).is_session();
-    let has_tasks = server.runs_tasks();
+    let has_tasks = server.inner.catalog.runs_tasks();
     let extension = context
         .client_capabilities()
         .is_some_and(|c| c.supports_tasks());
@@ -252,9 +253,9 @@ async fn call_as_task(
         .map_err(|e| ErrorData::invalid_params(format!("tools/call: {e}"), None))?;
     let inner = &server.inner;
     let name = shorten(&request.name, 100);
-    let index = match inner.by_name.get(request.name.as_ref()) {
-        Some(&index) if inner.tools[index].task != TaskSupport::Forbidden => index,
-        None if !inner.meta_tools.iter().any(|t| t.name == request.name) => {
+    let index = match inner.catalog.find(&request.name) {
+        Some(Entry::Tool(index, served)) if served.task != TaskSupport::Forbidden => index,
+        None => {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{name}`"),
                 None,

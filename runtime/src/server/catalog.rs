@@ -1,0 +1,215 @@
+//! The tools a server serves, in one place: found by name (the discovery
+//! meta-tools too, as entries of their own), listed for a caller, their
+//! scopes, and searched (discovery mode's `tool_search`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use serde_json::{Map, Value, json};
+
+use super::ServerError;
+use super::access::Caller;
+use super::call::Served;
+use super::discovery::{self, Candidate};
+use crate::metadata::TaskSupport;
+
+/// The served tools.
+pub(super) struct Catalog {
+    /// Sorted by name.
+    tools: Vec<Served>,
+    by_name: BTreeMap<String, usize>,
+    /// `tool_search` and `execute_tool`, when some tool is discoverable.
+    meta: Vec<Tool>,
+    /// The server lists discoverable tools too (`ServerBuilder::show_all`).
+    show_all: bool,
+}
+
+/// What a name is in the catalog.
+#[derive(Clone, Copy)]
+pub(super) enum Entry<'a> {
+    /// A tool, and its place.
+    Tool(usize, &'a Served),
+    /// `tool_search`.
+    Search,
+    /// `execute_tool`.
+    Execute,
+}
+
+impl Catalog {
+    /// The catalog of `tools`; an error when two share a name, or when a tool
+    /// takes a meta-tool's name while some tool is discoverable.
+    pub(super) fn new(mut tools: Vec<Served>, show_all: bool) -> Result<Self, ServerError> {
+        tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        for pair in tools.windows(2) {
+            if pair[0].tool.name == pair[1].tool.name {
+                return Err(ServerError::new(format!(
+                    "two tools are named `{}`",
+                    pair[0].tool.name
+                )));
+            }
+        }
+        let discovery = tools.iter().any(|t| t.discoverable);
+        if discovery
+            && let Some(t) = tools.iter().find(|t| {
+                t.tool.name == discovery::TOOL_SEARCH || t.tool.name == discovery::EXECUTE_TOOL
+            })
+        {
+            return Err(ServerError::new(format!(
+                "the tool `{}` has the name of a discovery meta-tool",
+                t.tool.name
+            )));
+        }
+        let meta = if discovery {
+            discovery::meta_tool_entries()
+                .into_iter()
+                .map(|v| {
+                    serde_json::from_value::<Tool>(v).map_err(|e| ServerError::new(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.tool.name.to_string(), i))
+            .collect();
+        Ok(Catalog {
+            tools,
+            by_name,
+            meta,
+            show_all,
+        })
+    }
+
+    /// Whether discovery mode is on (some tool is discoverable).
+    pub(super) fn discovery(&self) -> bool {
+        !self.meta.is_empty()
+    }
+
+    /// The server lists every tool, discoverable ones too.
+    pub(super) fn shows_all(&self) -> bool {
+        self.show_all
+    }
+
+    /// How many tools (meta-tools aside).
+    pub(super) fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// What `name` is: a tool, a meta-tool (in discovery mode), or nothing.
+    pub(super) fn find(&self, name: &str) -> Option<Entry<'_>> {
+        if let Some(&index) = self.by_name.get(name) {
+            return Some(Entry::Tool(index, &self.tools[index]));
+        }
+        match name {
+            discovery::TOOL_SEARCH if self.discovery() => Some(Entry::Search),
+            discovery::EXECUTE_TOOL if self.discovery() => Some(Entry::Execute),
+            _ => None,
+        }
+    }
+
+    /// The tool at `index` (from [`Catalog::find`]).
+    pub(super) fn tool(&self, index: usize) -> &Served {
+        &self.tools[index]
+    }
+
+    /// The `tools/list` entry of `name`, a tool or a meta-tool.
+    pub(super) fn entry(&self, name: &str) -> Option<Tool> {
+        match self.find(name)? {
+            Entry::Tool(_, served) => Some(served.tool.clone()),
+            Entry::Search | Entry::Execute => self.meta.iter().find(|t| t.name == name).cloned(),
+        }
+    }
+
+    /// The tools a `tools/list` shows `caller`: every non-discoverable tool,
+    /// plus the meta-tools in discovery mode; or every tool with `show_all`.
+    /// A tool whose scopes the caller lacks is not there.
+    pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>) -> Vec<Tool> {
+        let permitted = self.tools.iter().filter(|t| caller.permits(&t.scopes));
+        if show_all || !self.discovery() {
+            return permitted.map(|t| t.tool.clone()).collect();
+        }
+        let mut listed: Vec<Tool> = permitted
+            .filter(|t| !t.discoverable)
+            .map(|t| t.tool.clone())
+            .chain(self.meta.iter().cloned())
+            .collect();
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        listed
+    }
+
+    /// The scopes a tool needs (empty for a tool that needs none); `None`
+    /// for a name that is not a tool (meta-tools included).
+    #[cfg(feature = "http")]
+    pub(super) fn scopes(&self, name: &str) -> Option<&[String]> {
+        let &index = self.by_name.get(name)?;
+        Some(&self.tools[index].scopes)
+    }
+
+    /// Every scope some tool needs, sorted, once each.
+    pub(super) fn all_scopes(&self) -> Vec<String> {
+        let scopes: BTreeSet<&String> = self.tools.iter().flat_map(|t| &t.scopes).collect();
+        scopes.into_iter().cloned().collect()
+    }
+
+    /// True when some tool may run as a task.
+    pub(super) fn runs_tasks(&self) -> bool {
+        self.tools.iter().any(|t| t.task != TaskSupport::Forbidden)
+    }
+
+    /// `tool_search`: every tool the caller may see, discoverable or not,
+    /// ranked against the query.
+    pub(super) fn search(&self, args: &Map<String, Value>, caller: &Caller<'_>) -> CallToolResult {
+        let query = args
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let max = match args.get("max_results") {
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) => s.parse::<f64>().ok(),
+            _ => None,
+        }
+        .filter(|x| x.is_finite())
+        .map_or(5, |x| x.clamp(1.0, 100.0) as usize);
+        let visible: Vec<&Served> = self
+            .tools
+            .iter()
+            .filter(|t| caller.permits(&t.scopes))
+            .collect();
+        let candidates: Vec<Candidate<'_>> = visible
+            .iter()
+            .map(|t| Candidate {
+                name: &t.tool.name,
+                description: &t.description,
+                keywords: &t.keywords,
+            })
+            .collect();
+        let mut hits: Vec<(f64, &Served)> = discovery::scores(query, &candidates)
+            .into_iter()
+            .zip(visible)
+            .filter(|(s, _)| *s > 0.0)
+            .collect();
+        hits.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| a.1.tool.name.cmp(&b.1.tool.name))
+        });
+        let results: Vec<Value> = hits
+            .into_iter()
+            .take(max)
+            .map(|(score, t)| {
+                let mut hit = json!({
+                    "name": t.tool.name,
+                    "description": t.description,
+                    "score": score,
+                    "inputSchema": Value::Object((*t.tool.input_schema).clone()),
+                });
+                if !t.keywords.is_empty() {
+                    hit["keywords"] = Value::from(t.keywords.clone());
+                }
+                hit
+            })
+            .collect();
+        CallToolResult::success(vec![ContentBlock::text(Value::Array(results).to_string())])
+    }
+}
