@@ -121,7 +121,7 @@ struct Inner {
     completions: Vec<ServedCompletion>,
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
-    tasks: task::Tasks,
+    tasks: Arc<task::Tasks>,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
 }

@@ -8,10 +8,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CompleteRequestParams, CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference, ResourceContents, ResourcesCapability, ServerCapabilities,
-    ServerConfig, Tool,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Reference, ResourceContents, ResourcesCapability,
+    ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -40,7 +40,12 @@ impl ServerHandler for Server {
         if self.serves_completions() {
             capabilities.completions = Some(Default::default());
         }
-        self.declare_tasks(&mut capabilities);
+        if self.inner.catalog.runs_tasks() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+        }
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
@@ -316,7 +321,10 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.task_state(&request.task_id, &context).await
+        self.inner
+            .tasks
+            .state(&request.task_id, &Caller::of(&context))
+            .await
     }
 
     async fn cancel_task(
@@ -324,7 +332,9 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.cancel_task_by_id(&request.task_id, &context)
+        self.inner
+            .tasks
+            .cancel(&request.task_id, &Caller::of(&context))
             .await
             .map(drop)
     }

@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, DetailedTask,
-    ErrorCode, GetTaskResult, JsonObject, ServerCapabilities, TASKS_EXTENSION_ID, Task,
-    TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult,
+    DetailedTask, ErrorCode, GetTaskResult, JsonObject, TASKS_EXTENSION_ID, Task, TaskPayload,
+    TaskStatus,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
@@ -35,6 +35,7 @@ use super::call::{CallLink, TaskProgress};
 use super::catalog::Entry;
 use super::generation::Generation;
 use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
+use crate::BoxFuture;
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
 
@@ -93,17 +94,141 @@ fn unknown_task(id: &str) -> ErrorData {
     )
 }
 
-impl Server {
-    /// Declares the tasks extension when some tool may run as a task.
-    pub(super) fn declare_tasks(&self, capabilities: &mut ServerCapabilities) {
-        if self.inner.catalog.runs_tasks() {
-            capabilities
-                .extensions
-                .get_or_insert_with(Default::default)
-                .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+impl Tasks {
+    /// Records a task of `tool` for `owner`, kept for `ttl`, and runs what
+    /// `run` makes of its cancellation and progress on a task of its own,
+    /// until it ends or is cancelled (here, or on another instance through
+    /// the store). The record as created.
+    pub(super) async fn start(
+        self: &Arc<Self>,
+        tool: &str,
+        owner: Option<&str>,
+        ttl: Duration,
+        run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, CallToolResult>,
+    ) -> Result<TaskRecord, ErrorData> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
+        record.owner = owner.map(str::to_owned);
+        self.store
+            .insert(record.clone())
+            .await
+            .map_err(store_error)?;
+        let cancel = CancellationToken::new();
+        self.running().insert(
+            id.clone(),
+            Running {
+                cancel: cancel.clone(),
+                ended: Arc::new(tokio::sync::Notify::new()),
+            },
+        );
+        let handler = run(
+            cancel.clone(),
+            TaskProgress::new(self.store.clone(), id.clone()),
+        );
+        let tasks = self.clone();
+        tokio::spawn(async move { tasks.run(id, cancel, handler).await });
+        Ok(record)
+    }
+
+    async fn run(
+        &self,
+        id: String,
+        cancel: CancellationToken,
+        handler: BoxFuture<'static, CallToolResult>,
+    ) {
+        let result = tokio::select! {
+            result = handler => result,
+            never = watch(self.store.as_ref(), &id, &cancel) => match never {},
+        };
+        let state = if cancel.is_cancelled() {
+            TaskState::Cancelled
+        } else {
+            match serde_json::to_value(&result) {
+                Ok(result) => TaskState::Completed { result },
+                Err(e) => TaskState::Failed {
+                    error: json!({"code": ErrorCode::INTERNAL_ERROR.0, "message": format!("the result could not be stored: {e}")}),
+                },
+            }
+        };
+        self.finish(&id, state).await;
+    }
+
+    async fn finish(&self, id: &str, state: TaskState) {
+        let running = self.running().remove(id);
+        if let Err(e) = self.store.update(id, TaskChange::Finish(state)).await {
+            tracing::error!(task = %id, "the task's end could not be stored: {e}");
+        }
+        if let Some(running) = running {
+            running.ended.notify_waiters();
         }
     }
 
+    /// What wakes when the task `id` ends, while its handler runs here;
+    /// `None` for a task run elsewhere (or already ended).
+    pub(super) fn ending_of(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
+        self.running().get(id).map(|r| r.ended.clone())
+    }
+
+    /// The task `id` as `caller` may see it: unknown when it belongs to
+    /// another principal, so that nobody learns of it.
+    pub(super) async fn visible(
+        &self,
+        id: &str,
+        caller: &Caller<'_>,
+    ) -> Result<TaskRecord, ErrorData> {
+        let record = self.store.get(id).await.map_err(store_error)?;
+        match record {
+            Some(record) if owned_by(&record, caller) => Ok(record),
+            _ => Err(unknown_task(id)),
+        }
+    }
+
+    /// `tasks/get`.
+    pub(super) async fn state(
+        &self,
+        id: &str,
+        caller: &Caller<'_>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let record = self.visible(id, caller).await?;
+        Ok(GetTaskResult::new(detailed(&record)))
+    }
+
+    /// `tasks/cancel`: the record cancelled (so every instance sees it), and
+    /// the handler at once when it runs here. The record as it now is.
+    pub(super) async fn cancel(
+        &self,
+        id: &str,
+        caller: &Caller<'_>,
+    ) -> Result<TaskRecord, ErrorData> {
+        self.visible(id, caller).await?;
+        let Some(record) = self
+            .store
+            .update(id, TaskChange::Finish(TaskState::Cancelled))
+            .await
+            .map_err(store_error)?
+        else {
+            return Err(unknown_task(id));
+        };
+        if let Some(running) = self.running().get(id) {
+            running.cancel.cancel();
+        }
+        match record.state {
+            TaskState::Cancelled => Ok(record),
+            _ => Err(ErrorData::invalid_params(
+                format!(
+                    "the task `{}` has already ended ({}); there is nothing to cancel",
+                    shorten(id, 100),
+                    status_name(&record.state)
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+/// The server's way into its tasks: whether a call runs as one, and
+/// starting it with the server's own way of running a tool.
+impl Server {
     /// Starts the call as a task when the tool and the client allow it:
     /// `Some(task handle)`; `None` to run it as a plain call; an error for a
     /// task-only tool called by a client that cannot use tasks.
@@ -141,9 +266,8 @@ impl Server {
         ))))
     }
 
-    /// Starts the tool at `index` as a task kept for `ttl`: recorded in the
-    /// store, owned by the caller, its handler running on. The record as
-    /// created.
+    /// Starts the tool at `index` as a task kept for `ttl`, owned by the
+    /// caller. The record as created.
     pub(super) async fn start_task(
         &self,
         index: usize,
@@ -162,137 +286,30 @@ impl Server {
                 None,
             ));
         }
-        let tasks = &self.inner.tasks;
-        let id = uuid::Uuid::new_v4().to_string();
-        let mut record = TaskRecord::working(id.clone(), served.tool.name.to_string(), ttl);
-        record.owner = caller.subject().map(str::to_owned);
-        tasks
-            .store
-            .insert(record.clone())
-            .await
-            .map_err(store_error)?;
-        let cancel = CancellationToken::new();
-        tasks.running().insert(
-            id.clone(),
-            Running {
-                cancel: cancel.clone(),
-                ended: Arc::new(tokio::sync::Notify::new()),
-            },
-        );
-        // The task outlives this request: its own cancellation, and progress
-        // into the store rather than to a request that has ended.
-        // Questions cannot be answered inside a task: its request has ended.
-        let link = CallLink {
-            cancel,
-            request: Arc::new(context.clone()),
-            asker: Arc::new(Asker::unsupported()),
-            roots: self.roots.clone(),
-            task: Some(TaskProgress::new(tasks.store.clone(), id.clone())),
-        };
         let server = self.clone();
+        let request = Arc::new(context.clone());
         let args = arguments.unwrap_or_default();
-        tokio::spawn(async move { server.run_task(index, args, link, id).await });
-        Ok(record)
-    }
-
-    async fn run_task(
-        &self,
-        index: usize,
-        args: serde_json::Map<String, Value>,
-        link: CallLink,
-        id: String,
-    ) {
-        let cancel = link.cancel.clone();
-        let store = self.inner.tasks.store.clone();
-        let result = tokio::select! {
-            result = self.run_tool(index, args, link) => result,
-            never = watch(store.as_ref(), &id, &cancel) => match never {},
-        };
-        let state = if cancel.is_cancelled() {
-            TaskState::Cancelled
-        } else {
-            match serde_json::to_value(&result) {
-                Ok(result) => TaskState::Completed { result },
-                Err(e) => TaskState::Failed {
-                    error: json!({"code": ErrorCode::INTERNAL_ERROR.0, "message": format!("the result could not be stored: {e}")}),
+        self.inner
+            .tasks
+            .start(
+                &served.tool.name,
+                caller.subject(),
+                ttl,
+                move |cancel, progress| {
+                    // The task outlives this request: its own cancellation, and
+                    // progress into the store rather than to a request that has
+                    // ended. Questions cannot be answered inside a task.
+                    let link = CallLink {
+                        cancel,
+                        request,
+                        asker: Arc::new(Asker::unsupported()),
+                        roots: server.roots.clone(),
+                        task: Some(progress),
+                    };
+                    Box::pin(async move { server.run_tool(index, args, link).await })
                 },
-            }
-        };
-        self.finish(&id, state).await;
-    }
-
-    async fn finish(&self, id: &str, state: TaskState) {
-        let tasks = &self.inner.tasks;
-        let running = tasks.running().remove(id);
-        if let Err(e) = tasks.store.update(id, TaskChange::Finish(state)).await {
-            tracing::error!(task = %id, "the task's end could not be stored: {e}");
-        }
-        if let Some(running) = running {
-            running.ended.notify_waiters();
-        }
-    }
-
-    /// What wakes when the task `id` ends, while its handler runs here;
-    /// `None` for a task run elsewhere (or already ended).
-    pub(super) fn ending_of(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
-        self.inner.tasks.running().get(id).map(|r| r.ended.clone())
-    }
-
-    /// The task `id` as the caller of `context` may see it: unknown when it
-    /// belongs to another principal, so that nobody learns of it.
-    pub(super) async fn visible_task(
-        &self,
-        id: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<TaskRecord, ErrorData> {
-        let record = self.inner.tasks.store.get(id).await.map_err(store_error)?;
-        match record {
-            Some(record) if owned_by(&record, context) => Ok(record),
-            _ => Err(unknown_task(id)),
-        }
-    }
-
-    /// `tasks/get`.
-    pub(super) async fn task_state(
-        &self,
-        id: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, ErrorData> {
-        let record = self.visible_task(id, context).await?;
-        Ok(GetTaskResult::new(detailed(&record)))
-    }
-
-    /// `tasks/cancel`: the record cancelled (so every instance sees it), and
-    /// the handler at once when it runs here. The record as it now is.
-    pub(super) async fn cancel_task_by_id(
-        &self,
-        id: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<TaskRecord, ErrorData> {
-        self.visible_task(id, context).await?;
-        let tasks = &self.inner.tasks;
-        let Some(record) = tasks
-            .store
-            .update(id, TaskChange::Finish(TaskState::Cancelled))
+            )
             .await
-            .map_err(store_error)?
-        else {
-            return Err(unknown_task(id));
-        };
-        if let Some(running) = tasks.running().get(id) {
-            running.cancel.cancel();
-        }
-        match record.state {
-            TaskState::Cancelled => Ok(record),
-            _ => Err(ErrorData::invalid_params(
-                format!(
-                    "the task `{}` has already ended ({}); there is nothing to cancel",
-                    shorten(id, 100),
-                    status_name(&record.state)
-                ),
-                None,
-            )),
-        }
     }
 }
 
@@ -317,10 +334,10 @@ async fn watch(store: &dyn TaskStore, id: &str, cancel: &CancellationToken) -> I
     }
 }
 
-/// Whether the caller of `context` may see `record`: a task started by a
-/// principal is that principal's.
-fn owned_by(record: &TaskRecord, context: &RequestContext<RoleServer>) -> bool {
-    record.owner.is_none() || record.owner.as_deref() == Caller::of(context).subject()
+/// Whether `caller` may see `record`: a task started by a principal is that
+/// principal's.
+fn owned_by(record: &TaskRecord, caller: &Caller<'_>) -> bool {
+    record.owner.is_none() || record.owner.as_deref() == caller.subject()
 }
 
 /// The error for a task-only tool called as a plain call, in the words of the

@@ -349,11 +349,11 @@ impl ServerBuilder {
                 completions: self.completions,
                 ask,
                 list_cache: self.list_cache,
-                tasks: Tasks::new(
+                tasks: Arc::new(Tasks::new(
                     self.task_store
                         .unwrap_or_else(|| Arc::new(InMemoryTaskStore::default())),
                     self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
-                ),
+                )),
                 list_extras: Arc::new(self.list_extras),
             }),
         })

@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
+use crate::server::access::Caller;
 use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::task::{POLL_INTERVAL, status_name};
@@ -184,6 +185,7 @@ pub(crate) async fn serve(
         .client_capabilities()
         .is_some_and(|c| c.supports_tasks());
     let params = request.params.as_ref();
+    let caller = Caller::of(&context);
     // rmcp hands on a `tasks/get` or `tasks/cancel` whose params it could
     // not parse (no `taskId`) as a custom request: the same request.
     let method = match request.method.as_str() {
@@ -196,19 +198,23 @@ pub(crate) async fn serve(
         // A session whose client declared the extension asks the new way
         // under the old names: it gets the new shapes.
         GET if session && has_tasks && extension => {
-            let state = server.task_state(task_id(params)?, &context).await?;
+            let state = server.inner.tasks.state(task_id(params)?, &caller).await?;
             Ok(legacy_shape(ServerResult::GetTaskResult(state)))
         }
         CANCEL if session && has_tasks && extension => {
-            server.cancel_task_by_id(task_id(params)?, &context).await?;
+            server.inner.tasks.cancel(task_id(params)?, &caller).await?;
             Ok(legacy_shape(ServerResult::task_ack(())))
         }
         GET if session && has_tasks => {
-            let record = server.visible_task(task_id(params)?, &context).await?;
+            let record = server
+                .inner
+                .tasks
+                .visible(task_id(params)?, &caller)
+                .await?;
             Ok(task_json(&record))
         }
         CANCEL if session && has_tasks => {
-            let record = server.cancel_task_by_id(task_id(params)?, &context).await?;
+            let record = server.inner.tasks.cancel(task_id(params)?, &caller).await?;
             Ok(task_json(&record))
         }
         RESULT if session && has_tasks => result(server, task_id(params)?, &context).await,
@@ -294,7 +300,7 @@ async fn result(
     let record = loop {
         // Taken before the look, so an end in between is not missed: a
         // `Notified` hears `notify_waiters` from its creation on.
-        let ending = server.ending_of(id);
+        let ending = server.inner.tasks.ending_of(id);
         let ended = ending.as_ref().map(|n| n.notified());
         // A task run elsewhere has nothing to wake on here: the poll sees it.
         let ended = async move {
@@ -303,7 +309,7 @@ async fn result(
                 None => std::future::pending().await,
             }
         };
-        let record = server.visible_task(id, context).await?;
+        let record = server.inner.tasks.visible(id, &Caller::of(context)).await?;
         if record.state.is_terminal() {
             break record;
         }
