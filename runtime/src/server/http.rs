@@ -288,8 +288,9 @@ pub(super) async fn bind<S: Serves>(
         .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
     let cancel = CancellationToken::new();
     // rmcp's own Host check is off: ours (`check`) runs first, before the
-    // token check, so that a rebinding page gets 403 and never a
-    // challenge, and it knows the operator's extra hosts and origins.
+    // token check, so that a rebinding page gets 403 and never a challenge
+    // (tests/server/tests/http_security.rs shows it), and it checks Origin
+    // against the operator's list too.
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .with_max_request_body_bytes(options.max_body_bytes)
@@ -378,6 +379,8 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     if request.method() != axum::http::Method::POST {
         return next.run(with_principal(request, principal)).await;
     }
+    // rmcp limits a body's size too (the config above), but reads it with no
+    // time limit: a client sending half a body would hold the connection.
     let (mut request, messages) =
         match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await {
             Ok(buffered) => buffered,

@@ -55,6 +55,17 @@ async fn origin_and_host_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_token_is_required_when_set() {
     let server = http_server(BIN, &["--token", "s3cret"]).await;
+    // A DNS-rebinding page is refused before the token is asked for: rmcp's
+    // own Host check runs inside its service, after the token check, and
+    // would have answered with a challenge (see `server::compat`).
+    for header in [
+        ("host", "attacker.example"),
+        ("origin", "http://evil.example"),
+    ] {
+        let rebinding = post(&server.url, &[header], init_body()).await;
+        assert_eq!(rebinding.status(), 403, "{header:?}");
+        assert!(rebinding.headers().get("www-authenticate").is_none());
+    }
     let missing = post(&server.url, &[], init_body()).await;
     assert_eq!(missing.status(), 401);
     assert_eq!(
