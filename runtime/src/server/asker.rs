@@ -17,10 +17,10 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ClientResult, ElicitRequest, ElicitRequestParams, ElicitationSchema,
-    InputRequest, InputRequiredResult, RequestStateCodec, SealOptions, ServerRequest,
+    CallToolRequestParams, ElicitRequestParams, ElicitationSchema, InputRequest,
+    InputRequiredResult, RequestStateCodec, SealOptions,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleServer, ServiceError};
+use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -147,7 +147,7 @@ impl Asker {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
                 let params = form_params(&question)?;
-                match elicit(peer, params, self.timeout).await {
+                match super::compat::elicit(peer, params, self.timeout).await {
                     Ok(result) => {
                         let result = serde_json::to_value(result)
                             .map_err(|e| AskError::Failed(e.to_string()))?;
@@ -232,25 +232,4 @@ fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {
         message: question.message().to_owned(),
         requested_schema,
     })
-}
-
-/// Sends `elicitation/create` and waits at most `timeout`: what rmcp's
-/// `create_elicitation_with_timeout` does, without its `elicitation` feature,
-/// which would compile `url` and the ICU crates into every server for URL
-/// elicitation, which nothing here uses.
-async fn elicit(
-    peer: &Peer<RoleServer>,
-    params: ElicitRequestParams,
-    timeout: Duration,
-) -> Result<rmcp::model::ElicitResult, ServiceError> {
-    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
-    match peer
-        .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
-        .await?
-        .await_response()
-        .await?
-    {
-        ClientResult::ElicitResult(result) => Ok(result),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
 }

@@ -92,6 +92,11 @@ impl Catalog {
         self.show_all
     }
 
+    /// The tools, sorted by name (meta-tools aside).
+    pub(super) fn served(&self) -> &[Served] {
+        &self.tools
+    }
+
     /// How many tools (meta-tools aside).
     pub(super) fn len(&self) -> usize {
         self.tools.len()

@@ -31,7 +31,8 @@ impl Generation {
         Self::of_version(request.get_meta().protocol_version())
     }
 
-    fn of_version(version: Option<rmcp::model::ProtocolVersion>) -> Self {
+    /// The generation of a request that names `version`.
+    pub(super) fn of_version(version: Option<rmcp::model::ProtocolVersion>) -> Self {
         match version {
             Some(version) if !version.has_initialize() => Generation::Stateless,
             _ => Generation::Session,

@@ -25,8 +25,9 @@ use crate::BoxFuture;
 /// it: made by [`Server::mount`], served with [`Mounted::serve_stdio`] or
 /// [`Mounted::serve_http`].
 ///
-/// The tools' requests (`tools/list`, `tools/call`, the task requests of
-/// both protocol generations) go to the `Server`, with everything it serves
+/// The tools' requests (`tools/list`, `tools/call`, and when some tool runs
+/// as a task the task requests of both protocol generations) go to the
+/// `Server`, with everything it serves
 /// them with: argument decoding and errors, `[confirm]`, scopes, tasks, the
 /// entries as rendered (`execution` included), cache hints. So do prompts,
 /// resources and completions when the `Server` was built with some. Every
@@ -105,9 +106,21 @@ impl<H: ServerHandler + Clone> Mounted<H> {
         Box::pin(super::http::bind(self, options))
     }
 
-    /// The tools' capabilities.
-    fn tools_capabilities(&self) -> ServerCapabilities {
-        self.tools.get_info().capabilities
+    /// What the handler says of itself, with what the tools serve added:
+    /// their capabilities where it has none, their instructions where it
+    /// gives none.
+    fn add_tools(&self, capabilities: &mut ServerCapabilities, instructions: &mut Option<String>) {
+        let tools = self.tools.get_info();
+        add_capabilities(capabilities, tools.capabilities);
+        if instructions.is_none() {
+            *instructions = tools.instructions;
+        }
+    }
+
+    /// Whether the task requests are the tools' (some tool runs as a task)
+    /// rather than the handler's.
+    fn tools_run_tasks(&self) -> bool {
+        self.tools.inner.catalog.runs_tasks()
     }
 }
 
@@ -143,9 +156,7 @@ fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
 impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     fn get_info(&self) -> ServerConfig {
         let mut info = self.handler.get_info();
-        let tools = self.tools.get_info();
-        add_capabilities(&mut info.capabilities, tools.capabilities);
-        info.instructions = info.instructions.or(tools.instructions);
+        self.add_tools(&mut info.capabilities, &mut info.instructions);
         info
     }
 
@@ -162,7 +173,16 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         let mut result = self.handler.initialize(request, context).await?;
-        add_capabilities(&mut result.capabilities, self.tools_capabilities());
+        self.add_tools(&mut result.capabilities, &mut result.instructions);
+        Ok(result)
+    }
+
+    fn negotiate_initialize(
+        &self,
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.handler.negotiate_initialize(request)?;
+        self.add_tools(&mut result.capabilities, &mut result.instructions);
         Ok(result)
     }
 
@@ -171,7 +191,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let mut result = self.handler.discover(context).await?;
-        add_capabilities(&mut result.capabilities, self.tools_capabilities());
+        self.add_tools(&mut result.capabilities, &mut result.instructions);
         Ok(result)
     }
 
@@ -271,7 +291,10 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tools.get_task(request, context).await
+        if self.tools_run_tasks() {
+            return self.tools.get_task(request, context).await;
+        }
+        self.handler.get_task(request, context).await
     }
 
     async fn update_task(
@@ -279,7 +302,10 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tools.update_task(request, context).await
+        if self.tools_run_tasks() {
+            return self.tools.update_task(request, context).await;
+        }
+        self.handler.update_task(request, context).await
     }
 
     async fn cancel_task(
@@ -287,7 +313,10 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tools.cancel_task(request, context).await
+        if self.tools_run_tasks() {
+            return self.tools.cancel_task(request, context).await;
+        }
+        self.handler.cancel_task(request, context).await
     }
 
     async fn on_custom_request(
@@ -295,7 +324,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        if super::compat::is_2025_task_request(&request.method) {
+        if self.tools_run_tasks() && super::compat::is_2025_task_request(&request.method) {
             return self.tools.on_custom_request(request, context).await;
         }
         self.handler.on_custom_request(request, context).await

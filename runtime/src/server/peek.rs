@@ -4,6 +4,8 @@
 //! param), read without keeping the rest, so that a large body is neither
 //! copied nor parsed again.
 
+use super::generation::Generation;
+
 /// A body: one JSON-RPC message, or a batch of them.
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
@@ -35,6 +37,29 @@ pub(in crate::server) struct PeekParams {
     pub(in crate::server) arguments: Option<Shape>,
     #[serde(default)]
     pub(in crate::server) task: Option<serde_json::Value>,
+    #[serde(default, rename = "_meta")]
+    pub(in crate::server) meta: Option<PeekMeta>,
+}
+
+/// The part of a message's `_meta` the HTTP layer reads: the protocol
+/// version a 2026-07-28 request names there.
+#[derive(Debug, serde::Deserialize)]
+pub(in crate::server) struct PeekMeta {
+    #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Option<rmcp::model::ProtocolVersion>,
+}
+
+impl Peek {
+    /// The generation the message names in its `_meta`: stateless for a
+    /// 2026-07-28 request, a session's otherwise.
+    pub(in crate::server) fn generation(&self) -> Generation {
+        let version = self
+            .params
+            .as_ref()
+            .and_then(|p| p.meta.as_ref())
+            .and_then(|m| m.protocol_version.clone());
+        Generation::of_version(version)
+    }
 }
 
 /// Whether a JSON value is an object, read without keeping it.

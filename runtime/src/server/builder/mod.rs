@@ -319,7 +319,6 @@ impl ServerBuilder {
                 }
             }
         }
-        extras::check_views(&self.tools, &self.resources, &self.templates)?;
         let catalog = Catalog::new(self.tools, self.show_all)?;
         let instructions = match (self.instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
@@ -327,6 +326,7 @@ impl ServerBuilder {
             (i, false) => i,
         };
         extras::check_extras(&self.prompts, &self.templates, &self.completions)?;
+        extras::check_views(catalog.served(), &self.resources, &self.templates)?;
         let ask = AskSettings {
             codec: state_codec(self.state_key)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),

@@ -18,18 +18,21 @@ use futures_core::Stream;
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use rmcp::model::RequestId;
+
 use super::Compat;
+use crate::server::generation::Generation;
 use crate::server::peek::{Peek, Shape};
 
 /// The `task` params that the HTTP layer read from the `tools/call`
 /// requests of a body (one body may hold a batch), by request id, in the
 /// request's extensions.
 #[derive(Debug, Clone, Default)]
-pub(in crate::server) struct TaskParams(std::sync::Arc<[(Value, Value)]>);
+pub(in crate::server) struct TaskParams(std::sync::Arc<[(RequestId, Value)]>);
 
 impl TaskParams {
     /// The `task` param of the request `id`.
-    pub(super) fn of(&self, id: &Value) -> Option<Value> {
+    pub(super) fn of(&self, id: &RequestId) -> Option<Value> {
         self.0
             .iter()
             .find(|(seen, _)| seen == id)
@@ -40,12 +43,14 @@ impl TaskParams {
 /// The `task` params of the `tools/call` requests among `messages`; `None`
 /// when there are none.
 pub(in crate::server) fn task_params(messages: &[Peek]) -> Option<TaskParams> {
-    let found: Vec<(serde_json::Value, serde_json::Value)> = messages
+    let found: Vec<(RequestId, Value)> = messages
         .iter()
         .filter(|m| m.method.as_deref() == Some("tools/call"))
         .filter_map(|m| {
             let task = m.params.as_ref()?.task.as_ref()?;
-            (!task.is_null()).then(|| (m.id.clone(), task.clone()))
+            // As rmcp reads the id (`1.0` is the id 1).
+            let id = serde_json::from_value::<RequestId>(m.id.clone()).ok()?;
+            (!task.is_null()).then(|| (id, task.clone()))
         })
         .collect();
     (!found.is_empty()).then(|| TaskParams(found.into()))
@@ -58,9 +63,13 @@ pub(in crate::server) fn patches_answer(
     headers: &HeaderMap,
     messages: &[Peek],
 ) -> bool {
+    // rmcp serves a request that names 2026-07-28 in its `_meta` statelessly,
+    // whatever session header it carries; a session's answer is patched by
+    // its transport (patching it twice adds nothing).
     !compat.extras.is_empty()
-        && !headers.contains_key("mcp-session-id")
-        && matches!(messages, [one] if one.method.as_deref() == Some("tools/list"))
+        && matches!(messages, [one] if one.method.as_deref() == Some("tools/list")
+            && (!headers.contains_key("mcp-session-id")
+                || one.generation() == Generation::Stateless))
 }
 
 /// The largest JSON answer patched in one piece; larger ones pass unpatched
@@ -227,7 +236,42 @@ mod tests {
         ]))
         .expect("peeks");
         let found = task_params(&messages).expect("one");
-        assert_eq!(&found.0[..], &[(json!(1), json!({"ttl": 5}))]);
+        assert_eq!(&found.0[..], &[(RequestId::Number(1), json!({"ttl": 5}))]);
         assert!(task_params(&messages[1..]).is_none());
+        // An id in float form is the integer rmcp reads.
+        let float: Vec<Peek> = serde_json::from_value(json!([
+            {"jsonrpc": "2.0", "id": 7.0, "method": "tools/call", "params": {"name": "job", "task": {}}}
+        ]))
+        .expect("peeks");
+        let found = task_params(&float).expect("one");
+        assert_eq!(found.of(&RequestId::Number(7)), Some(json!({})));
+    }
+
+    #[test]
+    fn a_stateless_tools_list_is_patched_whatever_session_header_it_carries() {
+        let entry = json!({"name": "job", "description": "d",
+            "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}});
+        let tool: rmcp::model::Tool = serde_json::from_value(entry.clone()).expect("a tool");
+        let mut extras = super::super::ListExtras::default();
+        extras.record(&entry, &tool);
+        let compat = Compat {
+            extras: std::sync::Arc::new(extras),
+            tasks: true,
+        };
+        let list = |meta: serde_json::Value| -> Vec<Peek> {
+            serde_json::from_value(json!([
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+            ]))
+            .expect("peeks")
+        };
+        let modern = list(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}));
+        let session = list(json!({}));
+        let mut with_session = HeaderMap::new();
+        with_session.insert("mcp-session-id", "s".parse().expect("a header"));
+        assert!(patches_answer(&compat, &HeaderMap::new(), &modern));
+        assert!(patches_answer(&compat, &with_session, &modern));
+        assert!(patches_answer(&compat, &HeaderMap::new(), &session));
+        // A session's answer is patched by its transport.
+        assert!(!patches_answer(&compat, &with_session, &session));
     }
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::ServiceExt;
+use rmcp::model::RequestId;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
@@ -51,16 +52,16 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
 /// request is handled.
 #[derive(Debug, Default)]
 pub(in crate::server) struct SeenTasks {
-    waiting: Mutex<VecDeque<(Value, Value)>>,
+    waiting: Mutex<VecDeque<(RequestId, Value)>>,
 }
 
 impl SeenTasks {
-    fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<(Value, Value)>> {
-        // Each change is one push or remove: a poisoned queue is consistent.
+    fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<(RequestId, Value)>> {
+        // Each change is one push or drain: a poisoned queue is consistent.
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn record(&self, id: Value, task: Value) {
+    fn record(&self, id: RequestId, task: Value) {
         let mut waiting = self.waiting();
         if waiting.len() >= MAX_WAITING {
             waiting.pop_front();
@@ -68,19 +69,22 @@ impl SeenTasks {
         waiting.push_back((id, task));
     }
 
-    /// The `task` param of the request `id`, taken.
-    pub(super) fn take(&self, id: &Value) -> Option<Value> {
+    /// The `task` param of the request `id`, taken. rmcp hands on the lines
+    /// in order, so what was noted before `id` belongs to lines it did not
+    /// take as a `tools/call` (invalid params, say): dropped with it, so
+    /// that no later request reusing such an id gets that `task`.
+    pub(super) fn take(&self, id: &RequestId) -> Option<Value> {
         let mut waiting = self.waiting();
         let at = waiting.iter().position(|(seen, _)| seen == id)?;
-        waiting.remove(at).map(|(_, task)| task)
+        waiting.drain(..=at).next_back().map(|(_, task)| task)
     }
 }
 
 /// The parts of a line that say whether it is a `tools/call` with `task`.
 #[derive(serde::Deserialize)]
 struct Peek {
-    #[serde(default)]
-    id: Value,
+    /// As rmcp reads it (`1.0` is the id 1).
+    id: RequestId,
     #[serde(default)]
     method: Option<String>,
     #[serde(default)]
@@ -94,7 +98,7 @@ struct PeekParams {
 }
 
 /// The request id and `task` param of a `tools/call` line that has one.
-fn task_of(line: &[u8]) -> Option<(Value, Value)> {
+fn task_of(line: &[u8]) -> Option<(RequestId, Value)> {
     // Most lines are no task call: no parse for them.
     if !line.windows(6).any(|w| w == b"\"task\"") {
         return None;
@@ -127,6 +131,17 @@ impl<R> TaskReader<R> {
             line: Vec::new(),
             oversized: false,
         }
+    }
+
+    /// At the end of the input: the last line, which rmcp reads even
+    /// without its newline.
+    fn note_last(&mut self, seen: &SeenTasks) {
+        if !self.oversized
+            && let Some((id, task)) = task_of(&self.line)
+        {
+            seen.record(id, task);
+        }
+        self.line.clear();
     }
 
     /// Notes the bytes just read, line by line.
@@ -170,7 +185,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for TaskReader<R> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let (Poll::Ready(Ok(())), Some(seen)) = (&polled, this.seen.clone()) {
-            this.note(&buf.filled()[before..], &seen);
+            let read = &buf.filled()[before..];
+            if read.is_empty() && buf.remaining() > 0 {
+                this.note_last(&seen);
+            } else {
+                this.note(read, &seen);
+            }
         }
         polled
     }
@@ -210,15 +230,31 @@ mod tests {
             "params": {"name": "job", "task": null}});
         let get = json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/get",
             "params": {"taskId": "t", "task": {}}});
-        let input = format!("{call}\r\n{named_task}\n{{not json\n{null_task}\n{get}\nlast");
+        // An id in float form is the integer rmcp reads; the last line may
+        // lack its newline.
+        let float_id = r#"{"jsonrpc":"2.0","id":5.0,"method":"tools/call","params":{"name":"job","task":{"ttl":1}}}"#;
+        let last = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "job", "task": {}}});
+        let input =
+            format!("{call}\r\n{named_task}\n{{not json\n{null_task}\n{get}\n{float_id}\n{last}");
         for chunk in [3, 7, 4096] {
             let (out, seen) = read_through(&input, chunk).await;
             assert_eq!(out, input);
-            assert_eq!(seen.take(&json!(1)), Some(json!({"ttl": 5000})), "{chunk}");
-            assert_eq!(seen.take(&json!(1)), None, "taken once");
+            assert_eq!(
+                seen.take(&RequestId::Number(1)),
+                Some(json!({"ttl": 5000})),
+                "{chunk}"
+            );
+            assert_eq!(seen.take(&RequestId::Number(1)), None, "taken once");
             for id in [2, 3, 4] {
-                assert_eq!(seen.take(&json!(id)), None, "{id}");
+                assert_eq!(seen.take(&RequestId::Number(id)), None, "{id}");
             }
+            assert_eq!(
+                seen.take(&RequestId::Number(5)),
+                Some(json!({"ttl": 1})),
+                "{chunk}"
+            );
+            assert_eq!(seen.take(&RequestId::Number(9)), Some(json!({})), "{chunk}");
         }
     }
 
@@ -233,17 +269,23 @@ mod tests {
         let input = format!("{long}\n{call}\n");
         let (out, seen) = read_through(&input, 64 * 1024).await;
         assert_eq!(out.len(), input.len());
-        assert_eq!(seen.take(&json!("b")), None);
-        assert_eq!(seen.take(&json!("a")), Some(json!({})));
+        assert_eq!(seen.take(&RequestId::String("b".into())), None);
+        assert_eq!(seen.take(&RequestId::String("a".into())), Some(json!({})));
     }
 
     #[test]
     fn the_table_keeps_the_newest_params() {
         let seen = SeenTasks::default();
         for id in 0..MAX_WAITING + 10 {
-            seen.record(json!(id), json!({}));
+            seen.record(RequestId::Number(id as i64), json!({}));
         }
-        assert_eq!(seen.take(&json!(0)), None);
-        assert_eq!(seen.take(&json!(MAX_WAITING + 9)), Some(json!({})));
+        assert_eq!(seen.take(&RequestId::Number(0)), None);
+        assert_eq!(seen.take(&RequestId::Number(20)), Some(json!({})));
+        // Taking 20 dropped what came before it; what came after stays.
+        assert_eq!(seen.take(&RequestId::Number(15)), None);
+        assert_eq!(
+            seen.take(&RequestId::Number((MAX_WAITING + 9) as i64)),
+            Some(json!({}))
+        );
     }
 }
