@@ -71,14 +71,16 @@ impl Tools for Handler {
 
     async fn job(&self, args: JobArgs, cx: Context) -> ToolResult {
         let seconds = args.seconds.max(0);
-        cx.progress(0.0, Some(seconds as f64), Some("started"))
-            .await;
+        // Watching before saying "started", so that a client that waits for
+        // it knows a cancellation from then on is counted.
         let counter = self.cancellations.clone();
         let watcher = cx.clone();
         tokio::spawn(async move {
             watcher.cancelled().await;
             counter.fetch_add(1, Ordering::SeqCst);
         });
+        cx.progress(0.0, Some(seconds as f64), Some("started"))
+            .await;
         tokio::time::sleep(Duration::from_secs(seconds as u64)).await;
         Ok(format!("job done after {seconds} s").into())
     }

@@ -77,6 +77,18 @@ async fn the_old_task_flow(peer: &mut Peer) {
         .as_str()
         .expect("a task id")
         .to_owned();
+    // Cancelled once its handler runs (it says "started"): a task cancelled
+    // before its handler starts never runs it, and the count below is the
+    // handler's.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = peer.request(61, "tasks/get", json!({"taskId": long})).await;
+        if state["result"]["statusMessage"] == "started" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task never started: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let cancelled = peer
         .request(7, "tasks/cancel", json!({"taskId": long}))
         .await;
