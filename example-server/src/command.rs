@@ -208,34 +208,27 @@ pub(crate) async fn run_command(
     let timeout = Duration::from_secs(u64::try_from(args.timeout_secs).unwrap_or(30));
     let deadline = tokio::time::Instant::now() + timeout;
     let mut timed_out = false;
-    let exit_code = match tokio::time::timeout_at(deadline, child.wait()).await {
-        Ok(status) => status?.code().map(i64::from),
+    // The pipes are read while the program runs: a program that writes more
+    // than a pipe holds (64 KiB) waits for a reader before it can exit. A
+    // program that exits leaving children that hold its pipes gives them the
+    // rest of the time.
+    let ended =
+        tokio::time::timeout_at(deadline, async { tokio::join!(child.wait(), &mut readers) }).await;
+    let (exit_code, ((out, out_cut), (err, err_cut))) = match ended {
+        Ok((status, read)) => (status?.code().map(i64::from), read),
         Err(_) => {
             timed_out = true;
             group.kill();
-            let _ = tokio::time::timeout(AFTER_KILL, child.wait()).await;
-            None
-        }
-    };
-    // The program may have exited leaving children that hold its pipes: they
-    // get the rest of the time, then the group is killed.
-    let ((out, out_cut), (err, err_cut)) = match tokio::time::timeout_at(
-        deadline.max(tokio::time::Instant::now()),
-        &mut readers,
-    )
-    .await
-    {
-        Ok(done) => done,
-        Err(_) => {
-            timed_out = true;
-            group.kill();
-            tokio::time::timeout(AFTER_KILL, &mut readers)
-                    .await
-                    .map_err(|_| {
-                        ToolError::new(
-                            "the program's output stayed open after it was killed (a process left its group)",
-                        )
-                    })?
+            let (_, read) = tokio::time::timeout(AFTER_KILL, async {
+                tokio::join!(child.wait(), &mut readers)
+            })
+            .await
+            .map_err(|_| {
+                ToolError::new(
+                    "the program's output stayed open after it was killed (a process left its group)",
+                )
+            })?;
+            (None, read)
         }
     };
     // Everything ended and the pipes closed; the group is gone or will be

@@ -395,6 +395,58 @@ async fn commands_past_their_timeout_leave_no_process() {
     s.client.cancel().await.expect("close");
 }
 
+/// Output is read while the program runs: more than a pipe holds (64 KiB)
+/// used to block the program until its timeout, and the reply said
+/// `timed_out: true` and `truncated: false` with exactly 65,536 bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn command_output_past_a_pipe_is_read_and_cut_honestly() {
+    let (_dir, root) = root();
+    let root_arg = root.display().to_string();
+    let s = server(
+        &root,
+        SYSTEM_PATH,
+        &["--root", &root_arg, "--allow-command", "sh -c"],
+    )
+    .await;
+    let c = &s.client;
+    // 70 KB on stdout and on stderr at once, then 100 MB: each within the
+    // timeout, whole or cut at the cap (1 MiB) and said so.
+    for (script, bytes, cut) in [
+        (
+            "head -c 70000 /dev/zero | tr '\\0' a; head -c 70000 /dev/zero | tr '\\0' b >&2",
+            70_000,
+            false,
+        ),
+        (
+            "head -c 100000000 /dev/zero | tr '\\0' a",
+            1024 * 1024,
+            true,
+        ),
+    ] {
+        let started = Instant::now();
+        let r = timed(
+            c,
+            "run_command",
+            json!({"program": "sh", "args": ["-c", script], "timeout_secs": 20}),
+        )
+        .await;
+        assert!(!is_error(&r), "{}", text(&r));
+        let out = r.structured_content.clone().expect("structured");
+        assert_eq!(out["timed_out"], json!(false), "{script}");
+        assert_eq!(out["truncated"], json!(cut), "{script}");
+        assert_eq!(out["exit_code"], json!(0), "{script}");
+        assert_eq!(
+            out["stdout"].as_str().map(str::len),
+            Some(bytes),
+            "{script}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(15), "{script}");
+    }
+    let peak = peak_rss(s.pid);
+    assert!(peak < 200 << 20, "peak RSS {peak} bytes");
+    s.client.cancel().await.expect("close");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workspace_file_named_like_an_allowed_program_never_runs() {
     let (_dir, root) = root();
