@@ -5,10 +5,13 @@
 //! 2026-07-28 request keeps no session: the questions a handler asks are
 //! collected, the call answers `InputRequiredResult` with them and a signed
 //! `requestState`, and the retried call brings the answers. The state holds
-//! every answer given so far and is bound (HMAC associated data) to the tool
-//! and its exact arguments, so an answer cannot be replayed onto another call,
-//! and it expires. Nothing stays in memory between attempts: any instance with
-//! the same key can serve the retry.
+//! every answer given so far and is bound (HMAC associated data) to the
+//! principal, the tool and its exact arguments, so an answer cannot be
+//! replayed onto another call or by another caller, and it expires. A state
+//! is used once: the [`ReplayStore`](super::store::ReplayStore) records it
+//! before the retry runs, so the same retry sent again, to any instance that
+//! shares the store, runs nothing. Nothing else stays between attempts: any
+//! instance with the same keys can serve the retry.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -24,7 +27,9 @@ use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::access::Caller;
 use super::generation::Generation;
+use super::store::{ReplayStore, unix_ms};
 use crate::ask::{Answer, AskError, Question};
 
 /// The server's settings for asking.
@@ -63,9 +68,11 @@ pub(crate) struct Asker {
     asked: AtomicUsize,
     answers: Map<String, Value>,
     pending: Mutex<Vec<(String, Question)>>,
-    /// The tool and its arguments, the state's associated data (stateless
-    /// requests only).
+    /// The principal, the tool and its arguments, the state's associated
+    /// data (stateless requests only).
     binding: Vec<u8>,
+    /// The fingerprint of the state this retry brought, to be used once.
+    state: Option<String>,
 }
 
 impl Asker {
@@ -78,6 +85,7 @@ impl Asker {
             answers: Map::new(),
             pending: Mutex::new(Vec::new()),
             binding: Vec::new(),
+            state: None,
         }
     }
 
@@ -116,7 +124,11 @@ impl Asker {
             // Nothing to seal or open: skip serializing the arguments.
             return Ok(asker);
         }
-        asker.binding = binding(&request.name, request.arguments.as_ref());
+        asker.binding = binding(
+            Caller::of(context).subject(),
+            &request.name,
+            request.arguments.as_ref(),
+        );
         if let Some(sealed) = &request.request_state {
             let state: State = settings
                 .codec
@@ -130,6 +142,7 @@ impl Asker {
                     )
                 })?;
             asker.answers = state.answers;
+            asker.state = Some(fingerprint(sealed));
             if let Some(responses) = &request.input_responses {
                 for key in state.pending {
                     if let Some(response) = responses.get(&key) {
@@ -139,6 +152,35 @@ impl Asker {
             }
         }
         Ok(asker)
+    }
+
+    /// Records the use of the state this retry brought, if any: refused
+    /// when it was used before (the same retry sent again, here or to another
+    /// instance), so that what it confirmed runs once.
+    pub(crate) async fn use_state(
+        &self,
+        store: &dyn ReplayStore,
+        settings: &AskSettings,
+    ) -> Result<(), ErrorData> {
+        let Some(fingerprint) = &self.state else {
+            return Ok(());
+        };
+        // The state expires at most this long from now: the marker need not
+        // outlive it.
+        let until = unix_ms()
+            .saturating_add(u64::try_from(settings.state_ttl.as_millis()).unwrap_or(u64::MAX));
+        match store.first_use(fingerprint, until).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ErrorData::invalid_params(
+                "requestState refused: it was already used (a retry runs once); \
+                 call the tool again without it to be asked anew",
+                None,
+            )),
+            Err(e) => Err(ErrorData::internal_error(
+                format!("requestState could not be checked for single use: {e}"),
+                None,
+            )),
+        }
     }
 
     pub(crate) async fn ask(&self, question: Question) -> Result<Answer, AskError> {
@@ -208,10 +250,18 @@ impl Asker {
     }
 }
 
-/// The associated data that binds a state to one call: the tool and its
-/// arguments, as JSON (object keys sorted, so it is canonical).
-fn binding(tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
-    let mut data = b"toolmetadata/ask/v1\0".to_vec();
+/// The associated data that binds a state to one call: the principal's
+/// subject (when there is one), the tool and its arguments, as JSON (object
+/// keys sorted, so it is canonical).
+fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
+    let mut data = b"toolmetadata/ask/v2\0".to_vec();
+    if let Some(subject) = subject {
+        data.push(1);
+        data.extend_from_slice(&(subject.len() as u64).to_be_bytes());
+        data.extend_from_slice(subject.as_bytes());
+    } else {
+        data.push(0);
+    }
     data.extend_from_slice(tool.as_bytes());
     data.push(0);
     if let Some(args) = args
@@ -220,6 +270,16 @@ fn binding(tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
         data.extend_from_slice(&json);
     }
     data
+}
+
+/// What identifies a state in the replay store: a digest of it, so that a
+/// long state costs a store no more than a short one.
+fn fingerprint(sealed: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(sealed.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {

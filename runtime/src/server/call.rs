@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::asker::Asker;
-use super::task_store::{TaskChange, TaskStore};
+use super::store::{TaskChange, TaskStore};
 use crate::ask::{Answer, AskError, Question};
 use crate::metadata::TaskSupport;
 use crate::roots::{ClientRoots, RootsError};

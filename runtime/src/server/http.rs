@@ -291,10 +291,13 @@ pub(super) async fn bind<S: Serves>(
     // token check, so that a rebinding page gets 403 and never a challenge
     // (tests/server/tests/http_security.rs shows it), and it checks Origin
     // against the operator's list too.
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(cancel.clone());
+    // A 2025-11-25 session recorded here is picked up by another instance
+    // when the one that opened it is gone (rmcp replays its `initialize`).
+    config.session_store = server.tools().inner.stores.sessions.clone();
     let compat = Compat::of(server.tools());
     let sessions = Arc::new(compat::CappedSessions::new(
         options.max_sessions,

@@ -33,7 +33,8 @@
 //! yours, `compat` fills what rmcp 3.11 cannot say (one seam, each gap named
 //! with its removal condition), `http` serves Streamable HTTP (`peek` is its
 //! one look at a body), `log` is the default log filter, `task` runs calls as
-//! tasks kept in a `task_store`, `roots` keeps a session's client roots,
+//! tasks kept in a `store`, which also keeps
+//! the used `requestState`s and, for HTTP, sessions, `roots` keeps a session's client roots,
 //! `asker` asks the person. `auth` checks HTTP bearer tokens and `access`
 //! filters tools by their scopes.
 
@@ -59,8 +60,8 @@ mod prompts;
 mod requests;
 mod resources;
 mod roots;
+pub mod store;
 mod task;
-mod task_store;
 mod uri_template;
 
 use std::fmt;
@@ -69,7 +70,7 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 
 /// A boxed, sendable future: what the serve methods return, and what a
-/// [`TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
+/// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
 pub use crate::tool_set::BoxFuture;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
@@ -80,9 +81,6 @@ pub use mount::Mounted;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
-pub use task_store::{
-    InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError,
-};
 
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};
@@ -122,6 +120,7 @@ struct Inner {
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
     tasks: Arc<task::Tasks>,
+    stores: store::Stores,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
 }

@@ -84,6 +84,9 @@ impl ServerHandler for Server {
             return Ok(response);
         }
         let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
+        asker
+            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
+            .await?;
         let link = CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),

@@ -34,7 +34,7 @@ use super::asker::Asker;
 use super::call::{CallLink, TaskProgress};
 use super::catalog::Entry;
 use super::generation::Generation;
-use super::task_store::{TaskChange, TaskRecord, TaskState, TaskStore, TaskStoreError};
+use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
 use crate::BoxFuture;
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -43,16 +43,25 @@ use crate::text::shorten;
 /// stays there for a client that polls slowly, and the store stays bounded.
 pub(super) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
-/// How often clients are asked to poll, and how often a running task (or a
-/// `tasks/result` waiting for one) looks at the store for a change made by
-/// another instance.
+/// How often clients are asked to poll, and how often a `tasks/result`
+/// waiting for a task run elsewhere looks at the store.
 pub(super) const POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How often a running task looks at its record for a cancellation made on
+/// another instance: it reaches the handler within about a second.
+const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+
+/// How long a running task's lease lasts by default: an instance that dies
+/// leaves its working tasks, and they read as failed once this has passed.
+pub(super) const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(10);
 
 /// The server's tasks: the store, the time to live, and the handlers this
 /// instance runs.
 pub(super) struct Tasks {
     pub(super) store: Arc<dyn TaskStore>,
     pub(super) ttl: Duration,
+    /// How long a running task's lease lasts; renewed every third of it.
+    lease: Duration,
     /// The tasks whose handlers run here, by task id; an entry lives as long
     /// as its handler, so the map is bounded by the store's capacity.
     running: Mutex<HashMap<String, Running>>,
@@ -66,10 +75,11 @@ struct Running {
 }
 
 impl Tasks {
-    pub(super) fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
+    pub(super) fn new(store: Arc<dyn TaskStore>, ttl: Duration, lease: Duration) -> Self {
         Tasks {
             store,
             ttl,
+            lease: lease.max(Duration::from_secs(1)),
             running: Mutex::new(HashMap::new()),
         }
     }
@@ -80,8 +90,12 @@ impl Tasks {
     }
 }
 
-fn store_error(e: TaskStoreError) -> ErrorData {
-    ErrorData::internal_error(e.to_string(), None)
+fn store_error(e: StoreError) -> ErrorData {
+    ErrorData::internal_error(format!("task {e}"), None)
+}
+
+fn ms_after(d: Duration) -> u64 {
+    unix_ms().saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn unknown_task(id: &str) -> ErrorData {
@@ -109,6 +123,7 @@ impl Tasks {
         let id = uuid::Uuid::new_v4().to_string();
         let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
         record.owner = owner.map(str::to_owned);
+        record.lease_until_ms = Some(ms_after(self.lease));
         self.store
             .insert(record.clone())
             .await
@@ -138,7 +153,7 @@ impl Tasks {
     ) {
         let result = tokio::select! {
             result = handler => result,
-            never = watch(self.store.as_ref(), &id, &cancel) => match never {},
+            never = self.watch(&id, &cancel) => match never {},
         };
         let state = if cancel.is_cancelled() {
             TaskState::Cancelled
@@ -154,12 +169,58 @@ impl Tasks {
     }
 
     async fn finish(&self, id: &str, state: TaskState) {
-        let running = self.running().remove(id);
-        if let Err(e) = self.store.update(id, TaskChange::Finish(state)).await {
-            tracing::error!(task = %id, "the task's end could not be stored: {e}");
+        // A store out of reach for a moment should not lose a result: a few
+        // tries, within the lease (past it, any reader fails the task, so
+        // nothing stays "working" forever either way).
+        let mut tries = 0;
+        while let Err(e) = self
+            .store
+            .update(id, TaskChange::Finish(state.clone()))
+            .await
+        {
+            tries += 1;
+            if tries == 3 {
+                tracing::error!(task = %id, "the task's end could not be stored: {e}");
+                break;
+            }
+            tracing::warn!(task = %id, "the task's end could not be stored yet: {e}");
+            tokio::time::sleep(self.lease / 4).await;
         }
-        if let Some(running) = running {
+        if let Some(running) = self.running().remove(id) {
             running.ended.notify_waiters();
+        }
+    }
+
+    /// Cancels the handler once the task's record is no longer working or
+    /// is gone (cancelled on another instance, failed after a lost lease, or
+    /// expired), and renews the lease meanwhile. Never resolves: the
+    /// handler's side sees the cancellation, stops the handler and ends the
+    /// task, so no handler is ever left running detached.
+    async fn watch(&self, id: &str, cancel: &CancellationToken) -> Infallible {
+        let renew_every = self.lease / 3;
+        let mut renewed = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                () = cancel.cancelled() => return std::future::pending().await,
+                () = tokio::time::sleep(WATCH_INTERVAL) => {}
+            }
+            let seen = if renewed.elapsed() >= renew_every {
+                let until_ms = ms_after(self.lease);
+                let seen = self.store.update(id, TaskChange::Renew { until_ms }).await;
+                if seen.is_ok() {
+                    renewed = tokio::time::Instant::now();
+                }
+                seen
+            } else {
+                self.store.get(id).await
+            };
+            match seen {
+                Ok(Some(record)) if record.state == TaskState::Working => {}
+                Ok(_) => cancel.cancel(),
+                // A store out of reach now may be back at the next look; the
+                // handler keeps running meanwhile, up to its lease.
+                Err(e) => tracing::warn!(task = %id, "{e}"),
+            }
         }
     }
 
@@ -178,7 +239,21 @@ impl Tasks {
     ) -> Result<TaskRecord, ErrorData> {
         let record = self.store.get(id).await.map_err(store_error)?;
         match record {
-            Some(record) if owned_by(&record, caller) => Ok(record),
+            Some(record) if owned_by(&record, caller) => {
+                if !record.is_orphaned() {
+                    return Ok(record);
+                }
+                // Its instance stopped: say so, for every instance alike.
+                match self
+                    .store
+                    .update(id, TaskChange::FailIfOrphaned)
+                    .await
+                    .map_err(store_error)?
+                {
+                    Some(record) => Ok(record),
+                    None => Err(unknown_task(id)),
+                }
+            }
             _ => Err(unknown_task(id)),
         }
     }
@@ -310,27 +385,6 @@ impl Server {
                 },
             )
             .await
-    }
-}
-
-/// Cancels the handler once the task's record says cancelled or is gone
-/// (cancelled on another instance, or expired). Never resolves: the
-/// handler's side sees the cancellation, stops the handler and ends the
-/// task, so no handler is ever left running detached.
-async fn watch(store: &dyn TaskStore, id: &str, cancel: &CancellationToken) -> Infallible {
-    loop {
-        tokio::select! {
-            () = cancel.cancelled() => return std::future::pending().await,
-            () = tokio::time::sleep(POLL_INTERVAL) => {}
-        }
-        match store.get(id).await {
-            // Working, or ended by the handler itself (recorded by the other side).
-            Ok(Some(record)) if record.state != TaskState::Cancelled => {}
-            Ok(_) => cancel.cancel(),
-            // A store out of reach now may be back at the next poll; the
-            // handler keeps running meanwhile.
-            Err(e) => tracing::warn!(task = %id, "task store: {e}"),
-        }
     }
 }
 

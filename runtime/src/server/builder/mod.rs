@@ -19,8 +19,8 @@ use super::catalog::Catalog;
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
-use super::task::{DEFAULT_TASK_TTL, Tasks};
-use super::task_store::{InMemoryTaskStore, TaskStore};
+use super::store::{InMemoryReplayStore, InMemoryTaskStore, ReplayStore, Stores, TaskStore};
+use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
@@ -41,7 +41,7 @@ pub struct ServerBuilder {
     show_all: bool,
     tools: Vec<Served>,
     errors: Vec<String>,
-    state_key: Option<Vec<u8>>,
+    state_keys: Vec<Vec<u8>>,
     require_confirmation: bool,
     state_ttl: Option<Duration>,
     ask_timeout: Option<Duration>,
@@ -50,6 +50,10 @@ pub struct ServerBuilder {
     list_cache: ListCache,
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Option<Duration>,
+    task_lease: Option<Duration>,
+    replay_store: Option<Arc<dyn ReplayStore>>,
+    #[cfg(feature = "http")]
+    session_store: Option<Arc<dyn super::store::SessionStore>>,
     list_extras: ListExtras,
 }
 
@@ -98,12 +102,15 @@ impl ServerBuilder {
         self
     }
 
-    /// The key that signs the `requestState` of 2026-07-28 questions (at
-    /// least 32 bytes). Instances behind one load balancer need the same key
-    /// to accept each other's retries; without one, each process draws a
-    /// random key, so a retry must reach the instance that asked.
+    /// A key for the `requestState` of 2026-07-28 questions (at least 32
+    /// bytes). Called more than once, it makes a keyring: the first key
+    /// signs, every key verifies, so keys rotate without refusing the retries
+    /// in flight (add the new key first, keep the old one for a state's
+    /// lifetime, then drop it). Instances behind one load balancer need the
+    /// same keys to accept each other's retries; without one, each process
+    /// draws a random key, so a retry must reach the instance that asked.
     pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.state_key = Some(key.into());
+        self.state_keys.push(key.into());
         self
     }
 
@@ -304,6 +311,44 @@ impl ServerBuilder {
         self
     }
 
+    /// How long the lease on a running task lasts (default 10 seconds, at
+    /// least 1): the instance running it renews it every third of that; when
+    /// the instance dies, the task reads as failed, from every instance,
+    /// once the lease has lapsed.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = Some(lease);
+        self
+    }
+
+    /// Where the `requestState`s already used are recorded, so that each
+    /// is used once (default: an [`InMemoryReplayStore`]). Instances behind a
+    /// round-robin balancer share one, or an accepted confirmation could be
+    /// replayed on another instance.
+    pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
+        self.replay_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Where 2025-11-25 HTTP sessions are recorded, so that another instance
+    /// picks a session up when the one that opened it is gone (default:
+    /// nowhere; a session lives and dies with its instance).
+    #[cfg(feature = "http")]
+    pub fn session_store(mut self, store: impl super::store::SessionStore) -> Self {
+        self.session_store = Some(Arc::new(store));
+        self
+    }
+
+    /// One store for tasks, used `requestState`s and sessions (such as
+    /// `toolmetadata-store`'s Redis and PostgreSQL stores): what instances
+    /// behind one balancer share.
+    #[cfg(feature = "http")]
+    pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
+        self.task_store = Some(store.clone());
+        self.replay_store = Some(store.clone());
+        self.session_store = Some(store);
+        self
+    }
+
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on), when a tool's `[ui]` links a
     /// `ui://` view the server does not serve, or when a `ui://` resource is
@@ -328,7 +373,7 @@ impl ServerBuilder {
         extras::check_extras(&self.prompts, &self.templates, &self.completions)?;
         extras::check_views(catalog.served(), &self.resources, &self.templates)?;
         let ask = AskSettings {
-            codec: state_codec(self.state_key)?,
+            codec: state_codec(self.state_keys)?,
             state_ttl: self.state_ttl.unwrap_or(Duration::from_secs(600)),
             timeout: self.ask_timeout.unwrap_or(Duration::from_secs(300)),
         };
@@ -353,24 +398,92 @@ impl ServerBuilder {
                     self.task_store
                         .unwrap_or_else(|| Arc::new(InMemoryTaskStore::default())),
                     self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
+                    self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
                 )),
+                stores: Stores {
+                    replay: self
+                        .replay_store
+                        .unwrap_or_else(|| Arc::new(InMemoryReplayStore::default())),
+                    #[cfg(feature = "http")]
+                    sessions: self.session_store,
+                },
                 list_extras: Arc::new(self.list_extras),
             }),
         })
     }
 }
 
-/// The codec of `requestState`s: the configured key, or a random one.
-fn state_codec(key: Option<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
-    let key = match key {
-        Some(key) => key,
-        None => {
-            let mut key = vec![0; 32];
-            getrandom::fill(&mut key).map_err(|e| {
-                ServerError::new(format!("no randomness for the request-state key: {e}"))
-            })?;
-            key
-        }
+/// The codec of `requestState`s: a keyring of the configured keys (the
+/// first signs), or a random key.
+///
+/// A key's id is a digest of the key, so that instances configured with the
+/// same keys in another order agree. States sealed by a single key (rmcp's
+/// `rs1` format, which this crate wrote before keyrings) still open.
+fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
+    use sha2::Digest;
+    let keys = if keys.is_empty() {
+        let mut key = vec![0; 32];
+        getrandom::fill(&mut key).map_err(|e| {
+            ServerError::new(format!("no randomness for the request-state key: {e}"))
+        })?;
+        vec![key]
+    } else {
+        keys
     };
-    RequestStateCodec::try_new(key).map_err(|e| ServerError::new(format!("request_state_key: {e}")))
+    let bad =
+        |e: rmcp::model::RequestStateError| ServerError::new(format!("request_state_key: {e}"));
+    let ring: Vec<(String, Vec<u8>)> = keys
+        .into_iter()
+        .map(|key| {
+            let digest = sha2::Sha256::digest(&key);
+            let id: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            (id, key)
+        })
+        .collect();
+    let mut unique = std::collections::HashSet::new();
+    let ring: Vec<_> = ring
+        .into_iter()
+        .filter(|(id, _)| unique.insert(id.clone()))
+        .collect();
+    let active = ring[0].0.clone();
+    let ids: Vec<String> = ring.iter().map(|(id, _)| id.clone()).collect();
+    let mut codec = RequestStateCodec::new_with_keyring(active, ring).map_err(bad)?;
+    for id in ids {
+        codec = codec.with_rs1_fallback(id).map_err(bad)?;
+    }
+    Ok(codec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::state_codec;
+
+    const OLD: &[u8] = b"the-old-key-of-at-least-32-bytes!!!!";
+    const NEW: &[u8] = b"the-new-key-of-at-least-32-bytes!!!!";
+
+    #[test]
+    fn keys_rotate_the_first_signing_and_every_one_verifying() {
+        let before = state_codec(vec![OLD.to_vec()]).expect("codec");
+        let during = state_codec(vec![NEW.to_vec(), OLD.to_vec()]).expect("codec");
+        let after = state_codec(vec![NEW.to_vec()]).expect("codec");
+        let old_state = before.seal(b"old");
+        let new_state = during.seal(b"new");
+        assert_eq!(during.open(&old_state).expect("old key verifies"), b"old");
+        assert_eq!(after.open(&new_state).expect("new key signs"), b"new");
+        assert!(
+            after.open(&old_state).is_err(),
+            "a dropped key no longer verifies"
+        );
+        assert!(
+            before.open(&new_state).is_err(),
+            "an instance without the new key"
+        );
+        // The order of the verifying keys does not matter to the ids.
+        let reordered = state_codec(vec![OLD.to_vec(), NEW.to_vec()]).expect("codec");
+        assert_eq!(reordered.open(&new_state).expect("same ids"), b"new");
+        // A single-key state of rmcp's first format still opens.
+        let legacy = rmcp::model::RequestStateCodec::try_new(OLD).expect("codec");
+        assert_eq!(during.open(&legacy.seal(b"rs1")).expect("rs1"), b"rs1");
+        assert!(state_codec(vec![b"short".to_vec()]).is_err());
+    }
 }

@@ -22,7 +22,7 @@ use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
-use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
+use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId, SessionManager};
 use tokio::time::Instant;
 
 use super::{Compat, Transport};
@@ -198,6 +198,25 @@ impl SessionManager for CappedSessions {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
         self.inner.resume(id, last_event_id).await
+    }
+
+    /// A session another instance opened (rmcp found it in the session
+    /// store): counted and capped like one opened here.
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.reap(Some(1)).await;
+        let outcome = self.inner.restore_session(id.clone()).await?;
+        Ok(match outcome {
+            RestoreOutcome::Restored(transport) => {
+                self.table().insert(id, Instant::now());
+                RestoreOutcome::Restored(self.compat.transport(transport, None))
+            }
+            RestoreOutcome::AlreadyPresent => RestoreOutcome::AlreadyPresent,
+            // `NotSupported`, and whatever a later rmcp adds: a 404.
+            _ => RestoreOutcome::NotSupported,
+        })
     }
 }
 

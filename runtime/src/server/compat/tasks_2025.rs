@@ -30,8 +30,8 @@ use crate::server::Server;
 use crate::server::access::Caller;
 use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
+use crate::server::store::{TaskRecord, TaskState};
 use crate::server::task::{POLL_INTERVAL, status_name};
-use crate::server::task_store::{TaskRecord, TaskState};
 use crate::text::shorten;
 
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.

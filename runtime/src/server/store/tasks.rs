@@ -5,17 +5,19 @@
 //! The store holds state only; the instance that started a task runs it. On
 //! 2026-07-28 any request may reach any instance, so a store shared by
 //! several instances (Redis, a database) lets `tasks/get` and `tasks/cancel`
-//! land anywhere: the running instance sees a cancellation through the store
-//! (see [`TaskStore`] for what an implementation must guarantee).
+//! land anywhere: the running instance sees a cancellation through the store,
+//! and renews a lease on the task while its handler runs, so that a task
+//! whose instance died reads as failed once the lease has lapsed (see
+//! [`TaskStore`] for what an implementation must guarantee).
 
 use std::collections::HashMap;
-use std::fmt;
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::{StoreError, unix_ms};
 use crate::BoxFuture;
 
 /// A task's state as stored.
@@ -71,6 +73,10 @@ pub struct TaskRecord {
     /// principal may read or cancel it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// While it is working: until when (Unix time in milliseconds) the
+    /// instance running it vouches for it. Past that, nobody runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl TaskRecord {
@@ -88,12 +94,19 @@ impl TaskRecord {
             ttl_ms,
             expires_at_ms: unix_ms().saturating_add(ttl_ms),
             owner: None,
+            lease_until_ms: None,
         }
     }
 
     /// True once the task has outlived its time to live.
     pub fn is_expired(&self) -> bool {
         unix_ms() > self.expires_at_ms
+    }
+
+    /// True for a working task whose lease has lapsed: the instance that
+    /// ran it has stopped (or lost the store for longer than the lease).
+    pub fn is_orphaned(&self) -> bool {
+        self.state == TaskState::Working && self.lease_until_ms.is_some_and(|t| unix_ms() > t)
     }
 
     /// Applies a change: a terminal state is final, so a change of a
@@ -106,6 +119,23 @@ impl TaskRecord {
         match change {
             TaskChange::StatusMessage(message) => self.status_message = Some(message),
             TaskChange::Finish(state) => self.state = state,
+            // Not a change a client sees: `updated_at` stays.
+            TaskChange::Renew { until_ms } => {
+                self.lease_until_ms = Some(until_ms);
+                return;
+            }
+            TaskChange::FailIfOrphaned => {
+                if !self.is_orphaned() {
+                    return;
+                }
+                self.state = TaskState::Failed {
+                    error: serde_json::json!({
+                        "code": -32603,
+                        "message": "the server instance running this task stopped before it finished; \
+                                    its result is lost: start the call again",
+                    }),
+                };
+            }
         }
         self.updated_at = timestamp();
     }
@@ -118,33 +148,16 @@ pub enum TaskChange {
     StatusMessage(String),
     /// The task finished, failed or was cancelled.
     Finish(TaskState),
-}
-
-/// Why a store could not do what was asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskStoreError {
-    /// The store holds as many tasks as it may; try again once some expire.
-    Full {
-        /// The store's limit.
-        max_tasks: usize,
+    /// The running instance extends its lease (a working task only).
+    Renew {
+        /// The new end of the lease, Unix time in milliseconds.
+        until_ms: u64,
     },
-    /// The store could not be reached or failed (a shared store's I/O).
-    Unavailable(String),
+    /// Fails the task when it is working and its lease has lapsed, and
+    /// leaves it alone otherwise: decided inside the store's atomic update,
+    /// so that a renewal racing it wins or loses cleanly.
+    FailIfOrphaned,
 }
-
-impl fmt::Display for TaskStoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskStoreError::Full { max_tasks } => write!(
-                f,
-                "the server holds its maximum of {max_tasks} tasks; try again once some finish and expire"
-            ),
-            TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for TaskStoreError {}
 
 /// Where the server keeps its tasks.
 ///
@@ -161,17 +174,22 @@ impl std::error::Error for TaskStoreError {}
 ///    `expires_at_ms`; after that the store may drop it (and should, to stay
 ///    bounded). `get` must not return an expired record.
 /// 4. **Bounded**: the store refuses an insert beyond its capacity with
-///    [`TaskStoreError::Full`] rather than growing without limit.
+///    [`StoreError::Full`] rather than growing without limit.
+/// 5. **Bounded waits**: every method returns within a few seconds, with
+///    [`StoreError::Unavailable`] naming the store when it cannot answer.
 ///
-/// The instance that started a task watches its record (a `get` every
-/// second) and cancels the handler when the record is cancelled or gone, so
-/// `tasks/cancel` may land on any instance.
+/// The instance that started a task watches its record (a `get` every half
+/// second, so a `tasks/cancel` answered by any instance reaches the handler
+/// within about a second) and cancels the handler when the record is no
+/// longer working or is gone. It renews the task's lease
+/// ([`TaskChange::Renew`]) every third of the lease; any instance that reads
+/// a working task past its lease fails it ([`TaskChange::FailIfOrphaned`]).
 pub trait TaskStore: Send + Sync + 'static {
     /// Adds a new (working) task.
-    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>>;
 
     /// The task `id`, or `None` when unknown or expired.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
 
     /// Applies `change` to the task `id` (see guarantee 2) and returns the
     /// record as it now is; `None` when unknown or expired.
@@ -179,7 +197,25 @@ pub trait TaskStore: Send + Sync + 'static {
         &'a self,
         id: &'a str,
         change: TaskChange,
-    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+}
+
+impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).insert(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        (**self).get(id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        (**self).update(id, change)
+    }
 }
 
 /// The default store: tasks in this process's memory, at most `max_tasks` of
@@ -224,11 +260,12 @@ impl Default for InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.with_records(|records| {
             if records.len() >= self.max_tasks {
-                return Err(TaskStoreError::Full {
-                    max_tasks: self.max_tasks,
+                return Err(StoreError::Full {
+                    of: "tasks",
+                    max: self.max_tasks,
                 });
             }
             records.insert(record.id.clone(), record);
@@ -237,7 +274,7 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(std::future::ready(result))
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let found = self.with_records(|records| records.get(id).cloned());
         Box::pin(std::future::ready(Ok(found)))
     }
@@ -246,7 +283,7 @@ impl TaskStore for InMemoryTaskStore {
         &'a self,
         id: &'a str,
         change: TaskChange,
-    ) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let updated = self.with_records(|records| {
             records.get_mut(id).map(|record| {
                 record.apply(change);
@@ -255,12 +292,6 @@ impl TaskStore for InMemoryTaskStore {
         });
         Box::pin(std::future::ready(Ok(updated)))
     }
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Now, in RFC 3339 (what `Task.createdAt` carries).
@@ -288,7 +319,10 @@ mod tests {
         }
         assert_eq!(
             block(store.insert(TaskRecord::working("c".into(), "t".into(), ttl))),
-            Err(TaskStoreError::Full { max_tasks: 2 })
+            Err(StoreError::Full {
+                of: "tasks",
+                max: 2
+            })
         );
         let done = TaskState::Completed {
             result: serde_json::json!({"content": []}),
@@ -314,5 +348,53 @@ mod tests {
             Duration::from_secs(60),
         )))
         .expect("the expired task made room");
+    }
+
+    #[test]
+    fn a_working_task_past_its_lease_fails_and_a_renewed_one_does_not() {
+        let store = InMemoryTaskStore::new(4);
+        let ttl = Duration::from_secs(60);
+        let mut alive = TaskRecord::working("alive".into(), "t".into(), ttl);
+        alive.lease_until_ms = Some(unix_ms() + 60_000);
+        let mut dead = TaskRecord::working("dead".into(), "t".into(), ttl);
+        dead.lease_until_ms = Some(unix_ms() - 1);
+        block(store.insert(alive)).expect("room");
+        block(store.insert(dead)).expect("room");
+
+        let alive = block(store.update("alive", TaskChange::FailIfOrphaned))
+            .expect("update")
+            .expect("kept");
+        assert_eq!(alive.state, TaskState::Working);
+        let dead = block(store.update("dead", TaskChange::FailIfOrphaned))
+            .expect("update")
+            .expect("kept");
+        let TaskState::Failed { error } = &dead.state else {
+            panic!("{dead:?}")
+        };
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("stopped"))
+        );
+
+        // A renewal cannot revive a failed task; it extends a working one.
+        let after = block(store.update("dead", TaskChange::Renew { until_ms: u64::MAX }))
+            .expect("update")
+            .expect("kept");
+        assert!(after.state.is_terminal());
+        let mut late = TaskRecord::working("late".into(), "t".into(), ttl);
+        late.lease_until_ms = Some(unix_ms() - 1);
+        block(store.insert(late)).expect("room");
+        block(store.update(
+            "late",
+            TaskChange::Renew {
+                until_ms: unix_ms() + 60_000,
+            },
+        ))
+        .expect("update");
+        let late = block(store.update("late", TaskChange::FailIfOrphaned))
+            .expect("update")
+            .expect("kept");
+        assert_eq!(late.state, TaskState::Working);
     }
 }
