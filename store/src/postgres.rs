@@ -1,0 +1,370 @@
+//! The store on PostgreSQL.
+//!
+//! Three tables, created when missing: `{ns}_tasks` (a task's JSON and its
+//! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert takes a
+//! transaction-scoped advisory lock, drops expired tasks and checks the
+//! bound; an update locks the row (`FOR UPDATE`), applies the change in Rust
+//! ([`TaskRecord::apply`]) and writes it back. A state's first use is the
+//! `INSERT … ON CONFLICT` that creates (or replaces an expired) marker.
+//! Expired markers and sessions are deleted every 256th write.
+//!
+//! Connections come from a `deadpool-postgres` pool; a connection that
+//! broke (the server restarted) is replaced at its next use. No TLS: run it
+//! on a private network or a local socket.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use toolmetadata::server::BoxFuture;
+use toolmetadata::server::store::{
+    ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange, TaskRecord,
+    TaskStore,
+};
+
+use crate::shared::{self, MAX_ID_LEN, bounded, unix_ms};
+use crate::{ConnectError, Options};
+
+/// Tasks, used request states and sessions in PostgreSQL.
+pub struct PostgresStore {
+    pool: Pool,
+    /// `postgres at host`, for errors.
+    name: String,
+    options: Options,
+    sql: Sql,
+    writes: AtomicU64,
+}
+
+impl fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("name", &self.name)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The statements, with the namespace's table names.
+struct Sql {
+    create: String,
+    lock_tasks: String,
+    purge_tasks: String,
+    count_tasks: String,
+    insert_task: String,
+    get_task: String,
+    lock_task: String,
+    set_task: String,
+    use_state: String,
+    purge: String,
+    load_session: String,
+    store_session: String,
+    delete_session: String,
+}
+
+impl Sql {
+    fn new(ns: &str) -> Self {
+        Sql {
+            create: format!(
+                "SELECT pg_advisory_xact_lock(hashtext('{ns}/schema'));
+                 CREATE TABLE IF NOT EXISTS {ns}_tasks (
+                     id text PRIMARY KEY, record text NOT NULL, expires_at_ms bigint NOT NULL);
+                 CREATE INDEX IF NOT EXISTS {ns}_tasks_expiry ON {ns}_tasks (expires_at_ms);
+                 CREATE TABLE IF NOT EXISTS {ns}_used_states (
+                     fingerprint text PRIMARY KEY, expires_at_ms bigint NOT NULL);
+                 CREATE TABLE IF NOT EXISTS {ns}_sessions (
+                     id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);"
+            ),
+            lock_tasks: format!("SELECT pg_advisory_xact_lock(hashtext('{ns}/tasks'))"),
+            purge_tasks: format!("DELETE FROM {ns}_tasks WHERE expires_at_ms <= $1"),
+            count_tasks: format!("SELECT count(*) FROM {ns}_tasks"),
+            insert_task: format!(
+                "INSERT INTO {ns}_tasks (id, record, expires_at_ms) VALUES ($1, $2, $3)"
+            ),
+            get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
+            lock_task: format!(
+                "SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2 FOR UPDATE"
+            ),
+            set_task: format!("UPDATE {ns}_tasks SET record = $2 WHERE id = $1"),
+            use_state: format!(
+                "INSERT INTO {ns}_used_states AS u (fingerprint, expires_at_ms) VALUES ($1, $2)
+                 ON CONFLICT (fingerprint) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
+                 WHERE u.expires_at_ms <= $3
+                 RETURNING 1"
+            ),
+            purge: format!(
+                "DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
+                 DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1"
+            ),
+            load_session: format!(
+                "SELECT state FROM {ns}_sessions WHERE id = $1 AND expires_at_ms > $2"
+            ),
+            store_session: format!(
+                "INSERT INTO {ns}_sessions (id, state, expires_at_ms) VALUES ($1, $2, $3)
+                 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state,
+                     expires_at_ms = EXCLUDED.expires_at_ms"
+            ),
+            delete_session: format!("DELETE FROM {ns}_sessions WHERE id = $1"),
+        }
+    }
+}
+
+/// Milliseconds as PostgreSQL's `bigint`.
+fn ms(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl PostgresStore {
+    /// Connects to the PostgreSQL at `url`
+    /// (`postgres://user[:password]@host[:port]/database`) and creates the
+    /// tables when missing.
+    ///
+    /// # Errors
+    ///
+    /// A malformed URL, a bad namespace, a server that does not answer
+    /// within the timeout, or tables that cannot be created.
+    pub async fn connect(url: &str, options: Options) -> Result<Self, ConnectError> {
+        options.check()?;
+        let name = shared::name("postgres", url);
+        let mut config = tokio_postgres::Config::from_str(url)
+            .map_err(|e| ConnectError(format!("store URL `{}`: {e}", shared::redact(url))))?;
+        config.connect_timeout(options.timeout);
+        let manager = Manager::from_config(
+            config,
+            tokio_postgres::NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(options.timeout))
+            .create_timeout(Some(options.timeout))
+            .recycle_timeout(Some(options.timeout))
+            .build()
+            .map_err(|e| ConnectError(format!("{name}: {e}")))?;
+        let store = PostgresStore {
+            pool,
+            sql: Sql::new(&options.namespace),
+            name,
+            options,
+            writes: AtomicU64::new(0),
+        };
+        store
+            .create_tables()
+            .await
+            .map_err(|e| ConnectError(e.to_string()))?;
+        Ok(store)
+    }
+
+    async fn create_tables(&self) -> Result<(), StoreError> {
+        bounded(&self.name, self.options.timeout, async {
+            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            tx.batch_execute(&self.sql.create)
+                .await
+                .map_err(|e| e.to_string())?;
+            tx.commit().await.map_err(|e| e.to_string())
+        })
+        .await
+    }
+
+    /// Every 256th write also deletes the expired markers and sessions.
+    async fn maybe_purge(&self, client: &deadpool_postgres::Client) -> Result<(), String> {
+        if !self
+            .writes
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(256)
+        {
+            return Ok(());
+        }
+        let now = ms(unix_ms());
+        client
+            .batch_execute(&self.sql.purge.replace("$1", &now.to_string()))
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn insert_task(&self, record: TaskRecord) -> Result<(), StoreError> {
+        let json = shared::to_json(&record)?;
+        let inserted = bounded(&self.name, self.options.timeout, async {
+            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            tx.execute(&self.sql.lock_tasks, &[])
+                .await
+                .map_err(|e| e.to_string())?;
+            tx.execute(&self.sql.purge_tasks, &[&ms(unix_ms())])
+                .await
+                .map_err(|e| e.to_string())?;
+            let count: i64 = tx
+                .query_one(&self.sql.count_tasks, &[])
+                .await
+                .map_err(|e| e.to_string())?
+                .get(0);
+            if usize::try_from(count).unwrap_or(usize::MAX) >= self.options.max_tasks {
+                return Ok(false);
+            }
+            tx.execute(
+                &self.sql.insert_task,
+                &[&record.id, &json, &ms(record.expires_at_ms)],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            tx.commit().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(true)
+        })
+        .await?;
+        if inserted {
+            Ok(())
+        } else {
+            Err(StoreError::Full {
+                of: "tasks",
+                max: self.options.max_tasks,
+            })
+        }
+    }
+
+    async fn get_task(&self, id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        if id.len() > MAX_ID_LEN {
+            return Ok(None);
+        }
+        let json: Option<String> = bounded(&self.name, self.options.timeout, async {
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let row = client
+                .query_opt(&self.sql.get_task, &[&id, &ms(unix_ms())])
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(row.map(|row| row.get(0)))
+        })
+        .await?;
+        json.map(|json| shared::from_json(&self.name, &json))
+            .transpose()
+    }
+
+    async fn update_task(
+        &self,
+        id: &str,
+        change: TaskChange,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        if id.len() > MAX_ID_LEN {
+            return Ok(None);
+        }
+        bounded(&self.name, self.options.timeout, async {
+            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            let Some(row) = tx
+                .query_opt(&self.sql.lock_task, &[&id, &ms(unix_ms())])
+                .await
+                .map_err(|e| e.to_string())?
+            else {
+                return Ok(None);
+            };
+            let read: String = row.get(0);
+            let mut record = shared::from_json(&self.name, &read).map_err(|e| e.to_string())?;
+            record.apply(change);
+            let written = shared::to_json(&record).map_err(|e| e.to_string())?;
+            if written != read {
+                tx.execute(&self.sql.set_task, &[&id, &written])
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            tx.commit().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(Some(record))
+        })
+        .await
+    }
+}
+
+impl TaskStore for PostgresStore {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.insert_task(record))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(self.get_task(id))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(self.update_task(id, change))
+    }
+}
+
+impl ReplayStore for PostgresStore {
+    fn first_use<'a>(
+        &'a self,
+        fingerprint: &'a str,
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(bounded(&self.name, self.options.timeout, async move {
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            self.maybe_purge(&client).await?;
+            let now = ms(unix_ms());
+            let row = client
+                .query_opt(
+                    &self.sql.use_state,
+                    &[&fingerprint, &ms(expires_at_ms), &now],
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(row.is_some())
+        }))
+    }
+}
+
+#[async_trait::async_trait]
+impl SessionStore for PostgresStore {
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        if session_id.len() > MAX_ID_LEN {
+            return Ok(None);
+        }
+        let json: Option<String> = bounded(&self.name, self.options.timeout, async {
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let row = client
+                .query_opt(&self.sql.load_session, &[&session_id, &ms(unix_ms())])
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>(row.map(|row| row.get(0)))
+        })
+        .await
+        .map_err(shared::boxed)?;
+        Ok(match json {
+            Some(json) => Some(serde_json::from_str(&json)?),
+            None => None,
+        })
+    }
+
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        let json = serde_json::to_string(state)?;
+        let ttl = u64::try_from(self.options.session_ttl.as_millis()).unwrap_or(u64::MAX);
+        let expires = ms(unix_ms().saturating_add(ttl));
+        bounded(&self.name, self.options.timeout, async {
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            self.maybe_purge(&client).await?;
+            client
+                .execute(&self.sql.store_session, &[&session_id, &json, &expires])
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(shared::boxed)?;
+        Ok(())
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        bounded(&self.name, self.options.timeout, async {
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            client
+                .execute(&self.sql.delete_session, &[&session_id])
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(shared::boxed)?;
+        Ok(())
+    }
+}

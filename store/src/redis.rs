@@ -1,0 +1,272 @@
+//! The store on Redis.
+//!
+//! - A task is a JSON string at `{ns}:task:{id}` whose Redis expiry is the
+//!   task's; `{ns}:tasks` (a sorted set by expiry) counts them, so an insert
+//!   checks the bound and adds in one script. An update reads, applies the
+//!   change in Rust ([`TaskRecord::apply`]) and writes back only if nobody
+//!   wrote in between (a compare-and-set script), retrying otherwise.
+//! - A used state is `{ns}:used:{fingerprint}`, set with `NX` and its
+//!   expiry: the one `SET` that creates it is its first use. They are bounded
+//!   by their lifetime (each costs the server a question first).
+//! - A session is `{ns}:session:{id}`, kept for the session TTL.
+//!
+//! The connection manager reconnects by itself; every call is bounded by the
+//! timeout.
+
+use std::fmt;
+
+use redis::Script;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use toolmetadata::server::BoxFuture;
+use toolmetadata::server::store::{
+    ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange, TaskRecord,
+    TaskStore,
+};
+
+use crate::shared::{self, MAX_ID_LEN, MAX_UPDATE_TRIES, bounded, unix_ms};
+use crate::{ConnectError, Options};
+
+/// Tasks, used request states and sessions on Redis.
+pub struct RedisStore {
+    connection: ConnectionManager,
+    /// `redis at host:port`, for errors.
+    name: String,
+    options: Options,
+    insert: Script,
+    swap: Script,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("name", &self.name)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Drops the expired ids, checks the bound, then adds the task.
+/// KEYS: record, index. ARGV: json, expires_at_ms, now_ms, max, id.
+const INSERT: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+return 1
+";
+
+/// Writes the new record only over the one that was read.
+/// KEYS: record. ARGV: read json, new json.
+const SWAP: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+";
+
+impl RedisStore {
+    /// Connects to the Redis at `url` (`redis://[:password@]host[:port][/db]`).
+    ///
+    /// # Errors
+    ///
+    /// A malformed URL, a bad namespace, or a server that does not answer
+    /// within the timeout.
+    pub async fn connect(url: &str, options: Options) -> Result<Self, ConnectError> {
+        options.check()?;
+        let name = shared::name("redis", url);
+        let client = redis::Client::open(url)
+            .map_err(|e| ConnectError(format!("store URL `{}`: {e}", shared::redact(url))))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.timeout))
+            .set_response_timeout(Some(options.timeout))
+            .set_number_of_retries(1);
+        let connection = tokio::time::timeout(
+            options.timeout,
+            ConnectionManager::new_with_config(client, config),
+        )
+        .await
+        .map_err(|_| {
+            ConnectError(format!(
+                "{name}: no answer within {} ms",
+                options.timeout.as_millis()
+            ))
+        })?
+        .map_err(|e| ConnectError(format!("{name}: {e}")))?;
+        Ok(RedisStore {
+            connection,
+            name,
+            options,
+            insert: Script::new(INSERT),
+            swap: Script::new(SWAP),
+        })
+    }
+
+    fn key(&self, kind: &str, id: &str) -> String {
+        format!("{}:{kind}:{id}", self.options.namespace)
+    }
+
+    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let mut connection = self.connection.clone();
+        bounded(
+            &self.name,
+            self.options.timeout,
+            command.query_async(&mut connection),
+        )
+        .await
+    }
+
+    async fn get_json(&self, id: &str) -> Result<Option<String>, StoreError> {
+        if id.len() > MAX_ID_LEN {
+            return Ok(None);
+        }
+        self.run(redis::cmd("GET").arg(self.key("task", id))).await
+    }
+
+    async fn update_task(
+        &self,
+        id: &str,
+        change: TaskChange,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        let key = self.key("task", id);
+        for _ in 0..MAX_UPDATE_TRIES {
+            let Some(read) = self.get_json(id).await? else {
+                return Ok(None);
+            };
+            let mut record = shared::from_json(&self.name, &read)?;
+            record.apply(change.clone());
+            let written = shared::to_json(&record)?;
+            if written == read {
+                return Ok(Some(record));
+            }
+            let mut connection = self.connection.clone();
+            let swapped: i64 = bounded(
+                &self.name,
+                self.options.timeout,
+                self.swap
+                    .key(&key)
+                    .arg(&read)
+                    .arg(&written)
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            if swapped == 1 {
+                return Ok(Some(record));
+            }
+        }
+        Err(StoreError::Unavailable(format!(
+            "{}: the task `{id}` changed {MAX_UPDATE_TRIES} times while being updated",
+            self.name
+        )))
+    }
+}
+
+impl TaskStore for RedisStore {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = shared::to_json(&record)?;
+            let mut connection = self.connection.clone();
+            let inserted: i64 = bounded(
+                &self.name,
+                self.options.timeout,
+                self.insert
+                    .key(self.key("task", &record.id))
+                    .key(format!("{}:tasks", self.options.namespace))
+                    .arg(json)
+                    .arg(record.expires_at_ms)
+                    .arg(unix_ms())
+                    .arg(self.options.max_tasks)
+                    .arg(&record.id)
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            if inserted == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Full {
+                    of: "tasks",
+                    max: self.options.max_tasks,
+                })
+            }
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move {
+            let Some(json) = self.get_json(id).await? else {
+                return Ok(None);
+            };
+            let record = shared::from_json(&self.name, &json)?;
+            Ok((!record.is_expired()).then_some(record))
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(self.update_task(id, change))
+    }
+}
+
+impl ReplayStore for RedisStore {
+    fn first_use<'a>(
+        &'a self,
+        fingerprint: &'a str,
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let set: Option<String> = self
+                .run(
+                    redis::cmd("SET")
+                        .arg(self.key("used", fingerprint))
+                        .arg(1)
+                        .arg("NX")
+                        .arg("PXAT")
+                        .arg(expires_at_ms.max(unix_ms() + 1)),
+                )
+                .await?;
+            Ok(set.is_some())
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl SessionStore for RedisStore {
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        if session_id.len() > MAX_ID_LEN {
+            return Ok(None);
+        }
+        let json: Option<String> = self
+            .run(redis::cmd("GET").arg(self.key("session", session_id)))
+            .await
+            .map_err(shared::boxed)?;
+        Ok(match json {
+            Some(json) => Some(serde_json::from_str(&json)?),
+            None => None,
+        })
+    }
+
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        let json = serde_json::to_string(state)?;
+        let ttl_ms = u64::try_from(self.options.session_ttl.as_millis()).unwrap_or(u64::MAX);
+        let _: () = self
+            .run(
+                redis::cmd("SET")
+                    .arg(self.key("session", session_id))
+                    .arg(json)
+                    .arg("PX")
+                    .arg(ttl_ms.max(1)),
+            )
+            .await
+            .map_err(shared::boxed)?;
+        Ok(())
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        let _: i64 = self
+            .run(redis::cmd("DEL").arg(self.key("session", session_id)))
+            .await
+            .map_err(shared::boxed)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,329 @@
+//! Each store against a real server: the machine's Redis and PostgreSQL
+//! (`TOOLMETADATA_TEST_REDIS`, `TOOLMETADATA_TEST_POSTGRES` to point
+//! elsewhere), and, for outages, instances of their own. A missing service
+//! fails the test: it says how to start one.
+#![cfg(all(feature = "redis", feature = "postgres"))]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolmetadata::server::store::{
+    ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord, TaskState,
+    TaskStore,
+};
+use toolmetadata_store::{Options, Store, connect};
+
+fn redis_url() -> String {
+    std::env::var("TOOLMETADATA_TEST_REDIS").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+fn postgres_url() -> String {
+    std::env::var("TOOLMETADATA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A namespace of its own per test, so tests running at once never meet.
+fn namespace() -> String {
+    format!("t{}", uuid_like())
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{}_{}_{nanos}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Two connections to the same store and namespace: two instances.
+async fn pair(url: &str, options: Options) -> (Arc<Store>, Arc<Store>) {
+    let a = connect(url, options.clone()).await.unwrap_or_else(|e| {
+        panic!("{e}: these tests need Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432 (database `test`, trust auth)")
+    });
+    let b = connect(url, options).await.expect("second connection");
+    (a, b)
+}
+
+fn urls() -> [String; 2] {
+    [redis_url(), postgres_url()]
+}
+
+/// Drops a test's tables from the machine's database (Redis keys expire by
+/// themselves).
+async fn clean(url: &str, namespace: &str) {
+    if !url.starts_with("postgres") {
+        return;
+    }
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!(
+            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions"
+        ))
+        .await
+        .expect("drop");
+}
+
+fn working(id: &str, ttl: Duration) -> TaskRecord {
+    TaskRecord::working(id.to_owned(), "tool".to_owned(), ttl)
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_millis(),
+    )
+    .expect("ms")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_expire_with_their_ttl_and_the_bound_holds() {
+    for url in urls() {
+        let ns = namespace();
+        let (store, other) = pair(&url, Options::default().namespace(&ns).max_tasks(2)).await;
+        store
+            .insert(working("short", Duration::from_millis(300)))
+            .await
+            .expect("insert");
+        let mut owned = working("long", Duration::from_secs(60));
+        owned.owner = Some("alice".into());
+        store.insert(owned.clone()).await.expect("insert");
+        assert_eq!(other.get("long").await.expect("get"), Some(owned), "{url}");
+        assert!(other.get("short").await.expect("get").is_some(), "{url}");
+        assert_eq!(
+            other
+                .insert(working("third", Duration::from_secs(60)))
+                .await,
+            Err(StoreError::Full {
+                of: "tasks",
+                max: 2
+            }),
+            "{url}"
+        );
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(other.get("short").await.expect("get"), None, "{url}");
+        assert_eq!(
+            other
+                .update("short", TaskChange::StatusMessage("x".into()))
+                .await,
+            Ok(None),
+            "{url}"
+        );
+        other
+            .insert(working("third", Duration::from_secs(60)))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: the expired task made room: {e}"));
+        assert_eq!(store.get(&"x".repeat(10_000)).await, Ok(None), "{url}");
+        clean(&url, &ns).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lapsed_lease_fails_the_task_and_a_renewed_one_holds() {
+    for url in urls() {
+        let ns = namespace();
+        let (store, other) = pair(&url, Options::default().namespace(&ns)).await;
+        let mut task = working("t", Duration::from_secs(60));
+        task.lease_until_ms = Some(now_ms() + 400);
+        store.insert(task).await.expect("insert");
+        let renewed = store
+            .update(
+                "t",
+                TaskChange::Renew {
+                    until_ms: now_ms() + 60_000,
+                },
+            )
+            .await
+            .expect("renew")
+            .expect("kept");
+        assert_eq!(renewed.state, TaskState::Working);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let seen = other
+            .update("t", TaskChange::FailIfOrphaned)
+            .await
+            .expect("update")
+            .expect("kept");
+        assert_eq!(seen.state, TaskState::Working, "{url}: the renewal holds");
+
+        store
+            .update(
+                "t",
+                TaskChange::Renew {
+                    until_ms: now_ms() + 300,
+                },
+            )
+            .await
+            .expect("renew");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let seen = other.get("t").await.expect("get").expect("kept");
+        assert!(seen.is_orphaned(), "{url}");
+        let failed = other
+            .update("t", TaskChange::FailIfOrphaned)
+            .await
+            .expect("update")
+            .expect("kept");
+        assert!(
+            matches!(failed.state, TaskState::Failed { .. }),
+            "{url}: {failed:?}"
+        );
+        assert_eq!(store.get("t").await.expect("get"), Some(failed), "{url}");
+        clean(&url, &ns).await;
+    }
+}
+
+/// Two instances race to end the same task many times over: one end wins,
+/// and every reader sees the same one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_updates_are_atomic_and_terminal_is_final() {
+    for url in urls() {
+        let ns = namespace();
+        let (a, b) = pair(&url, Options::default().namespace(&ns)).await;
+        for round in 0..10 {
+            let id = format!("race-{round}");
+            a.insert(working(&id, Duration::from_secs(60)))
+                .await
+                .expect("insert");
+            let done = TaskState::Completed {
+                result: json!({"content": [], "round": round}),
+            };
+            let mut racers = Vec::new();
+            for i in 0..8 {
+                let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+                let (id, done) = (id.clone(), done.clone());
+                racers.push(tokio::spawn(async move {
+                    let change = match i % 4 {
+                        0 => TaskChange::Finish(done),
+                        1 => TaskChange::Finish(TaskState::Cancelled),
+                        _ => TaskChange::StatusMessage(format!("step {i}")),
+                    };
+                    store.update(&id, change).await
+                }));
+            }
+            for racer in racers {
+                racer.await.expect("join").expect("update");
+            }
+            let (x, y) = (
+                a.get(&id).await.expect("get").expect("kept"),
+                b.get(&id).await.expect("get").expect("kept"),
+            );
+            assert_eq!(x, y, "{url}");
+            assert!(x.state.is_terminal(), "{url}: {x:?}");
+            let after = a
+                .update(&id, TaskChange::Finish(TaskState::Working))
+                .await
+                .expect("update")
+                .expect("kept");
+            assert_eq!(after.state, x.state, "{url}: terminal is final");
+        }
+        clean(&url, &ns).await;
+    }
+}
+
+/// The same retry reaches two instances at once, many times over: exactly
+/// one runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_is_used_once_under_concurrency() {
+    for url in urls() {
+        let ns = namespace();
+        let (a, b) = pair(&url, Options::default().namespace(&ns)).await;
+        for round in 0..5 {
+            let fingerprint = format!("{:064x}", round);
+            let mut racers = Vec::new();
+            for i in 0..16 {
+                let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+                let fingerprint = fingerprint.clone();
+                racers.push(tokio::spawn(async move {
+                    store.first_use(&fingerprint, now_ms() + 60_000).await
+                }));
+            }
+            let mut firsts = 0;
+            for racer in racers {
+                if racer.await.expect("join").expect("first_use") {
+                    firsts += 1;
+                }
+            }
+            assert_eq!(firsts, 1, "{url}: round {round}");
+        }
+        // An expired marker no longer counts: its state no longer opens.
+        assert!(a.first_use("short", now_ms() + 200).await.expect("use"));
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(
+            b.first_use("short", now_ms() + 60_000).await.expect("use"),
+            "{url}"
+        );
+        assert!(
+            !a.first_use("short", now_ms() + 60_000).await.expect("use"),
+            "{url}"
+        );
+        clean(&url, &ns).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_round_trip_and_expire() {
+    let params: rmcp::model::InitializeRequestParams = serde_json::from_value(json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }))
+    .expect("params");
+    for url in urls() {
+        let ns = namespace();
+        let options = Options::default()
+            .namespace(&ns)
+            .session_ttl(Duration::from_millis(400));
+        let (a, b) = pair(&url, options).await;
+        a.store("s1", &SessionState::new(params.clone()))
+            .await
+            .expect("store");
+        let loaded = b.load("s1").await.expect("load").expect("kept");
+        assert_eq!(loaded.initialize_params.client_info.name, "test", "{url}");
+        assert!(b.load("unknown").await.expect("load").is_none());
+        b.delete("s1").await.expect("delete");
+        assert!(a.load("s1").await.expect("load").is_none(), "{url}");
+        a.store("s2", &SessionState::new(params.clone()))
+            .await
+            .expect("store");
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert!(
+            a.load("s2").await.expect("load").is_none(),
+            "{url}: expired"
+        );
+        clean(&url, &ns).await;
+    }
+}
+
+#[tokio::test]
+async fn bad_urls_and_namespaces_are_refused_clearly() {
+    let e = connect("memcached://x", Options::default())
+        .await
+        .expect_err("scheme");
+    assert!(
+        e.to_string().contains("expected redis:// or postgres://"),
+        "{e}"
+    );
+    let e = connect(&redis_url(), Options::default().namespace("a;DROP TABLE"))
+        .await
+        .expect_err("namespace");
+    assert!(e.to_string().contains("namespace"), "{e}");
+    let started = Instant::now();
+    let e = connect(
+        "postgres://postgres:secret@127.0.0.1:1/test",
+        Options::default().timeout(Duration::from_millis(500)),
+    )
+    .await
+    .expect_err("nobody listens");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(e.to_string().contains("postgres at 127.0.0.1:1"), "{e}");
+    assert!(!e.to_string().contains("secret"), "{e}");
+}
