@@ -147,16 +147,27 @@ struct Cli {
     /// confirm (by default they run).
     #[arg(long)]
     require_confirmation: bool,
-    /// The key (32 bytes or more) that signs the state of a question asked on
-    /// a 2026-07-28 request: instances given the same key accept each
-    /// other's retries. Random per process when absent.
+    /// A key (32 bytes or more) for the state of a question asked on a
+    /// 2026-07-28 request; repeat it (or give a comma-separated list) to
+    /// rotate keys: the first signs, every one verifies. Instances given the
+    /// same keys accept each other's retries. Random per process when absent.
     #[arg(
         long,
         env = "EXAMPLE_SERVER_STATE_KEY",
         value_name = "KEY",
+        value_delimiter = ',',
         hide_env_values = true
     )]
-    state_key: Option<String>,
+    state_key: Vec<String>,
+    /// Where tasks, used question states and HTTP sessions are kept, shared
+    /// by every instance given the same URL: `redis://host:port` or
+    /// `postgres://user@host/database`. In this process's memory when absent.
+    #[arg(long, env = "EXAMPLE_SERVER_STORE", value_name = "URL")]
+    store: Option<String>,
+    /// Seconds a running task's lease lasts: a task whose instance died
+    /// reads as failed, from every instance, once it has lapsed.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    task_lease_secs: u64,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -254,8 +265,15 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Server::builder()
         .tool_set(tools::tool_set(workspace))
         .require_confirmation(cli.require_confirmation);
-    if let Some(key) = cli.state_key {
+    for key in cli.state_key {
         builder = builder.request_state_key(key.into_bytes());
+    }
+    builder = builder.task_lease(Duration::from_secs(cli.task_lease_secs.max(1)));
+    if let Some(url) = &cli.store {
+        let store =
+            toolmetadata_store::connect(url, toolmetadata_store::Options::default()).await?;
+        tracing::info!("state kept in {url}", url = redact(url));
+        builder = builder.store(store);
     }
     let server = extras::add(builder, &scope, limits, &offload)
         .retain(|t| {
@@ -342,4 +360,15 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// `url` without its password, for the log.
+fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
 }

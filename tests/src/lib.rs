@@ -7,3 +7,4 @@ pub mod conformance;
 pub mod mcp;
 pub mod python;
 pub mod raw;
+pub mod stores;

@@ -1,0 +1,179 @@
+//! Stores of a test's own, to stop and start without touching the
+//! machine's: `redis-server` on a free port, and a PostgreSQL cluster from
+//! `initdb` in a temporary directory, run as the `postgres` user
+//! (PostgreSQL refuses to run as root). Both from Debian's packages.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+/// A free TCP port on loopback (free when asked).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// A Redis server of the test's own; stopped when dropped.
+#[derive(Debug)]
+pub struct OwnRedis {
+    /// Where it listens.
+    pub port: u16,
+    child: Option<Child>,
+}
+
+impl OwnRedis {
+    /// Starts one on a free port (keeping nothing on disk).
+    pub fn start() -> Self {
+        let mut redis = OwnRedis {
+            port: free_port(),
+            child: None,
+        };
+        redis.restart();
+        redis
+    }
+
+    /// Its URL.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Kills it (SIGKILL): every connection drops at once.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same port, empty.
+    pub fn restart(&mut self) {
+        self.stop();
+        let port = self.port.to_string();
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port,
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (Debian's redis-server package)");
+        self.child = Some(child);
+        wait_for_port(self.port);
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A PostgreSQL cluster of the test's own; stopped when dropped.
+#[derive(Debug)]
+pub struct OwnPostgres {
+    /// Where it listens.
+    pub port: u16,
+    bin: PathBuf,
+    data: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl OwnPostgres {
+    /// `initdb` (trust auth, user `postgres`) and start, on a free port.
+    /// Blocking: call it from `spawn_blocking` in async tests.
+    pub fn start() -> Self {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .expect("PostgreSQL (Debian's postgresql package)")
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("bin"))
+            .find(|p| p.join("initdb").exists())
+            .expect("initdb");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).expect("mkdir");
+        for path in [dir.path(), data.as_path()] {
+            run(Command::new("chown").arg("postgres:postgres").arg(path));
+        }
+        run(as_postgres(&bin.join("initdb"))
+            .args(["-A", "trust", "-U", "postgres", "-D"])
+            .arg(&data));
+        let cluster = OwnPostgres {
+            port: free_port(),
+            bin,
+            data,
+            dir,
+        };
+        cluster.ctl(&["start", "-l", "/dev/null"]);
+        cluster
+    }
+
+    /// Its URL (database `postgres`).
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Stops it at once (`-m immediate`, as a crash would). Blocking.
+    pub fn stop(&self) {
+        self.ctl(&["-m", "immediate", "stop"]);
+    }
+
+    /// Starts it again, with what it had committed. Blocking.
+    pub fn restart(&self) {
+        self.ctl(&["start", "-l", "/dev/null"]);
+    }
+
+    fn ctl(&self, args: &[&str]) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1",
+            self.port,
+            self.dir.path().display()
+        );
+        run(as_postgres(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-o", &options, "-w", "-t", "30"])
+            .args(args));
+    }
+}
+
+impl Drop for OwnPostgres {
+    fn drop(&mut self) {
+        let _ = as_postgres(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn as_postgres(program: &std::path::Path) -> Command {
+    let mut command = Command::new("runuser");
+    command.args(["-u", "postgres", "--"]).arg(program);
+    command
+}
+
+fn run(command: &mut Command) {
+    let status = command.stdout(Stdio::null()).status().expect("run");
+    assert!(status.success(), "{command:?}: {status}");
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing listens on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
