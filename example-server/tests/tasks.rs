@@ -12,6 +12,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use toolmetadata_tests::mcp::*;
 use toolmetadata_tests::raw::Peer;
+use toolmetadata_tests::stores::sleeping_children;
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 
@@ -34,28 +35,6 @@ async fn get(client: &Client, id: &str) -> GetTaskResult {
         .get_task(GetTaskParams::new(id.to_owned()))
         .await
         .expect("tasks/get")
-}
-
-/// The `sleep` processes whose parent is `parent` (Linux `/proc`).
-fn sleeping_children(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            // `pid (comm) state ppid …`; comm may hold spaces, so split after `)`.
-            let Some((head, rest)) = stat.rsplit_once(") ") else {
-                return false;
-            };
-            let ppid = rest
-                .split_whitespace()
-                .nth(1)
-                .and_then(|p| p.parse::<u32>().ok());
-            head.ends_with("(sleep") && ppid == Some(parent)
-        })
-        .collect()
 }
 
 /// Waits until `pid` has a `sleep` child, or until it has none.

@@ -1,7 +1,8 @@
 //! Stores of a test's own, to stop and start without touching the
 //! machine's: `redis-server` on a free port, and a PostgreSQL cluster from
 //! `initdb` in a temporary directory, run as the `postgres` user
-//! (PostgreSQL refuses to run as root). Both from Debian's packages.
+//! (PostgreSQL refuses to run as root). Both from Debian's packages. And
+//! the `sleep` processes a server runs, to see a cancellation reach them.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -176,4 +177,26 @@ fn wait_for_port(port: u16) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+/// The `sleep` processes whose parent is `parent` (Linux `/proc`).
+pub fn sleeping_children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // `pid (comm) state ppid …`; comm may hold spaces, so split after `)`.
+            let Some((head, rest)) = stat.rsplit_once(") ") else {
+                return false;
+            };
+            let ppid = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|p| p.parse::<u32>().ok());
+            head.ends_with("(sleep") && ppid == Some(parent)
+        })
+        .collect()
 }

@@ -1,0 +1,397 @@
+//! Three example-server instances behind HAProxy (Debian's package), round
+//! robin with no affinity, sharing one store, on Redis and on PostgreSQL in
+//! turn (stores of the test's own, so that one can be restarted):
+//!
+//! - a task started through the balancer is polled and cancelled through
+//!   it, and the cancellation stops the process on whichever instance runs
+//!   it;
+//! - an instance killed with SIGKILL mid-task leaves its task failed,
+//!   as seen through the balancer, within the lease;
+//! - a confirmation's retry sent to two instances at once runs once;
+//! - a 2025-11-25 session opened through the balancer keeps working after
+//!   the instance that served it is killed;
+//! - the store restarted mid-run: plain calls keep working, task calls fail
+//!   within a bound naming the store, and service resumes by itself.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, TaskPayload,
+    TaskStatus,
+};
+use serde_json::{Value, json};
+use toolmetadata_tests::mcp::*;
+use toolmetadata_tests::stores::{OwnPostgres, OwnRedis, free_port, sleeping_children};
+
+const BIN: &str = env!("CARGO_BIN_EXE_example-server");
+const KEY: &str = "scale-out-test-key-of-32-bytes-or-more!!";
+/// The lease the instances run with, in seconds.
+const LEASE: u64 = 2;
+
+/// HAProxy in front of `backends`, round robin; stopped when dropped.
+struct Balancer {
+    child: tokio::process::Child,
+    url: String,
+    _config: tempfile::NamedTempFile,
+}
+
+impl Balancer {
+    async fn start(backends: &[&str]) -> Self {
+        let port = free_port();
+        let mut config = format!(
+            "global\n  maxconn 512\n\
+             defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  \
+             retries 3\n  option redispatch\n\
+             frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend instances\n\
+             backend instances\n  balance roundrobin\n"
+        );
+        for (i, url) in backends.iter().enumerate() {
+            let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+            config.push_str(&format!(
+                "  server i{i} {address} check inter 300ms fall 1 rise 2\n"
+            ));
+        }
+        let file = tempfile::NamedTempFile::new().expect("config");
+        std::fs::write(file.path(), config).expect("write config");
+        let child = tokio::process::Command::new("haproxy")
+            .arg("-db")
+            .arg("-f")
+            .arg(file.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("haproxy (Debian's haproxy package)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "haproxy never listened");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Balancer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            _config: file,
+        }
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+/// The store under test, of the test's own.
+enum Store {
+    Redis(OwnRedis),
+    Postgres(OwnPostgres),
+}
+
+impl Store {
+    fn url(&self) -> String {
+        match self {
+            Store::Redis(r) => r.url(),
+            Store::Postgres(p) => p.url(),
+        }
+    }
+
+    /// What the store's errors call it.
+    fn name(&self) -> String {
+        match self {
+            Store::Redis(r) => format!("redis at 127.0.0.1:{}", r.port),
+            Store::Postgres(p) => format!("postgres at 127.0.0.1:{}", p.port),
+        }
+    }
+
+    async fn stop(self) -> Self {
+        tokio::task::spawn_blocking(move || {
+            match &self {
+                Store::Redis(_) => {}
+                Store::Postgres(p) => p.stop(),
+            }
+            let mut store = self;
+            if let Store::Redis(r) = &mut store {
+                r.stop();
+            }
+            store
+        })
+        .await
+        .expect("stop")
+    }
+
+    async fn restart(self) -> Self {
+        tokio::task::spawn_blocking(move || {
+            let mut store = self;
+            match &mut store {
+                Store::Redis(r) => r.restart(),
+                Store::Postgres(p) => p.restart(),
+            }
+            store
+        })
+        .await
+        .expect("restart")
+    }
+}
+
+fn object(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+fn run(program: &str, args: &[&str]) -> CallToolRequestParams {
+    CallToolRequestParams::new("run_command")
+        .with_arguments(object(json!({"program": program, "args": args})))
+}
+
+async fn start_task(client: &Client, params: CallToolRequestParams) -> Result<String, String> {
+    match client.call_tool_once(params).await {
+        Ok(CallToolResponse::Task(handle)) => Ok(handle.task.task_id),
+        Ok(other) => Err(format!("expected a task handle, got {other:?}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+async fn task_client(url: &str) -> Client {
+    let recorder = Recorder {
+        tasks: true,
+        ..Recorder::default()
+    };
+    http_client_as(url, recorder, true).await.0
+}
+
+async fn status(client: &Client, id: &str) -> (TaskStatus, TaskPayload) {
+    let got = client
+        .get_task(GetTaskParams::new(id.to_owned()))
+        .await
+        .expect("tasks/get");
+    (got.task.status(), got.task.payload)
+}
+
+/// Waits until one of `pids` runs a `sleep` (`running`), or none does.
+async fn wait_for_sleep(pids: &[u32], running: bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids.iter().all(|&p| sleeping_children(p).is_empty()) == running {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            if running {
+                "sleep never started"
+            } else {
+                "the cancelled command still runs"
+            }
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The instances' logs, printed when the test fails.
+struct DumpOnPanic(Vec<std::sync::Arc<std::sync::Mutex<Vec<String>>>>);
+
+impl Drop for DumpOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for (i, logs) in self.0.iter().enumerate() {
+                for line in logs.lock().map(|l| l.clone()).unwrap_or_default() {
+                    eprintln!("instance {i}: {line}");
+                }
+            }
+        }
+    }
+}
+
+async fn scenario(mut store: Store) {
+    let ws = tempfile::tempdir().expect("tempdir");
+    std::fs::write(ws.path().join("a.txt"), "one\n").expect("write");
+    let root = ws.path().display().to_string();
+    let url = store.url();
+    let lease = LEASE.to_string();
+    let args = [
+        "--root",
+        &root,
+        "--store",
+        &url,
+        "--state-key",
+        KEY,
+        "--task-lease-secs",
+        &lease,
+        "--allow-command",
+        "sleep",
+        "--allow-command",
+        "echo",
+    ];
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(http_server(BIN, &args).await);
+    }
+    let _dump = DumpOnPanic(instances.iter().map(|i| i.logs.clone()).collect());
+    let pids: Vec<u32> = instances
+        .iter()
+        .map(|i| i.child.id().expect("pid"))
+        .collect();
+    let urls: Vec<&str> = instances.iter().map(|i| i.url.as_str()).collect();
+    let balancer = Balancer::start(&urls).await;
+    let through = task_client(&balancer.url).await;
+
+    // A task through the balancer: polled there (each poll another
+    // instance), cancelled there, its process stopped wherever it runs.
+    let id = start_task(&through, run("sleep", &["30"]))
+        .await
+        .expect("a task");
+    wait_for_sleep(&pids, true).await;
+    for _ in 0..3 {
+        assert_eq!(status(&through, &id).await.0, TaskStatus::Working);
+    }
+    through
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel");
+    wait_for_sleep(&pids, false).await;
+    for _ in 0..3 {
+        assert_eq!(status(&through, &id).await.0, TaskStatus::Cancelled);
+    }
+
+    // The instance running a task dies: the task reads as failed, through
+    // the balancer, once the lease has lapsed.
+    let first = task_client(&instances[0].url).await;
+    let orphan = start_task(&first, run("sleep", &["20"]))
+        .await
+        .expect("a task on the first instance");
+    wait_for_sleep(&pids[..1], true).await;
+    instances[0].child.start_kill().expect("SIGKILL");
+    let killed = Instant::now();
+    let failed = loop {
+        // A request the balancer had already handed to the killed instance
+        // gets 502 (HAProxy retries only connections refused): a client
+        // polls again, as any would.
+        match through
+            .get_task(GetTaskParams::new(orphan.clone()))
+            .await
+            .map(|got| (got.task.status(), got.task.payload))
+        {
+            Ok((TaskStatus::Working, _)) => {}
+            Ok((TaskStatus::Failed, payload)) => break payload,
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => assert!(e.to_string().contains("502"), "{e}"),
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(LEASE + 3),
+            "still working {:?} after the kill",
+            killed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(format!("{failed:?}").contains("stopped"), "{failed:?}");
+
+    // A confirmation asked on one instance; its answered retry sent to the
+    // other two at once runs once.
+    let person = Person::answering(json!({"action": "accept", "content": {}}));
+    let asking = connect_http(&instances[1].url, person.clone(), true).await;
+    let move_a = CallToolRequestParams::new("move_path")
+        .with_arguments(object(json!({"source": "a.txt", "destination": "b.txt"})));
+    let CallToolResponse::InputRequired(input) = asking
+        .call_tool_once(move_a.clone())
+        .await
+        .expect("first attempt")
+    else {
+        panic!("move_path asks first");
+    };
+    let responses: BTreeMap<String, Value> = input
+        .input_requests
+        .expect("a question")
+        .keys()
+        .map(|k| (k.clone(), json!({"action": "accept", "content": {}})))
+        .collect();
+    let mut retry = move_a;
+    retry.input_responses = Some(responses);
+    retry.request_state = input.request_state;
+    let second = connect_http(&instances[1].url, person.clone(), true).await;
+    let third = connect_http(&instances[2].url, person.clone(), true).await;
+    let (x, y) = tokio::join!(
+        second.call_tool_once(retry.clone()),
+        third.call_tool_once(retry.clone())
+    );
+    let ran = [&x, &y]
+        .iter()
+        .filter(|r| matches!(r, Ok(CallToolResponse::Complete(c)) if c.is_error != Some(true)))
+        .count();
+    let refused = [&x, &y]
+        .iter()
+        .filter(|r| matches!(r, Err(e) if e.to_string().contains("already used")))
+        .count();
+    assert_eq!((ran, refused), (1, 1), "{x:?}\n{y:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("b.txt")).expect("moved once"),
+        "one\n"
+    );
+
+    // A 2025-11-25 session through the balancer: its requests land on
+    // either live instance, and it outlives the one that is killed.
+    let (session, _) = http_client(&balancer.url).await;
+    for _ in 0..4 {
+        let result = call(&session, "list_allowed_directories", json!({})).await;
+        assert!(!is_error(&result), "{}", text(&result));
+    }
+    instances[1].child.start_kill().expect("SIGKILL");
+    let _ = instances[1].child.wait().await;
+    // The balancer's health check (every 300 ms) takes it out of the
+    // rotation; a request in flight to it meanwhile would get 502.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for _ in 0..4 {
+        let result = call(&session, "list_allowed_directories", json!({})).await;
+        assert!(!is_error(&result), "{}", text(&result));
+    }
+
+    // The store goes away: plain calls go on; task calls fail soon, naming
+    // the store; service resumes once it is back.
+    let name = store.name();
+    store = store.stop().await;
+    let plain = call(&session, "list_allowed_directories", json!({})).await;
+    assert!(!is_error(&plain), "{}", text(&plain));
+    let asked = Instant::now();
+    let e = start_task(&through, run("echo", &["hi"]))
+        .await
+        .expect_err("no store, no task");
+    assert!(
+        asked.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(e.contains(&name), "{e}");
+    store = store.restart().await;
+    let back = Instant::now();
+    loop {
+        match start_task(&through, run("echo", &["hi"])).await {
+            Ok(_) => break,
+            Err(e) => assert!(back.elapsed() < Duration::from_secs(20), "{e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    for client in [through, first, session] {
+        let _ = client.cancel().await;
+    }
+    for client in [asking, second, third] {
+        let _ = client.cancel().await;
+    }
+    drop(balancer);
+    drop(store);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_behind_haproxy_share_redis() {
+    scenario(Store::Redis(OwnRedis::start())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_behind_haproxy_share_postgres() {
+    let store = tokio::task::spawn_blocking(OwnPostgres::start)
+        .await
+        .expect("initdb and start");
+    scenario(Store::Postgres(store)).await;
+}
