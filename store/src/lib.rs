@@ -28,6 +28,7 @@
 //! [`TaskStore`]: toolmetadata::server::store::TaskStore
 //! [`ReplayStore`]: toolmetadata::server::store::ReplayStore
 //! [`SessionStore`]: toolmetadata::server::store::SessionStore
+//! [`StoreError::Unavailable`]: toolmetadata::server::store::StoreError::Unavailable
 
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod any;
