@@ -1,7 +1,8 @@
 //! `[confirm]` across instances: the first attempt of `move_path` on a
 //! 2026-07-28 request goes to one example-server, the retry with the answer to
-//! another started with the same `EXAMPLE_SERVER_STATE_KEY`; the move happens
-//! once, and a tampered `requestState` is refused.
+//! another whose `EXAMPLE_SERVER_STATE_KEY` lists a new key first and the
+//! shared one after it (keys rotating); the move happens once, and a
+//! tampered or replayed `requestState` is refused.
 
 use std::collections::BTreeMap;
 
@@ -20,10 +21,19 @@ async fn instance(root: &str) -> HttpServer {
     http_server(BIN, &["--root", root, "--state-key", KEY]).await
 }
 
-/// An instance over HTTP with the shared key, given by the environment.
+/// An instance over HTTP given by the environment a new key that signs and
+/// the shared key, which still verifies (a rotation under way).
 async fn instance_from_env(root: &str) -> HttpServer {
-    http_server_with_env(BIN, &["--root", root], &[("EXAMPLE_SERVER_STATE_KEY", KEY)]).await
+    let keys = format!("{NEW_KEY},{KEY}");
+    http_server_with_env(
+        BIN,
+        &["--root", root],
+        &[("EXAMPLE_SERVER_STATE_KEY", &keys)],
+    )
+    .await
 }
+
+const NEW_KEY: &str = "example-server-rotated-key-of-32-bytes-or-more";
 
 async fn client(person: &Person, url: &str) -> RunningService<RoleClient, Person> {
     person
@@ -110,6 +120,12 @@ async fn the_confirmation_may_come_back_to_another_instance() {
         std::fs::read_to_string(ws.path().join("b.txt")).expect("moved"),
         "one\n"
     );
+    // The same retry again on the instance that ran it: used once.
+    let replayed = to_second
+        .call_tool_once(retry(&state))
+        .await
+        .expect_err("a used state");
+    assert!(replayed.to_string().contains("already used"), "{replayed}");
     // Replaying the answered retry cannot move anything a second time.
     match to_first
         .call_tool_once(retry(&state))
