@@ -248,7 +248,6 @@ impl InMemoryTaskStore {
             .records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        records.retain(|_, r| !r.is_expired());
         f(&mut records)
     }
 }
@@ -262,6 +261,11 @@ impl Default for InMemoryTaskStore {
 impl TaskStore for InMemoryTaskStore {
     fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.with_records(|records| {
+            // Expired tasks are swept only when they are in the way: each
+            // other operation touches one record.
+            if records.len() >= self.max_tasks {
+                records.retain(|_, r| !r.is_expired());
+            }
             if records.len() >= self.max_tasks {
                 return Err(StoreError::Full {
                     of: "tasks",
@@ -275,7 +279,8 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        let found = self.with_records(|records| records.get(id).cloned());
+        let found =
+            self.with_records(|records| records.get(id).filter(|r| !r.is_expired()).cloned());
         Box::pin(std::future::ready(Ok(found)))
     }
 
@@ -285,6 +290,9 @@ impl TaskStore for InMemoryTaskStore {
         change: TaskChange,
     ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let updated = self.with_records(|records| {
+            if records.get(id).is_some_and(TaskRecord::is_expired) {
+                records.remove(id);
+            }
             records.get_mut(id).map(|record| {
                 record.apply(change);
                 record.clone()
