@@ -272,7 +272,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(url) = &cli.store {
         let store =
             toolmetadata_store::connect(url, toolmetadata_store::Options::default()).await?;
-        tracing::info!("state kept in {url}", url = redact(url));
+        // The store's Debug names its host, never a password.
+        tracing::info!("state kept in {store:?}");
         builder = builder.store(store);
     }
     let server = extras::add(builder, &scope, limits, &offload)
@@ -360,15 +361,4 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
-}
-
-/// `url` without its password, for the log.
-fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((_, host)) => format!("{scheme}://…@{host}"),
-            None => url.to_owned(),
-        },
-        None => url.to_owned(),
-    }
 }

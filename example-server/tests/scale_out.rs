@@ -23,7 +23,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use toolmetadata_tests::mcp::*;
-use toolmetadata_tests::stores::{OwnPostgres, OwnRedis, free_port, sleeping_children};
+use toolmetadata_tests::stores::{OwnPostgres, OwnRedis, free_port, wait_for_sleep};
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 const KEY: &str = "scale-out-test-key-of-32-bytes-or-more!!";
@@ -172,23 +172,6 @@ async fn status(client: &Client, id: &str) -> (TaskStatus, TaskPayload) {
         .await
         .expect("tasks/get");
     (got.task.status(), got.task.payload)
-}
-
-/// Waits until one of `pids` runs a `sleep` (`running`), or none does.
-async fn wait_for_sleep(pids: &[u32], running: bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while pids.iter().all(|&p| sleeping_children(p).is_empty()) == running {
-        assert!(
-            Instant::now() < deadline,
-            "{}",
-            if running {
-                "sleep never started"
-            } else {
-                "the cancelled command still runs"
-            }
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// The instances' logs, printed when the test fails.

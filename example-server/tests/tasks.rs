@@ -12,7 +12,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use toolmetadata_tests::mcp::*;
 use toolmetadata_tests::raw::Peer;
-use toolmetadata_tests::stores::sleeping_children;
+use toolmetadata_tests::stores::wait_for_sleep;
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 
@@ -35,23 +35,6 @@ async fn get(client: &Client, id: &str) -> GetTaskResult {
         .get_task(GetTaskParams::new(id.to_owned()))
         .await
         .expect("tasks/get")
-}
-
-/// Waits until `pid` has a `sleep` child, or until it has none.
-async fn wait_for_sleep(pid: u32, running: bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while sleeping_children(pid).is_empty() == running {
-        assert!(
-            Instant::now() < deadline,
-            "{}",
-            if running {
-                "sleep never started"
-            } else {
-                "the cancelled command still runs"
-            }
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,7 +81,7 @@ async fn run_command_as_a_task_completes_and_cancels() {
     }
 
     let long = start(&client, json!({"program": "sleep", "args": ["30"]})).await;
-    wait_for_sleep(pid, true).await;
+    wait_for_sleep(&[pid], true).await;
     client
         .cancel_task(CancelTaskParams::new(long.clone()))
         .await
@@ -107,7 +90,7 @@ async fn run_command_as_a_task_completes_and_cancels() {
         get(&client, &long).await.task.status(),
         TaskStatus::Cancelled
     );
-    wait_for_sleep(pid, false).await;
+    wait_for_sleep(&[pid], false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -175,10 +158,10 @@ async fn run_command_as_a_task_of_a_2025_11_25_session_through_execution() {
         .as_str()
         .unwrap_or_else(|| panic!("a task handle: {long}"))
         .to_owned();
-    wait_for_sleep(pid, true).await;
+    wait_for_sleep(&[pid], true).await;
     let cancelled = peer
         .request(7, "tasks/cancel", json!({"taskId": long}))
         .await;
     assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
-    wait_for_sleep(pid, false).await;
+    wait_for_sleep(&[pid], false).await;
 }

@@ -200,3 +200,21 @@ pub fn sleeping_children(parent: u32) -> Vec<u32> {
         })
         .collect()
 }
+
+/// Waits (at most 10 s) until one of `parents` runs a `sleep`
+/// (`running`), or until none does.
+pub async fn wait_for_sleep(parents: &[u32], running: bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while parents.iter().all(|&p| sleeping_children(p).is_empty()) == running {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            if running {
+                "sleep never started"
+            } else {
+                "the cancelled command still runs"
+            }
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
