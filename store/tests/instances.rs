@@ -1,0 +1,162 @@
+//! Two server instances in one process, sharing each store in turn (the
+//! machine's Redis and PostgreSQL, a namespace per test): a task started on
+//! one is cancelled through the other and its handler sees it within about
+//! a second; and a task belongs to the principal that started it, on every
+//! instance.
+#![cfg(all(feature = "redis", feature = "postgres"))]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolmetadata::metadata::ToolMetadata;
+use toolmetadata::server::auth::{Principal, Rejection, TokenVerifier};
+use toolmetadata::server::{Arguments, BoxFuture, HttpOptions, Server};
+use toolmetadata::{Context, ToolResult};
+use toolmetadata_store::{Options, connect};
+use toolmetadata_tests::mcp::{message_of, post_2026};
+
+/// Each token is its subject's name.
+struct Names;
+
+impl TokenVerifier for Names {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, Rejection>> {
+        Box::pin(async move { Ok(Principal::unrestricted(Some(token.to_owned()))) })
+    }
+}
+
+const LONG_JOB: &str = "description = \"Waits until cancelled\"\ntask = \"optional\"\n";
+
+/// An instance over HTTP with `store`; `cancelled` counts the handlers that
+/// saw their cancellation.
+async fn instance(store: Arc<toolmetadata_store::Store>, cancelled: Arc<AtomicUsize>) -> String {
+    let metadata = ToolMetadata::from_toml_str("long_job", LONG_JOB).expect("metadata");
+    let server = Server::builder()
+        .store(store)
+        .tool(metadata, move |_: Arguments, cx: Context| {
+            // The server drops the handler's future when the call is
+            // cancelled: a task of its own watches for it.
+            let cancelled = cancelled.clone();
+            let watcher = cx.clone();
+            tokio::spawn(async move {
+                watcher.cancelled().await;
+                cancelled.fetch_add(1, Ordering::SeqCst);
+            });
+            async move {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                ToolResult::Ok(toolmetadata::ToolOutput::from("done"))
+            }
+        })
+        .build()
+        .expect("server");
+    let bound = server
+        .bind_http(
+            HttpOptions::default()
+                .addr(([127, 0, 0, 1], 0).into())
+                .token_verifier(Names),
+        )
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", bound.local_addr().expect("addr"));
+    tokio::spawn(bound.run());
+    url
+}
+
+/// A 2026-07-28 request from a client that declares the tasks extension, as
+/// `who`; the JSON-RPC answer.
+async fn send(url: &str, who: &str, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let authorization = format!("Bearer {who}");
+    let (_, reply) = post_2026(
+        url,
+        method,
+        Some(name),
+        &[("authorization", &authorization)],
+        body.to_string(),
+    )
+    .await;
+    message_of(&reply)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_cross_instances_and_stay_their_principals() {
+    let urls = [
+        std::env::var("TOOLMETADATA_TEST_REDIS")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        std::env::var("TOOLMETADATA_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
+    ];
+    for url in urls {
+        let namespace = format!("i{}", std::process::id());
+        let store = connect(&url, Options::default().namespace(&namespace))
+            .await
+            .unwrap_or_else(|e| panic!("{e}: this test needs the machine's Redis and PostgreSQL"));
+        let cancelled = Arc::new(AtomicUsize::new(0));
+        let a = instance(store.clone(), cancelled.clone()).await;
+        let b = instance(store.clone(), cancelled.clone()).await;
+
+        let started = send(
+            &a,
+            "alice",
+            "tools/call",
+            "long_job",
+            json!({"name": "long_job", "arguments": {}}),
+        )
+        .await;
+        let id = started["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{url}: a task handle: {started}"))
+            .to_owned();
+
+        // Another principal, on either instance: no such task.
+        for (instance, method) in [(&a, "tasks/get"), (&b, "tasks/get"), (&b, "tasks/cancel")] {
+            let refused = send(instance, "bob", method, &id, json!({"taskId": id})).await;
+            let message = refused["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("no task"),
+                "{url}: {method} as bob: {refused}"
+            );
+        }
+        let seen = send(&b, "alice", "tasks/get", &id, json!({"taskId": id})).await;
+        assert_eq!(seen["result"]["status"], "working", "{url}: {seen}");
+        assert_eq!(
+            cancelled.load(Ordering::SeqCst),
+            0,
+            "{url}: bob cancelled nothing"
+        );
+
+        // Cancelled on b, seen by the handler running on a.
+        let asked = Instant::now();
+        let cancel = send(&b, "alice", "tasks/cancel", &id, json!({"taskId": id})).await;
+        assert!(cancel.get("error").is_none(), "{url}: {cancel}");
+        while cancelled.load(Ordering::SeqCst) == 0 {
+            assert!(
+                asked.elapsed() < Duration::from_millis(1500),
+                "{url}: the handler on a never saw the cancel made on b"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let seen = send(&a, "alice", "tasks/get", &id, json!({"taskId": id})).await;
+        assert_eq!(seen["result"]["status"], "cancelled", "{url}: {seen}");
+
+        if url.starts_with("postgres") {
+            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .expect("connect");
+            tokio::spawn(connection);
+            client
+                .batch_execute(&format!(
+                    "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions"
+                ))
+                .await
+                .expect("drop");
+        }
+    }
+}
