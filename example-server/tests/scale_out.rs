@@ -10,8 +10,9 @@
 //! - a confirmation's retry sent to two instances at once runs once;
 //! - a 2025-11-25 session opened through the balancer keeps working after
 //!   the instance that served it is killed;
-//! - the store restarted mid-run: plain calls keep working, task calls fail
-//!   within a bound naming the store, and service resumes by itself.
+//! - the store restarted mid-run: plain calls keep working, task calls,
+//!   task reads and confirmation retries fail within a bound naming the
+//!   store (running nothing), and service resumes by itself.
 
 use std::collections::BTreeMap;
 use std::process::Stdio;
@@ -334,6 +335,25 @@ async fn scenario(mut store: Store) {
     // The store goes away: plain calls go on; task calls fail soon, naming
     // the store; service resumes once it is back.
     let name = store.name();
+    let move_b = CallToolRequestParams::new("move_path")
+        .with_arguments(object(json!({"source": "b.txt", "destination": "c.txt"})));
+    let CallToolResponse::InputRequired(input) = third
+        .call_tool_once(move_b.clone())
+        .await
+        .expect("first attempt")
+    else {
+        panic!("move_path asks first");
+    };
+    let mut answered = move_b;
+    answered.input_responses = Some(
+        input
+            .input_requests
+            .expect("a question")
+            .keys()
+            .map(|k| (k.clone(), json!({"action": "accept", "content": {}})))
+            .collect(),
+    );
+    answered.request_state = input.request_state;
     store = store.stop().await;
     let plain = call(&session, "list_allowed_directories", json!({})).await;
     assert!(!is_error(&plain), "{}", text(&plain));
@@ -347,6 +367,25 @@ async fn scenario(mut store: Store) {
         asked.elapsed()
     );
     assert!(e.contains(&name), "{e}");
+    // Reading a task and retrying a confirmation fail the same way, and
+    // the confirmed move does not happen unchecked.
+    let asked = Instant::now();
+    let e = through
+        .get_task(GetTaskParams::new(id.clone()))
+        .await
+        .expect_err("no store, no task to read");
+    assert!(e.to_string().contains(&name), "{e}");
+    let e = third
+        .call_tool_once(answered)
+        .await
+        .expect_err("no store, no single-use check");
+    assert!(e.to_string().contains(&name), "{e}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(ws.path().join("b.txt").exists() && !ws.path().join("c.txt").exists());
     store = store.restart().await;
     let back = Instant::now();
     loop {

@@ -1,12 +1,14 @@
 //! The store on PostgreSQL.
 //!
 //! Three tables, created when missing: `{ns}_tasks` (a task's JSON and its
-//! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert takes a
-//! transaction-scoped advisory lock, drops expired tasks and checks the
-//! bound; an update locks the row (`FOR UPDATE`), applies the change in Rust
-//! ([`TaskRecord::apply`]) and writes it back. A state's first use is the
-//! `INSERT … ON CONFLICT` that creates (or replaces an expired) marker.
-//! Expired markers and sessions are deleted every 256th write.
+//! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert is one
+//! statement that adds the task only while fewer than the bound are live (so
+//! concurrent inserts may pass the bound by as many as are in flight: at
+//! most each instance's pool); an update locks the row (`FOR UPDATE`),
+//! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
+//! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
+//! an expired) marker. Expired rows of every table are deleted every 256th
+//! write.
 //!
 //! Connections come from a `deadpool-postgres` pool; a connection that
 //! broke (the server restarted) is replaced at its next use. No TLS: run it
@@ -48,9 +50,6 @@ impl fmt::Debug for PostgresStore {
 /// The statements, with the namespace's table names.
 struct Sql {
     create: String,
-    lock_tasks: String,
-    purge_tasks: String,
-    count_tasks: String,
     insert_task: String,
     get_task: String,
     lock_task: String,
@@ -75,11 +74,10 @@ impl Sql {
                  CREATE TABLE IF NOT EXISTS {ns}_sessions (
                      id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);"
             ),
-            lock_tasks: format!("SELECT pg_advisory_xact_lock(hashtext('{ns}/tasks'))"),
-            purge_tasks: format!("DELETE FROM {ns}_tasks WHERE expires_at_ms <= $1"),
-            count_tasks: format!("SELECT count(*) FROM {ns}_tasks"),
             insert_task: format!(
-                "INSERT INTO {ns}_tasks (id, record, expires_at_ms) VALUES ($1, $2, $3)"
+                "INSERT INTO {ns}_tasks (id, record, expires_at_ms)
+                 SELECT $1, $2, $3
+                 WHERE (SELECT count(*) FROM {ns}_tasks WHERE expires_at_ms > $4) < $5"
             ),
             get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
             lock_task: format!(
@@ -93,7 +91,8 @@ impl Sql {
                  RETURNING 1"
             ),
             purge: format!(
-                "DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
+                "DELETE FROM {ns}_tasks WHERE expires_at_ms <= $1;
+                 DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
                  DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1"
             ),
             load_session: format!(
@@ -170,7 +169,8 @@ impl PostgresStore {
         .await
     }
 
-    /// Every 256th write also deletes the expired markers and sessions.
+    /// Every 256th write also deletes the expired tasks, markers and
+    /// sessions (reads skip them meanwhile).
     async fn maybe_purge(&self, client: &deadpool_postgres::Client) -> Result<(), String> {
         if !self
             .writes
@@ -188,34 +188,26 @@ impl PostgresStore {
 
     async fn insert_task(&self, record: TaskRecord) -> Result<(), StoreError> {
         let json = shared::to_json(&record)?;
+        let max = i64::try_from(self.options.max_tasks).unwrap_or(i64::MAX);
         let inserted = bounded(&self.name, self.options.timeout, async {
-            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
-            let tx = client.transaction().await.map_err(|e| e.to_string())?;
-            tx.execute(&self.sql.lock_tasks, &[])
+            let client = self.pool.get().await.map_err(|e| e.to_string())?;
+            self.maybe_purge(&client).await?;
+            client
+                .execute(
+                    &self.sql.insert_task,
+                    &[
+                        &record.id,
+                        &json,
+                        &ms(record.expires_at_ms),
+                        &ms(unix_ms()),
+                        &max,
+                    ],
+                )
                 .await
-                .map_err(|e| e.to_string())?;
-            tx.execute(&self.sql.purge_tasks, &[&ms(unix_ms())])
-                .await
-                .map_err(|e| e.to_string())?;
-            let count: i64 = tx
-                .query_one(&self.sql.count_tasks, &[])
-                .await
-                .map_err(|e| e.to_string())?
-                .get(0);
-            if usize::try_from(count).unwrap_or(usize::MAX) >= self.options.max_tasks {
-                return Ok(false);
-            }
-            tx.execute(
-                &self.sql.insert_task,
-                &[&record.id, &json, &ms(record.expires_at_ms)],
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-            tx.commit().await.map_err(|e| e.to_string())?;
-            Ok::<_, String>(true)
+                .map_err(|e| e.to_string())
         })
         .await?;
-        if inserted {
+        if inserted == 1 {
             Ok(())
         } else {
             Err(StoreError::Full {
