@@ -126,6 +126,22 @@ async fn tasks_cross_instances_and_stay_their_principals() {
         }
         let seen = send(&b, "alice", "tasks/get", &id, json!({"taskId": id})).await;
         assert_eq!(seen["result"]["status"], "working", "{url}: {seen}");
+        // Ids no server issued, as a hostile client would send them: unknown,
+        // never an error of the store.
+        for odd in [
+            "'; DROP TABLE tasks; --".to_owned(),
+            format!("{namespace}:tasks"),
+            "*".to_owned(),
+            "x".repeat(8_000),
+        ] {
+            let refused = send(&a, "alice", "tasks/get", &odd, json!({"taskId": odd})).await;
+            let message = refused["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("no task"),
+                "{url}: {}",
+                refused.to_string().chars().take(300).collect::<String>()
+            );
+        }
         assert_eq!(
             cancelled.load(Ordering::SeqCst),
             0,
