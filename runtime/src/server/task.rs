@@ -94,6 +94,23 @@ fn store_error(e: StoreError) -> ErrorData {
     ErrorData::internal_error(format!("task {e}"), None)
 }
 
+/// Why a task was not started: the caller may not run the tool, or the
+/// store could not take it (a full store lets an optional task run as a
+/// plain call instead).
+pub(super) enum NotStarted {
+    Refused(ErrorData),
+    Store(StoreError),
+}
+
+impl From<NotStarted> for ErrorData {
+    fn from(e: NotStarted) -> Self {
+        match e {
+            NotStarted::Refused(e) => e,
+            NotStarted::Store(e) => store_error(e),
+        }
+    }
+}
+
 fn ms_after(d: Duration) -> u64 {
     unix_ms().saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
@@ -119,15 +136,12 @@ impl Tasks {
         owner: Option<&str>,
         ttl: Duration,
         run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, CallToolResult>,
-    ) -> Result<TaskRecord, ErrorData> {
+    ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
         record.owner = owner.map(str::to_owned);
         record.lease_until_ms = Some(ms_after(self.lease));
-        self.store
-            .insert(record.clone())
-            .await
-            .map_err(store_error)?;
+        self.store.insert(record.clone()).await?;
         let cancel = CancellationToken::new();
         self.running().insert(
             id.clone(),
@@ -328,17 +342,26 @@ impl Server {
             }
             return Ok(None);
         }
-        let record = self
+        let started = self
             .start_task(
                 index,
                 request.arguments.clone(),
                 context,
                 self.inner.tasks.ttl,
             )
-            .await?;
-        Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
-            wire_task(&record),
-        ))))
+            .await;
+        match started {
+            Ok(record) => Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
+                wire_task(&record),
+            )))),
+            // No room for another task: a tool that may run either way runs
+            // as a plain call rather than fail.
+            Err(NotStarted::Store(StoreError::Full { .. })) if support == TaskSupport::Optional => {
+                tracing::debug!(tool = %request.name, "the task store is full: a plain call");
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Starts the tool at `index` as a task kept for `ttl`, owned by the
@@ -349,17 +372,17 @@ impl Server {
         arguments: Option<JsonObject>,
         context: &RequestContext<RoleServer>,
         ttl: Duration,
-    ) -> Result<TaskRecord, ErrorData> {
+    ) -> Result<TaskRecord, NotStarted> {
         let served = self.inner.catalog.tool(index);
         let caller = Caller::of(context);
         // As `route` does for a plain call: over HTTP the gate has already
         // answered 403.
         let missing = caller.missing(&served.scopes);
         if !missing.is_empty() {
-            return Err(ErrorData::invalid_request(
+            return Err(NotStarted::Refused(ErrorData::invalid_request(
                 super::access::lacking(&served.tool.name, &missing),
                 None,
-            ));
+            )));
         }
         let server = self.clone();
         let request = Arc::new(context.clone());
@@ -385,6 +408,7 @@ impl Server {
                 },
             )
             .await
+            .map_err(NotStarted::Store)
     }
 }
 

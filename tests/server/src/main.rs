@@ -2,7 +2,7 @@
 //! at run time from metadata text, served on stdio or Streamable HTTP.
 //!
 //! ```text
-//! toolmetadata-test-server [--show-all] [--instructions TEXT]
+//! toolmetadata-test-server [--show-all] [--instructions TEXT] [--max-tasks N]
 //!     [--http ADDR [--token T] [--max-body N] [--allow-non-loopback]]
 //! ```
 //! With `--http`, it prints `listening on http://ADDR/mcp` on stderr once bound.
@@ -53,6 +53,7 @@ struct Options {
     state_key: Option<String>,
     ask_timeout_ms: Option<u64>,
     state_ttl_ms: Option<u64>,
+    max_tasks: Option<usize>,
     http: Option<HttpOptions>,
 }
 
@@ -64,6 +65,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         state_key: None,
         ask_timeout_ms: None,
         state_ttl_ms: None,
+        max_tasks: None,
         http: None,
     };
     let mut http = HttpOptions::default();
@@ -79,6 +81,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
                 let n = value("--state-ttl-ms")?;
                 options.state_ttl_ms =
                     Some(n.parse().map_err(|e| format!("--state-ttl-ms {n}: {e}"))?);
+            }
+            "--max-tasks" => {
+                let n = value("--max-tasks")?;
+                options.max_tasks = Some(n.parse().map_err(|e| format!("--max-tasks {n}: {e}"))?);
             }
             "--ask-timeout-ms" => {
                 let n = value("--ask-timeout-ms")?;
@@ -152,6 +158,9 @@ async fn main() -> ExitCode {
     }
     if let Some(ms) = options.state_ttl_ms {
         builder = builder.request_state_ttl(std::time::Duration::from_millis(ms));
+    }
+    if let Some(n) = options.max_tasks {
+        builder = builder.task_store(toolmetadata::server::store::InMemoryTaskStore::new(n));
     }
     if let Some(ms) = options.ask_timeout_ms {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));

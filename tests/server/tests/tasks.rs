@@ -177,6 +177,27 @@ async fn clients_without_tasks_get_plain_calls_or_a_clear_error() {
     assert!(matches!(done.task.payload, TaskPayload::Completed { .. }));
 }
 
+/// A full task store: a tool whose task is optional runs as a plain call,
+/// one that runs only as a task is refused saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_task_store_turns_optional_tasks_into_plain_calls() {
+    let server = http_server(BIN, &["--max-tasks", "1"]).await;
+    let tasks = task_client(&server.url, true).await;
+    let first = start(&tasks, "job", json!({"seconds": 30})).await;
+    let plain = call(&tasks, "job", json!({"seconds": 0})).await;
+    assert_eq!(text(&plain), "job done after 0 s");
+    match tasks.call_tool(params("export", json!({}))).await {
+        Err(ServiceError::McpError(e)) => {
+            assert!(e.message.contains("maximum of 1 tasks"), "{e}");
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+    tasks
+        .cancel_task(CancelTaskParams::new(first))
+        .await
+        .expect("tasks/cancel");
+}
+
 /// The `execution` of `name` in a raw `tools/list` answer.
 fn execution_of(reply: &Value, name: &str) -> Value {
     reply["result"]["tools"]
