@@ -55,11 +55,16 @@ impl<'a> Caller<'a> {
         Vec::new()
     }
 
-    /// The principal's subject, which tasks are bound to; `None` without a
-    /// principal or when its token names none.
-    pub(super) fn subject(&self) -> Option<&'a str> {
+    /// Whom the caller's tasks and confirmations belong to; `None` only
+    /// without a principal (stdio, HTTP without authorization), where a
+    /// task's unguessable id is its only key. A token that names no subject
+    /// still has an owner, so that its tasks are not everyone's: its client
+    /// (`client_id` or `azp`), or else the token's own claims, so that the
+    /// owner is that token alone. The kinds are prefixed, so that a subject
+    /// cannot pass for a client.
+    pub(super) fn owner(&self) -> Option<String> {
         #[cfg(feature = "http")]
-        return self.principal.and_then(|p| p.subject());
+        return self.principal.map(owner_of);
         #[cfg(not(feature = "http"))]
         None
     }
@@ -87,4 +92,28 @@ pub(super) fn lacking(tool: &str, missing: &[&str]) -> String {
         if missing.len() == 1 { "" } else { "s" },
         missing.join(" ")
     )
+}
+
+#[cfg(feature = "http")]
+fn owner_of(principal: &super::auth::Principal) -> String {
+    if let Some(subject) = principal.subject() {
+        return format!("sub:{subject}");
+    }
+    let claims = principal.claims();
+    let client = ["client_id", "azp"]
+        .iter()
+        .find_map(|name| claims.get(*name).and_then(|v| v.as_str()));
+    if let Some(client) = client {
+        return format!("client:{client}");
+    }
+    if claims.is_empty() {
+        // The static bearer token: whoever holds it is one principal.
+        return "token".to_owned();
+    }
+    use sha2::Digest;
+    // The same token gives the same claims, in the same order, on every
+    // instance: the same digest.
+    let digest = sha2::Sha256::digest(serde_json::Value::Object(claims.clone()).to_string());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("claims:{hex}")
 }

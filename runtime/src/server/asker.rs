@@ -125,7 +125,7 @@ impl Asker {
             return Ok(asker);
         }
         asker.binding = binding(
-            Caller::of(context).subject(),
+            Caller::of(context).owner().as_deref(),
             &request.name,
             request.arguments.as_ref(),
         );
@@ -250,9 +250,9 @@ impl Asker {
     }
 }
 
-/// The associated data that binds a state to one call: the principal's
-/// subject (when there is one), the tool and its arguments, as JSON (object
-/// keys sorted, so it is canonical).
+/// The associated data that binds a state to one call: the principal (when
+/// there is one), the tool and its arguments, as JSON (object keys sorted,
+/// so it is canonical).
 fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
     let mut data = b"toolmetadata/ask/v2\0".to_vec();
     if let Some(subject) = subject {

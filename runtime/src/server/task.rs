@@ -391,7 +391,7 @@ impl Server {
             .tasks
             .start(
                 &served.tool.name,
-                caller.subject(),
+                caller.owner().as_deref(),
                 ttl,
                 move |cancel, progress| {
                     // The task outlives this request: its own cancellation, and
@@ -415,7 +415,7 @@ impl Server {
 /// Whether `caller` may see `record`: a task started by a principal is that
 /// principal's.
 fn owned_by(record: &TaskRecord, caller: &Caller<'_>) -> bool {
-    record.owner.is_none() || record.owner.as_deref() == caller.subject()
+    record.owner.is_none() || record.owner == caller.owner()
 }
 
 /// The error for a task-only tool called as a plain call, in the words of the

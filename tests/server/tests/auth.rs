@@ -560,7 +560,7 @@ async fn discovery_shows_only_what_the_scopes_allow() {
 
 /// A task is its starter's: to another principal its id is unknown, whether
 /// it reads, waits for or cancels it, on 2026-07-28 and on a 2025-11-25
-/// session alike.
+/// session alike; a token without `sub` is a principal too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_belongs_to_the_principal_that_started_it() {
     use toolmetadata_tests::mcp::message_of;
@@ -694,4 +694,61 @@ async fn a_task_belongs_to_the_principal_that_started_it() {
         seen["result"]["status"], "cancelled",
         "bob's cancel reached it: {seen}"
     );
+
+    // Tokens that name no subject own their tasks too: through their client
+    // when they name one, else each token alone.
+    let token_without_sub = |extra: Value| {
+        let mut claims = claims(&server.resource, "");
+        let object = claims.as_object_mut().expect("claims");
+        object.remove("sub");
+        object.extend(extra.as_object().cloned().unwrap_or_default());
+        sign(RSA1, Algorithm::RS256, "rsa1", &claims)
+    };
+    let (one, other) = (
+        token_without_sub(json!({"jti": "one"})),
+        token_without_sub(json!({"jti": "two"})),
+    );
+    let (app, same_app) = (
+        token_without_sub(json!({"jti": "three", "azp": "app"})),
+        token_without_sub(json!({"jti": "four", "azp": "app"})),
+    );
+    for (owner, stranger, peer) in [(&one, &other, None), (&app, &one, Some(&same_app))] {
+        let started = send(
+            owner,
+            "tools/call",
+            "long_job",
+            request(
+                8,
+                "tools/call",
+                json!({"name": "long_job", "arguments": {}}),
+            ),
+        )
+        .await;
+        let task = started["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task handle: {started}"))
+            .to_owned();
+        let refused = send(
+            stranger,
+            "tasks/get",
+            &task,
+            request(9, "tasks/get", json!({"taskId": task})),
+        )
+        .await;
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("no task"),
+            "another token without sub: {refused}"
+        );
+        for reader in std::iter::once(owner).chain(peer) {
+            let seen = send(
+                reader,
+                "tasks/get",
+                &task,
+                request(10, "tasks/get", json!({"taskId": task})),
+            )
+            .await;
+            assert_eq!(seen["result"]["taskId"], task.as_str(), "{seen}");
+        }
+    }
 }
