@@ -59,6 +59,9 @@ pub struct Options {
     pub namespace: String,
     /// The most tasks held at once (default 1000).
     pub max_tasks: usize,
+    /// The most live tasks of one owner (default 100): one principal cannot
+    /// fill the store for everyone. Callers without a principal share one.
+    pub max_tasks_per_owner: usize,
     /// How long a session is kept after it is opened (default 24 hours).
     pub session_ttl: Duration,
     /// The longest any one operation may take, connecting included
@@ -71,6 +74,7 @@ impl Default for Options {
         Options {
             namespace: "toolmetadata".to_owned(),
             max_tasks: 1000,
+            max_tasks_per_owner: 100,
             session_ttl: Duration::from_secs(24 * 3600),
             timeout: Duration::from_secs(2),
         }
@@ -89,6 +93,13 @@ impl Options {
     #[must_use]
     pub fn max_tasks(mut self, max: usize) -> Self {
         self.max_tasks = max.max(1);
+        self
+    }
+
+    /// The most live tasks of one owner.
+    #[must_use]
+    pub fn max_tasks_per_owner(mut self, max: usize) -> Self {
+        self.max_tasks_per_owner = max.max(1);
         self
     }
 

@@ -2,9 +2,9 @@
 //!
 //! Three tables, created when missing: `{ns}_tasks` (a task's JSON and its
 //! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert is one
-//! statement that adds the task only while fewer than the bound are live (so
-//! concurrent inserts may pass the bound by as many as are in flight: at
-//! most each instance's pool); an update locks the row (`FOR UPDATE`),
+//! statement that adds the task only while fewer than the bound are live, in
+//! all and for its owner (so concurrent inserts may pass a bound by as many
+//! as are in flight: at most each instance's pool); an update locks the row (`FOR UPDATE`),
 //! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
 //! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
 //! an expired) marker. Expired rows of every table are deleted every 256th
@@ -51,6 +51,7 @@ impl fmt::Debug for PostgresStore {
 struct Sql {
     create: String,
     insert_task: String,
+    count_owned: String,
     get_task: String,
     lock_task: String,
     set_task: String,
@@ -69,15 +70,23 @@ impl Sql {
                  CREATE TABLE IF NOT EXISTS {ns}_tasks (
                      id text PRIMARY KEY, record text NOT NULL, expires_at_ms bigint NOT NULL);
                  CREATE INDEX IF NOT EXISTS {ns}_tasks_expiry ON {ns}_tasks (expires_at_ms);
+                 ALTER TABLE {ns}_tasks ADD COLUMN IF NOT EXISTS owner text;
+                 CREATE INDEX IF NOT EXISTS {ns}_tasks_owner ON {ns}_tasks (owner);
                  CREATE TABLE IF NOT EXISTS {ns}_used_states (
                      fingerprint text PRIMARY KEY, expires_at_ms bigint NOT NULL);
                  CREATE TABLE IF NOT EXISTS {ns}_sessions (
                      id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);"
             ),
             insert_task: format!(
-                "INSERT INTO {ns}_tasks (id, record, expires_at_ms)
-                 SELECT $1, $2, $3
-                 WHERE (SELECT count(*) FROM {ns}_tasks WHERE expires_at_ms > $4) < $5"
+                "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner)
+                 SELECT $1, $2, $3, $6
+                 WHERE (SELECT count(*) FROM {ns}_tasks WHERE expires_at_ms > $4) < $5
+                   AND (SELECT count(*) FROM {ns}_tasks
+                        WHERE owner IS NOT DISTINCT FROM $6 AND expires_at_ms > $4) < $7"
+            ),
+            count_owned: format!(
+                "SELECT count(*) FROM {ns}_tasks
+                 WHERE owner IS NOT DISTINCT FROM $1 AND expires_at_ms > $2"
             ),
             get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
             lock_task: format!(
@@ -188,32 +197,46 @@ impl PostgresStore {
 
     async fn insert_task(&self, record: TaskRecord) -> Result<(), StoreError> {
         let json = shared::to_json(&record)?;
-        let max = i64::try_from(self.options.max_tasks).unwrap_or(i64::MAX);
-        let inserted = bounded(&self.name, self.options.timeout, async {
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let (max, per_owner) = (
+            count(self.options.max_tasks),
+            count(self.options.max_tasks_per_owner),
+        );
+        let refused = bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;
             self.maybe_purge(&client).await?;
-            client
+            let now = ms(unix_ms());
+            let inserted = client
                 .execute(
                     &self.sql.insert_task,
                     &[
                         &record.id,
                         &json,
                         &ms(record.expires_at_ms),
-                        &ms(unix_ms()),
+                        &now,
                         &max,
+                        &record.owner,
+                        &per_owner,
                     ],
                 )
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            if inserted == 1 {
+                return Ok(None);
+            }
+            // Refused: say which bound, for the error.
+            let owned: i64 = client
+                .query_one(&self.sql.count_owned, &[&record.owner, &now])
+                .await
+                .map_err(|e| e.to_string())?
+                .get(0);
+            Ok::<_, String>(Some(owned >= per_owner))
         })
         .await?;
-        if inserted == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Full {
-                of: "tasks",
-                max: self.options.max_tasks,
-            })
+        match refused {
+            None => Ok(()),
+            Some(true) => Err(shared::owner_full(&self.options)),
+            Some(false) => Err(shared::store_full(&self.options)),
         }
     }
 

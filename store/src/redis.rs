@@ -1,8 +1,9 @@
 //! The store on Redis.
 //!
 //! - A task is a JSON string at `{ns}:task:{id}` whose Redis expiry is the
-//!   task's; `{ns}:tasks` (a sorted set by expiry) counts them, so an insert
-//!   checks the bound and adds in one script. An update reads, applies the
+//!   task's; `{ns}:tasks` and `{ns}:owner:{owner}` (sorted sets by expiry)
+//!   count them in all and per owner, so an insert checks both bounds and
+//!   adds in one script. An update reads, applies the
 //!   change in Rust ([`TaskRecord::apply`]) and writes back only if nobody
 //!   wrote in between (a compare-and-set script), retrying otherwise.
 //! - A used state is `{ns}:used:{fingerprint}`, set with `NX` and its
@@ -45,13 +46,21 @@ impl fmt::Debug for RedisStore {
     }
 }
 
-/// Drops the expired ids, checks the bound, then adds the task.
-/// KEYS: record, index. ARGV: json, expires_at_ms, now_ms, max, id.
+/// Drops the expired ids, checks the owner's quota and the bound, then adds
+/// the task: 1 added, 2 the owner's quota reached, 0 the store full.
+/// KEYS: record, index, owner's index. ARGV: json, expires_at_ms, now_ms,
+/// max, id, max per owner.
 const INSERT: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
+if redis.call('PEXPIRETIME', KEYS[3]) < tonumber(ARGV[2]) then
+  redis.call('PEXPIREAT', KEYS[3], ARGV[2])
+end
 return 1
 ";
 
@@ -170,21 +179,21 @@ impl TaskStore for RedisStore {
                 self.insert
                     .key(self.key("task", &record.id))
                     .key(format!("{}:tasks", self.options.namespace))
+                    // Owners are prefixed by kind (`sub:`…): `-` is none of them.
+                    .key(self.key("owner", record.owner.as_deref().unwrap_or("-")))
                     .arg(json)
                     .arg(record.expires_at_ms)
                     .arg(unix_ms())
                     .arg(self.options.max_tasks)
                     .arg(&record.id)
+                    .arg(self.options.max_tasks_per_owner)
                     .invoke_async(&mut connection),
             )
             .await?;
-            if inserted == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Full {
-                    of: "tasks",
-                    max: self.options.max_tasks,
-                })
+            match inserted {
+                1 => Ok(()),
+                2 => Err(shared::owner_full(&self.options)),
+                _ => Err(shared::store_full(&self.options)),
             }
         })
     }

@@ -65,6 +65,22 @@ pub(crate) fn name(kind: &str, url: &str) -> String {
     )
 }
 
+/// The refusal of an owner's task beyond its quota.
+pub(crate) fn owner_full(options: &crate::Options) -> StoreError {
+    StoreError::Full {
+        of: "tasks for one principal",
+        max: options.max_tasks_per_owner,
+    }
+}
+
+/// The refusal of a task beyond the store's bound.
+pub(crate) fn store_full(options: &crate::Options) -> StoreError {
+    StoreError::Full {
+        of: "tasks",
+        max: options.max_tasks,
+    }
+}
+
 pub(crate) fn to_json(record: &TaskRecord) -> Result<String, StoreError> {
     serde_json::to_string(record)
         .map_err(|e| StoreError::Unavailable(format!("a task could not be written: {e}")))

@@ -128,6 +128,61 @@ async fn tasks_expire_with_their_ttl_and_the_bound_holds() {
     }
 }
 
+/// One principal cannot fill the store: its quota refuses it, and others,
+/// callers without a principal among them, still get room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_owner_has_a_quota() {
+    for url in urls() {
+        let ns = namespace();
+        let options = Options::default()
+            .namespace(&ns)
+            .max_tasks(10)
+            .max_tasks_per_owner(2);
+        let (store, other) = pair(&url, options).await;
+        let of = |id: &str, owner: Option<&str>| {
+            let mut record = working(id, Duration::from_secs(60));
+            record.owner = owner.map(str::to_owned);
+            record
+        };
+        store
+            .insert(of("a1", Some("sub:alice")))
+            .await
+            .expect("room");
+        other
+            .insert(of("a2", Some("sub:alice")))
+            .await
+            .expect("room");
+        assert_eq!(
+            store.insert(of("a3", Some("sub:alice"))).await,
+            Err(StoreError::Full {
+                of: "tasks for one principal",
+                max: 2
+            }),
+            "{url}"
+        );
+        other
+            .insert(of("b1", Some("sub:bob")))
+            .await
+            .expect("bob has room");
+        store
+            .insert(of("n1", None))
+            .await
+            .expect("anonymous has room");
+        store
+            .insert(of("n2", None))
+            .await
+            .expect("anonymous has room");
+        assert!(
+            matches!(
+                other.insert(of("n3", None)).await,
+                Err(StoreError::Full { max: 2, .. })
+            ),
+            "{url}: callers without a principal share one quota"
+        );
+        clean(&url, &ns).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lapsed_lease_fails_the_task_and_a_renewed_one_holds() {
     for url in urls() {

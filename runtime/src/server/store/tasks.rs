@@ -174,7 +174,9 @@ pub enum TaskChange {
 ///    `expires_at_ms`; after that the store may drop it (and should, to stay
 ///    bounded). `get` must not return an expired record.
 /// 4. **Bounded**: the store refuses an insert beyond its capacity with
-///    [`StoreError::Full`] rather than growing without limit.
+///    [`StoreError::Full`] rather than growing without limit, and may hold
+///    each owner ([`TaskRecord::owner`]; callers without one together) to a
+///    quota of their own, so that one principal cannot fill it for everyone.
 /// 5. **Bounded waits**: every method returns within a few seconds, with
 ///    [`StoreError::Unavailable`] naming the store when it cannot answer.
 ///
@@ -225,6 +227,7 @@ impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
 #[derive(Debug)]
 pub struct InMemoryTaskStore {
     max_tasks: usize,
+    max_per_owner: usize,
     records: Mutex<HashMap<String, TaskRecord>>,
 }
 
@@ -232,12 +235,28 @@ impl InMemoryTaskStore {
     /// The default limit on tasks held at once.
     pub const DEFAULT_MAX_TASKS: usize = 1000;
 
-    /// A store holding at most `max_tasks` tasks (at least 1).
+    /// The default limit on the tasks of one owner (the default store's).
+    pub const DEFAULT_MAX_PER_OWNER: usize = 100;
+
+    /// A store holding at most `max_tasks` tasks (at least 1), with no quota
+    /// per owner until [`with_owner_quota`](Self::with_owner_quota).
     pub fn new(max_tasks: usize) -> Self {
+        let max_tasks = max_tasks.max(1);
         InMemoryTaskStore {
-            max_tasks: max_tasks.max(1),
+            max_tasks,
+            max_per_owner: max_tasks,
             records: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// At most `max` live tasks per owner (at least 1): one principal
+    /// cannot fill the store for everyone. Callers without a principal share
+    /// one quota. A full quota first gives up the owner's oldest finished
+    /// task.
+    #[must_use]
+    pub fn with_owner_quota(mut self, max: usize) -> Self {
+        self.max_per_owner = max.max(1);
+        self
     }
 
     fn with_records<T>(&self, f: impl FnOnce(&mut HashMap<String, TaskRecord>) -> T) -> T {
@@ -253,20 +272,47 @@ impl InMemoryTaskStore {
 }
 
 impl Default for InMemoryTaskStore {
+    /// 1000 tasks, 100 per owner.
     fn default() -> Self {
         InMemoryTaskStore::new(Self::DEFAULT_MAX_TASKS)
+            .with_owner_quota(Self::DEFAULT_MAX_PER_OWNER)
     }
+}
+
+/// Drops the least recently changed finished task that `which` picks; false
+/// when there is none.
+fn reclaim(records: &mut HashMap<String, TaskRecord>, which: impl Fn(&TaskRecord) -> bool) -> bool {
+    let oldest = records
+        .values()
+        .filter(|r| r.state.is_terminal() && which(r))
+        .min_by(|a, b| a.updated_at.cmp(&b.updated_at))
+        .map(|r| r.id.clone());
+    oldest.is_some_and(|id| records.remove(&id).is_some())
 }
 
 impl TaskStore for InMemoryTaskStore {
     fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.with_records(|records| {
+            let same_owner = |r: &TaskRecord| r.owner == record.owner;
+            if self.max_per_owner < self.max_tasks {
+                let held = records
+                    .values()
+                    .filter(|r| same_owner(r) && !r.is_expired())
+                    .count();
+                if held >= self.max_per_owner && !reclaim(records, same_owner) {
+                    return Err(StoreError::Full {
+                        of: "tasks for one principal",
+                        max: self.max_per_owner,
+                    });
+                }
+            }
             // Expired tasks are swept only when they are in the way: each
-            // other operation touches one record.
+            // other operation touches one record. Then finished ones go,
+            // oldest first, before a new task is refused.
             if records.len() >= self.max_tasks {
                 records.retain(|_, r| !r.is_expired());
             }
-            if records.len() >= self.max_tasks {
+            if records.len() >= self.max_tasks && !reclaim(records, |_| true) {
                 return Err(StoreError::Full {
                     of: "tasks",
                     max: self.max_tasks,
@@ -404,5 +450,43 @@ mod tests {
             .expect("update")
             .expect("kept");
         assert_eq!(late.state, TaskState::Working);
+    }
+
+    #[test]
+    fn one_owner_cannot_fill_the_store_and_finished_tasks_go_first() {
+        let store = InMemoryTaskStore::new(10).with_owner_quota(2);
+        let ttl = Duration::from_secs(60);
+        let of = |id: &str, owner: &str| {
+            let mut record = TaskRecord::working(id.into(), "t".into(), ttl);
+            record.owner = Some(owner.into());
+            record
+        };
+        block(store.insert(of("a1", "alice"))).expect("room");
+        block(store.insert(of("a2", "alice"))).expect("room");
+        assert_eq!(
+            block(store.insert(of("a3", "alice"))),
+            Err(StoreError::Full {
+                of: "tasks for one principal",
+                max: 2
+            })
+        );
+        block(store.insert(of("b1", "bob"))).expect("bob is not alice");
+        let done = TaskState::Completed {
+            result: serde_json::json!({"content": []}),
+        };
+        block(store.update("a1", TaskChange::Finish(done))).expect("update");
+        block(store.insert(of("a3", "alice"))).expect("a1 finished: its room is reclaimed");
+        assert_eq!(block(store.get("a1")), Ok(None));
+        assert!(block(store.get("a2")).expect("get").is_some());
+
+        let full = InMemoryTaskStore::new(2);
+        block(full.insert(of("w", "x"))).expect("room");
+        block(full.insert(of("f", "y"))).expect("room");
+        block(full.update("f", TaskChange::Finish(TaskState::Cancelled))).expect("update");
+        block(full.insert(of("n", "z"))).expect("the finished task made room");
+        assert!(
+            block(full.get("w")).expect("get").is_some(),
+            "working tasks stay"
+        );
     }
 }
