@@ -179,7 +179,11 @@ async fn python_sdk_confirms_move_path_on_both_generations() {
                 if answer == "none" {
                     assert!(asked.is_empty(), "{label}");
                 } else {
-                    assert_eq!(asked, ["Move a.txt to b.txt?"], "{label}");
+                    assert_eq!(
+                        asked,
+                        ["Move a.txt to b.txt? Overwrite an existing file: (not given)"],
+                        "{label}"
+                    );
                 }
                 if !moves {
                     let text = report["text"].as_str().unwrap_or_default();

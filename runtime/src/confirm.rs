@@ -53,8 +53,9 @@ fn refusal(tool: &str, why: NotConfirmed) -> ToolError {
 }
 
 /// A `[confirm]` message with each `{parameter}` replaced by its argument as
-/// sent (a string as is, anything else as JSON), shortened so that a huge
-/// argument cannot flood the question.
+/// sent (a string as is, anything else as JSON), shown so that it cannot
+/// hide what it does: invisible characters escaped, long runs of spaces
+/// counted, and a long value cut in the middle, its end always shown.
 fn wording(message: &str, args: &Map) -> String {
     // The build checked the message; a run-time tool's loader did too.
     let Ok(parts) = message_parts(message) else {
@@ -70,7 +71,7 @@ fn wording(message: &str, args: &Map) -> String {
                     Some(serde_json::Value::Null) | None => "(not given)".to_owned(),
                     Some(other) => other.to_string(),
                 };
-                text.push_str(&crate::text::shorten(&value, 200));
+                text.push_str(&crate::text::visible(&value, 200));
             }
         }
     }

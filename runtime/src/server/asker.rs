@@ -48,6 +48,12 @@ struct State {
     answers: Map<String, Value>,
     /// The keys asked in the last round, whose answers the retry brings.
     pending: Vec<String>,
+    /// A digest of each question as it was shown, by key: an answer holds
+    /// only for the question it answered. When the handler, run again, asks
+    /// something else under the same key (the file changed, so the diff
+    /// shown did), the person is asked again.
+    #[serde(default)]
+    shown: Map<String, Value>,
 }
 
 enum Mode {
@@ -67,6 +73,8 @@ pub(crate) struct Asker {
     /// same key in every attempt since the handler runs again from the start.
     asked: AtomicUsize,
     answers: Map<String, Value>,
+    /// What each answered question looked like (see `State::shown`).
+    shown: Map<String, Value>,
     pending: Mutex<Vec<(String, Question)>>,
     /// The principal, the tool and its arguments, the state's associated
     /// data (stateless requests only).
@@ -83,6 +91,7 @@ impl Asker {
             timeout: Duration::ZERO,
             asked: AtomicUsize::new(0),
             answers: Map::new(),
+            shown: Map::new(),
             pending: Mutex::new(Vec::new()),
             binding: Vec::new(),
             state: None,
@@ -142,6 +151,7 @@ impl Asker {
                     )
                 })?;
             asker.answers = state.answers;
+            asker.shown = state.shown;
             asker.state = Some(fingerprint(sealed));
             if let Some(responses) = &request.input_responses {
                 for key in state.pending {
@@ -200,8 +210,10 @@ impl Asker {
                 }
             }
             Mode::Stateless => match self.answers.get(&key) {
-                Some(result) => Answer::from_result(result),
-                None => {
+                Some(result) if self.shown.get(&key) == Some(&digest(&question)) => {
+                    Answer::from_result(result)
+                }
+                _ => {
                     self.pending
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -233,9 +245,14 @@ impl Asker {
             .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
             requests.insert(key.clone(), request);
         }
+        let mut shown = self.shown.clone();
+        for (key, question) in &pending {
+            shown.insert(key.clone(), digest(question));
+        }
         let state = State {
             answers: self.answers.clone(),
             pending: pending.into_iter().map(|(key, _)| key).collect(),
+            shown,
         };
         let sealed = settings
             .codec
@@ -272,14 +289,21 @@ fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>)
     data
 }
 
+/// A question as shown, for `State::shown`: its message and its form.
+fn digest(question: &Question) -> Value {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    hash.update(question.message().as_bytes());
+    hash.update([0]);
+    hash.update(question.schema().to_string().as_bytes());
+    Value::String(crate::text::hex(&hash.finalize()[..16]))
+}
+
 /// What identifies a state in the replay store: a digest of it, so that a
 /// long state costs a store no more than a short one.
 fn fingerprint(sealed: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(sealed.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::hex(&sha2::Sha256::digest(sealed.as_bytes()))
 }
 
 fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {

@@ -436,7 +436,7 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
         .into_iter()
         .map(|key| {
             let digest = sha2::Sha256::digest(&key);
-            let id: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            let id = crate::text::hex(&digest[..8]);
             (id, key)
         })
         .collect();
