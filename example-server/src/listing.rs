@@ -99,10 +99,9 @@ pub(crate) fn directory_tree(
     let at = roots.locate(&args.path)?;
     let top = open_dir(&at)?;
     let full = at.root.join(&at.rel);
-    let name = full.file_name().map_or_else(
-        || full.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = full
+        .file_name()
+        .map_or_else(|| shown_name(full.as_os_str()), shown_name);
     let mut tree = Tree {
         out: format!("{name}/\n"),
         count: 0,
@@ -119,6 +118,35 @@ pub(crate) fn directory_tree(
         ));
     }
     Ok(tree.out.into())
+}
+
+/// A file name as a text reply shows it: control and invisible characters
+/// escaped (`\n`, `\u{202e}`), so that a name cannot add lines to a listing
+/// or a tree, nor reorder what follows it.
+pub(crate) fn shown_name(name: &std::ffi::OsStr) -> String {
+    use std::fmt::Write;
+    let name = name.to_string_lossy();
+    if !name.chars().any(needs_escape) {
+        return name.into_owned();
+    }
+    name.chars().fold(String::new(), |mut out, c| {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+        out
+    })
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{00ad}' | '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 struct Tree {
@@ -155,7 +183,7 @@ impl Tree {
             } else {
                 ("├── ", "│   ")
             };
-            let shown = name.to_string_lossy();
+            let shown = shown_name(name);
             if *is_dir {
                 self.out.push_str(&format!("{indent}{branch}{shown}/\n"));
                 if depth < self.max
@@ -165,7 +193,7 @@ impl Tree {
                         &sub,
                         depth + 1,
                         &format!("{indent}{next}"),
-                        &format!("{prefix}{shown}/"),
+                        &format!("{prefix}{}/", name.to_string_lossy()),
                     )?;
                 }
             } else {
@@ -211,7 +239,7 @@ pub(crate) fn list_directory_with_sizes(
             break;
         }
         let Ok(entry) = entry else { continue };
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name = shown_name(&entry.file_name());
         if !args.hidden && name.starts_with('.') {
             continue;
         }

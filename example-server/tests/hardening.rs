@@ -591,3 +591,43 @@ async fn a_cancelled_command_leaves_no_process() {
     assert_eq!(text(&r), "plain\n");
     s.client.cancel().await.expect("close");
 }
+
+/// A file name with a newline or a bidirectional control cannot add fake
+/// entries to a tree or a listing, nor reorder what follows it: every text
+/// reply shows such names escaped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_with_control_characters_cannot_forge_entries() {
+    let (_dir, root) = root();
+    let forged = "innocent.txt\n├── secrets.env";
+    std::fs::write(root.join(forged), "x").expect("write");
+    std::fs::write(root.join("report\u{202e}fdp.exe"), "x").expect("write");
+    let root_arg = root.display().to_string();
+    let s = server(&root, SYSTEM_PATH, &["--root", &root_arg]).await;
+    for (tool, args) in [
+        ("directory_tree", json!({"path": "."})),
+        ("list_directory_with_sizes", json!({"path": "."})),
+    ] {
+        let result = timed(&s.client, tool, args).await;
+        // The tree is text; the listing's entries are lines of a JSON array.
+        let reply = match json_of(&result)["entries"].as_array() {
+            Some(entries) => entries
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => text(&result),
+        };
+        assert!(
+            !reply
+                .lines()
+                .any(|l| l.contains("secrets.env") && !l.contains("innocent")),
+            "{tool}: a forged line\n{reply}"
+        );
+        assert!(
+            reply.contains("innocent.txt\\n├── secrets.env"),
+            "{tool}\n{reply}"
+        );
+        assert!(reply.contains("report\\u{202e}fdp.exe"), "{tool}\n{reply}");
+    }
+    s.client.cancel().await.expect("close");
+}
