@@ -220,7 +220,10 @@ impl Confinement {
                 .dir
                 .open_dir(&at.rel)
                 .map_err(|e| format!("cannot open the root {}: {}", dir.display(), at.error(&e)))?;
-            let path = lexical(&at.root.join(&at.rel));
+            // Recorded by where the handle really is, not by the name given:
+            // a root named through a link stays the directory it was when
+            // opened, whatever the link is re-pointed to later.
+            let path = resolved(&handle).unwrap_or_else(|| lexical(&at.root.join(&at.rel)));
             Ok(Root {
                 canonical: path.clone(),
                 given: path,
@@ -542,4 +545,12 @@ mod tests {
         let (none, refused) = Confinement::open(&[]);
         assert!(none.is_empty() && refused.is_empty());
     }
+}
+
+/// The absolute path a directory handle stands for now (Linux `/proc`).
+fn resolved(dir: &Dir) -> Option<PathBuf> {
+    use std::os::fd::{AsFd, AsRawFd};
+    std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
+        .ok()
+        .filter(|p| p.is_absolute())
 }

@@ -1037,3 +1037,37 @@ async fn each_http_session_has_its_own_roots() {
         client.cancel().await.expect("close");
     }
 }
+
+/// A client root named through a link is recorded as the directory the link
+/// led to when the root was taken: re-pointing the link later, outside
+/// every `--root`, changes nothing the session sees (here, what the review
+/// prompt completes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_root_named_through_a_link_stays_where_it_led() {
+    use rmcp::model::{ArgumentInfo, CompleteRequestParams, Reference};
+    let (_tmp, t) = tree(&["cli/real/inside", "outside/leaked"]);
+    let alias = t.join("cli/alias");
+    // Relative: a link is followed only to a relative target in its root.
+    std::os::unix::fs::symlink("real", &alias).expect("link");
+    let cli = t.join("cli").display().to_string();
+    let server = toolmetadata_tests::mcp::http_server(BIN, &["--root", &cli]).await;
+    let client = http(&server.url, Rooted::offering(&[file_uri(&alias)]), false).await;
+    let complete = || {
+        client.complete(CompleteRequestParams::new(
+            Reference::for_prompt("review_changes"),
+            ArgumentInfo::new("path", ""),
+        ))
+    };
+    assert_eq!(
+        complete().await.expect("complete").completion.values,
+        ["inside"]
+    );
+    std::fs::remove_file(&alias).expect("unlink");
+    std::os::unix::fs::symlink("../outside", &alias).expect("re-point");
+    assert_eq!(
+        complete().await.expect("complete").completion.values,
+        ["inside"],
+        "the re-pointed link leads the session outside"
+    );
+    client.cancel().await.expect("close");
+}
