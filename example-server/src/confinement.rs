@@ -359,6 +359,14 @@ impl Confinement {
     }
 }
 
+/// The absolute path a directory handle stands for now (Linux `/proc`).
+fn resolved(dir: &Dir) -> Option<PathBuf> {
+    use std::os::fd::{AsFd, AsRawFd};
+    std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
+        .ok()
+        .filter(|p| p.is_absolute())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,12 +553,4 @@ mod tests {
         let (none, refused) = Confinement::open(&[]);
         assert!(none.is_empty() && refused.is_empty());
     }
-}
-
-/// The absolute path a directory handle stands for now (Linux `/proc`).
-fn resolved(dir: &Dir) -> Option<PathBuf> {
-    use std::os::fd::{AsFd, AsRawFd};
-    std::fs::read_link(format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd()))
-        .ok()
-        .filter(|p| p.is_absolute())
 }
