@@ -13,6 +13,7 @@ mod extras;
 mod files;
 mod handler;
 mod handles;
+mod ignores;
 mod limits;
 mod lines;
 mod listing;

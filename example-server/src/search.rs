@@ -1,5 +1,6 @@
-//! Handlers of the search tools, on ripgrep's libraries: `.gitignore` and
-//! hidden files respected by `ignore`, contents searched by `grep-searcher`.
+//! Handlers of the search tools, on ripgrep's libraries: the walk by
+//! `ignore` (hidden files left out), contents searched by `grep-searcher`,
+//! `.gitignore` and `.ignore` rules read by the server itself (`ignores`).
 //!
 //! The walk is by path, but every file is opened through its root's handle
 //! (`handles`), so a file swapped for an outward link is refused, not read;
@@ -17,26 +18,34 @@ use toolmetadata::{ToolError, ToolResult};
 use crate::confinement::{Confinement, Located};
 use crate::exclude::Exclude;
 use crate::handles;
+use crate::ignores::Ignores;
 use crate::limits::Limits;
 use crate::tools::*;
 
-/// A walk of `dir` that leaves out (and does not enter) what `exclude` names.
-fn walker(dir: &Path, exclude: Exclude) -> WalkBuilder {
+/// A walk of `dir` that leaves out (and does not enter) what `exclude` names
+/// and what the ignore rules beneath the root of `at` ignore.
+fn walker(dir: &Path, exclude: Exclude, at: &Located<'_>) -> Result<WalkBuilder, ToolError> {
+    let ignores = Ignores::new(at).map_err(|e| ToolError::new(at.error(&e).to_string()))?;
     let mut walk = WalkBuilder::new(dir);
-    // .gitignore applies even outside a git repository; links are not followed,
-    // so a search cannot leave the roots.
-    walk.require_git(false)
+    // The crate reads no ignore file itself (`ignores` does, through the
+    // root's handle); links are not followed, so a search cannot leave the
+    // roots.
+    walk.git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .ignore(false)
+        .parents(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b));
     let base = dir.to_owned();
     walk.filter_entry(move |entry| {
         entry.depth() == 0
-            || !exclude.excludes(
+            || !(exclude.excludes(
                 &relative(entry.path(), &base),
                 &entry.file_name().to_string_lossy(),
-            )
+            ) || ignores.ignored(entry.path(), entry.file_type().is_some_and(|t| t.is_dir())))
     });
-    walk
+    Ok(walk)
 }
 
 fn relative(path: &Path, base: &Path) -> String {
@@ -132,7 +141,7 @@ pub(crate) fn search_files(
     let mut bytes = 0_usize;
     let mut truncated = false;
     let mut skipped = 0_usize;
-    for entry in walker(&base, exclude).build() {
+    for entry in walker(&base, exclude, &at)?.build() {
         let Ok(entry) = entry else {
             skipped += 1;
             continue;
@@ -202,7 +211,7 @@ pub(crate) fn find_files(
     let mut bytes = 0_usize;
     let mut truncated = false;
     let mut skipped = 0_usize;
-    for entry in walker(&base, exclude).build() {
+    for entry in walker(&base, exclude, &at)?.build() {
         let Ok(entry) = entry else {
             skipped += 1;
             continue;

@@ -631,3 +631,74 @@ async fn names_with_control_characters_cannot_forge_entries() {
     }
     s.client.cancel().await.expect("close");
 }
+
+/// Ignore files a cloned repository or a client could plant: a FIFO, a link
+/// to `/dev/zero`, a link to a file outside the root (whose lines would
+/// become an oracle on it), 10 MB of globs, and a `.gitignore` above the
+/// root. None stalls a search, grows memory past a bound, or hides a file;
+/// a genuine rule inside the root still applies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_ignore_files_neither_stall_nor_leak_nor_hide() {
+    let (dir, root) = root();
+    std::fs::write(dir.path().join(".gitignore"), "*.txt\n").expect("above the root");
+    std::fs::write(dir.path().join("outside-rules"), "plain.txt\nsecret-*\n").expect("outside");
+    for sub in ["fifo", "zero", "out", "huge"] {
+        std::fs::create_dir(root.join(sub)).expect("mkdir");
+        std::fs::write(root.join(sub).join(format!("{sub}.txt")), "needle\n").expect("write");
+    }
+    let status = std::process::Command::new("mkfifo")
+        .arg(root.join("fifo/.gitignore"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero/.gitignore")).expect("link");
+    std::os::unix::fs::symlink("../../outside-rules", root.join("out/.gitignore")).expect("link");
+    std::fs::write(root.join("out/plain.txt"), "needle\n").expect("write");
+    let mut globs = String::new();
+    let mut n = 0;
+    while globs.len() < 10 * 1024 * 1024 {
+        globs.push_str(&format!("**/dir{n}/**/x{n}[a-z]?*.log\n"));
+        n += 1;
+    }
+    std::fs::write(root.join("huge/.gitignore"), globs).expect("write");
+    std::fs::write(root.join(".gitignore"), "ignored.txt\n").expect("write");
+    std::fs::write(root.join("ignored.txt"), "needle\n").expect("write");
+
+    let root_arg = root.display().to_string();
+    let s = server(&root, SYSTEM_PATH, &["--root", &root_arg]).await;
+    let started = Instant::now();
+    let found = json_of(&timed(&s.client, "find_files", json!({"glob": "*.txt"})).await);
+    let files: Vec<&str> = found["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "fifo/fifo.txt",
+            "huge/huge.txt",
+            "out/out.txt",
+            "out/plain.txt",
+            "plain.txt",
+            "zero/zero.txt"
+        ],
+        "{found}"
+    );
+    let searched = json_of(&timed(&s.client, "search_files", json!({"pattern": "needle"})).await);
+    let matches = searched["matches"].as_array().expect("matches").len();
+    assert_eq!(matches, 5, "{searched}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let peak = peak_rss(s.pid);
+    assert!(
+        peak < 300 * 1024 * 1024,
+        "peak RSS {} MiB",
+        peak / (1024 * 1024)
+    );
+    s.client.cancel().await.expect("close");
+}
