@@ -57,9 +57,28 @@ async fn the_listed_schema_carries_x_mcp_header() {
     let properties = &route.input_schema["properties"];
     assert_eq!(properties["region"]["x-mcp-header"], "Region");
     assert_eq!(properties["shard"]["x-mcp-header"], "Shard");
-    // rmcp's client mirrors the arguments into the headers itself.
-    let result = call(&client, "route", json!({"region": "ap", "shard": 1})).await;
-    assert_eq!(text(&result), "routed to ap shard 1");
+    // A call with the headers the schema names is served. (Sent raw: rmcp's
+    // client mirrors arguments into headers from a cache it fills as the
+    // list arrives, and now and then built the call's headers before the
+    // cache had the tool, failing this test with a missing header.)
+    let (status, body) = post_2026(
+        &server.url,
+        "tools/call",
+        Some("route"),
+        &[("mcp-param-region", "ap"), ("mcp-param-shard", "1")],
+        request_2026(
+            1,
+            "tools/call",
+            json!({"name": "route", "arguments": {"region": "ap", "shard": 1}}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        message_of(&body)["result"]["content"][0]["text"],
+        "routed to ap shard 1",
+        "{body}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
