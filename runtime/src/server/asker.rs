@@ -268,10 +268,12 @@ impl Asker {
 }
 
 /// The associated data that binds a state to one call: the principal (when
-/// there is one), the tool and its arguments, as JSON (object keys sorted,
-/// so it is canonical).
+/// there is one), the tool and a digest of its arguments as JSON (object
+/// keys sorted, so it is canonical). The arguments are hashed as they are
+/// written, never held as text: a call of several megabytes costs no copy.
 fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
-    let mut data = b"toolmetadata/ask/v2\0".to_vec();
+    use sha2::Digest;
+    let mut data = b"toolmetadata/ask/v3\0".to_vec();
     if let Some(subject) = subject {
         data.push(1);
         data.extend_from_slice(&(subject.len() as u64).to_be_bytes());
@@ -281,12 +283,27 @@ fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>)
     }
     data.extend_from_slice(tool.as_bytes());
     data.push(0);
-    if let Some(args) = args
-        && let Ok(json) = serde_json::to_vec(args)
-    {
-        data.extend_from_slice(&json);
+    let mut arguments = Hashing(sha2::Sha256::new());
+    if let Some(args) = args {
+        // Writing to a hash cannot fail, nor can a map of JSON values.
+        let _ = serde_json::to_writer(&mut arguments, args);
     }
+    data.extend_from_slice(&arguments.0.finalize());
     data
+}
+
+/// A hash that JSON is written to.
+struct Hashing(sha2::Sha256);
+
+impl std::io::Write for Hashing {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        sha2::Digest::update(&mut self.0, bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A question as shown, for `State::shown`: its message and its form.

@@ -54,6 +54,7 @@ mod generation;
 mod http;
 mod log;
 mod mount;
+mod parse_budget;
 #[cfg(feature = "http")]
 mod peek;
 mod prompts;

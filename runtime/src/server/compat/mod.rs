@@ -6,7 +6,7 @@
 //! and, for the one place rmcp gives no transport to wrap (a stateless
 //! 2026-07-28 HTTP request), by the HTTP layer (`http`). Nothing here
 //! rewrites a request's bytes: the transports only *read* what rmcp's parsing
-//! drops (`stdio::TaskReader`, and the HTTP layer's one look at each body)
+//! drops (`stdio::LineGate`, and the HTTP layer's one look at each body)
 //! and hand it on beside the message.
 //!
 //! The gaps, each with where it comes from and when its workaround can go:
@@ -109,17 +109,18 @@ impl Compat {
         }
     }
 
-    /// `inner` with the gaps filled; `seen` holds the `task` params read on
-    /// stdio (over HTTP they come with each request).
+    /// `inner` with the gaps filled; on stdio, `lines` holds what the line
+    /// gate read beside the lines (over HTTP the `task` params come with
+    /// each request).
     pub(super) fn transport<T>(
         &self,
         inner: T,
-        seen: Option<Arc<stdio::SeenTasks>>,
+        lines: Option<Arc<stdio::LineNotes>>,
     ) -> Transport<T> {
         Transport {
             inner,
             compat: self.clone(),
-            seen,
+            lines,
         }
     }
 
@@ -143,7 +144,7 @@ impl Compat {
 pub(super) struct Transport<T> {
     inner: T,
     compat: Compat,
-    seen: Option<Arc<stdio::SeenTasks>>,
+    lines: Option<Arc<stdio::LineNotes>>,
 }
 
 impl<T> Transport<T> {
@@ -170,8 +171,8 @@ impl<T> Transport<T> {
         id: &rmcp::model::RequestId,
         extensions: &rmcp::model::Extensions,
     ) -> Option<Value> {
-        if let Some(seen) = &self.seen {
-            return seen.take(id);
+        if let Some(lines) = &self.lines {
+            return lines.tasks.as_ref()?.take(id);
         }
         #[cfg(feature = "http")]
         if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
@@ -195,9 +196,44 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         self.inner.send(item)
     }
 
+    /// The next message; on stdio, the answers to the lines the gate
+    /// refused are sent as they come, between messages.
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let message = self.inner.receive().await?;
-        Some(self.incoming(message))
+        let Some(lines) = self.lines.clone() else {
+            let message = self.inner.receive().await?;
+            return Some(self.incoming(message));
+        };
+        loop {
+            // rmcp's line reading keeps a partial line across a cancelled
+            // `receive`: dropping it for a refusal loses nothing.
+            let next = tokio::select! {
+                biased;
+                answer = lines.refused.next() => Err(answer),
+                message = self.inner.receive() => Ok(message),
+            };
+            match next {
+                Err(answer) => {
+                    // Sent beside: `receive` may be cancelled at any await,
+                    // and an answer half sent would be lost.
+                    let sent = self.inner.send(answer);
+                    tokio::spawn(async move {
+                        if sent.await.is_err() {
+                            tracing::debug!("the answer to a refused line was not sent");
+                        }
+                    });
+                }
+                Ok(Some(message)) => return Some(self.incoming(message)),
+                Ok(None) => {
+                    // Lines refused just before the end are still answered.
+                    while let Some(answer) = lines.refused.pop() {
+                        if self.inner.send(answer).await.is_err() {
+                            break;
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

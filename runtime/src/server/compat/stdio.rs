@@ -1,37 +1,50 @@
-//! The stdio transport: rmcp's own line transport inside `compat`'s, and a
-//! [`TaskReader`] that reads the `task` param of each `tools/call` line as
-//! it passes to rmcp (gap 2; the line itself passes as it is).
+//! The stdio transport: rmcp's own line transport inside `compat`'s, fed by
+//! a [`LineGate`] that holds each line until it is whole and then either
+//! hands it to rmcp as it is, noting the `task` param of a `tools/call` on
+//! the way (gap 2), or refuses it: a line longer than rmcp reads, or one
+//! that would cost too much to parse (`parse_budget`), never reaches rmcp's
+//! parser, and its sender gets a JSON-RPC error rather than silence.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use rmcp::ServiceExt;
-use rmcp::model::RequestId;
+use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
 use super::Compat;
+use crate::server::parse_budget::{self, ValueCount};
 use crate::server::{ServerError, Serves};
 
-/// The longest line [`TaskReader`] looks at: rmcp's own limit for a line
-/// (it drops longer ones), so every line rmcp reads is seen here.
+/// The longest line handed on: rmcp's own limit for a line (it drops longer
+/// ones without a word), so that each one it would drop is answered here.
 const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
-/// How many `task` params wait for their request at most. rmcp takes each
+/// How much of a refused line is kept, for its request id.
+const HEAD: usize = 4096;
+
+/// How many `task` params (or refusals) wait at most. rmcp takes each
 /// `tools/call` it parses from here at once; only calls it could not parse
 /// leave theirs behind, and the oldest of those go first.
 const MAX_WAITING: usize = 256;
+
+/// How much is read from stdin at once.
+const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
     let (stdin, stdout) = rmcp::transport::stdio();
     let compat = Compat::of(server.tools());
-    let seen = compat.tasks.then(|| Arc::new(SeenTasks::default()));
-    let lines = AsyncRwTransport::new_server(TaskReader::new(stdin, seen.clone()), stdout);
-    let transport = compat.transport(lines, seen);
+    let notes = Arc::new(LineNotes {
+        tasks: compat.tasks.then(SeenTasks::default),
+        refused: Refusals::default(),
+    });
+    let lines = AsyncRwTransport::new_server(LineGate::new(stdin, notes.clone()), stdout);
+    let transport = compat.transport(lines, Some(notes));
     let running = match server.serve(transport).await {
         Ok(running) => running,
         // The client went away before saying anything: nothing to serve.
@@ -46,6 +59,15 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
         .await
         .map_err(|e| ServerError::new(format!("stdio server failed: {e}")))?;
     Ok(())
+}
+
+/// What the [`LineGate`] hands `compat`'s transport beside the lines: the
+/// `task` params it read (when some tool runs as a task) and the answers to
+/// the lines it refused.
+#[derive(Debug, Default)]
+pub(in crate::server) struct LineNotes {
+    pub(super) tasks: Option<SeenTasks>,
+    pub(super) refused: Refusals,
 }
 
 /// The `task` params read from `tools/call` lines, by request id, until the
@@ -80,6 +102,48 @@ impl SeenTasks {
     }
 }
 
+/// The errors that answer refused lines, waiting to be sent.
+#[derive(Debug, Default)]
+pub(in crate::server) struct Refusals {
+    waiting: Mutex<VecDeque<ServerJsonRpcMessage>>,
+    added: tokio::sync::Notify,
+}
+
+impl Refusals {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<ServerJsonRpcMessage>> {
+        // Each change is one push or pop: a poisoned queue is consistent.
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn refuse(&self, id: Option<RequestId>, why: String) {
+        let answer = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
+        let mut waiting = self.waiting();
+        if waiting.len() >= MAX_WAITING {
+            waiting.pop_front();
+        }
+        waiting.push_back(answer);
+        drop(waiting);
+        self.added.notify_one();
+    }
+
+    /// The next answer, if one waits.
+    pub(super) fn pop(&self) -> Option<ServerJsonRpcMessage> {
+        self.waiting().pop_front()
+    }
+
+    /// The next answer, when there is one.
+    pub(super) async fn next(&self) -> ServerJsonRpcMessage {
+        loop {
+            if let Some(answer) = self.pop() {
+                return answer;
+            }
+            // `notify_one` keeps a permit when nobody waits: no wake is lost
+            // between the pop above and this wait.
+            self.added.notified().await;
+        }
+    }
+}
+
 /// The parts of a line that say whether it is a `tools/call` with `task`.
 #[derive(serde::Deserialize)]
 struct Peek {
@@ -111,88 +175,144 @@ fn task_of(line: &[u8]) -> Option<(RequestId, Value)> {
     Some((peek.id, task))
 }
 
-/// stdin as rmcp reads it, with the `task` param of each `tools/call` line
-/// noted in [`SeenTasks`] as the line goes by. Without a table (a server
-/// with no task tool) it is stdin as it is.
-pub(in crate::server) struct TaskReader<R> {
+/// stdin as rmcp reads it: whole lines, each one admitted or refused once
+/// it has ended (see the module documentation).
+pub(in crate::server) struct LineGate<R> {
     inner: R,
-    seen: Option<Arc<SeenTasks>>,
-    /// The line read so far.
+    notes: Arc<LineNotes>,
+    /// The line being read (only its head once it is over-long).
     line: Vec<u8>,
-    /// Inside a line longer than [`MAX_LINE`]: not kept.
-    oversized: bool,
+    /// The length of the line being read, all of it.
+    length: usize,
+    values: ValueCount,
+    /// Admitted lines, and how much of them rmcp has read.
+    admitted: Vec<u8>,
+    handed: usize,
+    chunk: Box<[u8]>,
+    ended: bool,
 }
 
-impl<R> TaskReader<R> {
-    fn new(inner: R, seen: Option<Arc<SeenTasks>>) -> Self {
-        TaskReader {
+impl<R> LineGate<R> {
+    fn new(inner: R, notes: Arc<LineNotes>) -> Self {
+        LineGate {
             inner,
-            seen,
+            notes,
             line: Vec::new(),
-            oversized: false,
+            length: 0,
+            values: ValueCount::default(),
+            admitted: Vec::new(),
+            handed: 0,
+            chunk: vec![0; CHUNK].into_boxed_slice(),
+            ended: false,
         }
     }
 
-    /// At the end of the input: the last line, which rmcp reads even
-    /// without its newline.
-    fn note_last(&mut self, seen: &SeenTasks) {
-        if !self.oversized
-            && let Some((id, task)) = task_of(&self.line)
-        {
-            seen.record(id, task);
-        }
-        self.line.clear();
-    }
-
-    /// Notes the bytes just read, line by line.
-    fn note(&mut self, mut bytes: &[u8], seen: &SeenTasks) {
+    /// Takes in the bytes just read, line by line.
+    fn take_in(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             let newline = bytes.iter().position(|&b| b == b'\n');
             let piece = &bytes[..newline.map_or(bytes.len(), |i| i + 1)];
-            if !self.oversized {
-                if self.line.len() + piece.len() > MAX_LINE {
-                    self.line = Vec::new();
-                    self.oversized = true;
-                } else {
-                    self.line.extend_from_slice(piece);
-                }
+            self.length += piece.len();
+            if self.length <= MAX_LINE {
+                self.line.extend_from_slice(piece);
+                self.values.feed(piece);
+            } else if self.line.len() > HEAD {
+                self.line.truncate(HEAD);
+                self.line.shrink_to_fit();
             }
             if newline.is_some() {
-                if !self.oversized
-                    && let Some((id, task)) = task_of(&self.line)
-                {
-                    seen.record(id, task);
-                }
-                if self.line.capacity() > 1024 * 1024 {
-                    // One large message does not keep its buffer for the session.
-                    self.line = Vec::new();
-                }
-                self.line.clear();
-                self.oversized = false;
+                self.end_line();
             }
             bytes = &bytes[piece.len()..];
         }
     }
+
+    /// The line read is whole: admitted, or refused with an answer.
+    fn end_line(&mut self) {
+        let refused = if self.length > MAX_LINE {
+            Some(format!(
+                "the message is {} bytes long, more than the {MAX_LINE} a line may be",
+                self.length
+            ))
+        } else {
+            self.values.excess(self.length)
+        };
+        match refused {
+            Some(why) => {
+                let head = &self.line[..self.line.len().min(HEAD)];
+                tracing::warn!("refusing a stdin line: {why}");
+                self.notes
+                    .refused
+                    .refuse(parse_budget::request_id(head), why);
+                self.line.clear();
+            }
+            None => {
+                if let Some(tasks) = &self.notes.tasks
+                    && let Some((id, task)) = task_of(&self.line)
+                {
+                    tasks.record(id, task);
+                }
+                if self.admitted.is_empty() {
+                    std::mem::swap(&mut self.admitted, &mut self.line);
+                    self.line.clear();
+                } else {
+                    self.admitted.extend_from_slice(&self.line);
+                    self.line.clear();
+                }
+            }
+        }
+        if self.line.capacity() > 1024 * 1024 {
+            // One large message does not keep its buffer for the session.
+            self.line = Vec::new();
+        }
+        self.length = 0;
+        self.values = ValueCount::default();
+    }
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for TaskReader<R> {
+impl<R: AsyncRead + Unpin> AsyncRead for LineGate<R> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
-        if let (Poll::Ready(Ok(())), Some(seen)) = (&polled, this.seen.clone()) {
-            let read = &buf.filled()[before..];
-            if read.is_empty() && buf.remaining() > 0 {
-                this.note_last(&seen);
-            } else {
-                this.note(read, &seen);
+        loop {
+            if this.handed < this.admitted.len() {
+                let n = buf.remaining().min(this.admitted.len() - this.handed);
+                buf.put_slice(&this.admitted[this.handed..this.handed + n]);
+                this.handed += n;
+                if this.handed == this.admitted.len() {
+                    this.handed = 0;
+                    this.admitted.clear();
+                    if this.admitted.capacity() > 1024 * 1024 {
+                        this.admitted = Vec::new();
+                    }
+                }
+                return Poll::Ready(Ok(()));
             }
+            if this.ended {
+                // The last line, which rmcp reads even without its newline.
+                if this.length > 0 {
+                    this.end_line();
+                    continue;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = std::mem::take(&mut this.chunk);
+            let mut read = ReadBuf::new(&mut chunk);
+            let polled = Pin::new(&mut this.inner).poll_read(cx, &mut read);
+            let n = read.filled().len();
+            if let Poll::Ready(Ok(())) = polled {
+                if n == 0 {
+                    this.ended = true;
+                } else {
+                    this.take_in(&chunk[..n]);
+                }
+            }
+            this.chunk = chunk;
+            ready!(polled)?;
         }
-        polled
     }
 }
 
@@ -202,22 +322,29 @@ mod tests {
     use serde_json::json;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// Reads `input` through a `TaskReader`, `chunk` bytes at a time; what
+    /// Reads `input` through a `LineGate`, `chunk` bytes at a time; what
     /// came out and what was noted.
-    async fn read_through(input: &str, chunk: usize) -> (String, Arc<SeenTasks>) {
-        let seen = Arc::new(SeenTasks::default());
+    async fn read_through(input: &str, chunk: usize) -> (String, Arc<LineNotes>) {
+        let notes = Arc::new(LineNotes {
+            tasks: Some(SeenTasks::default()),
+            refused: Refusals::default(),
+        });
         let (mut writer, reader) = tokio::io::duplex(chunk);
         let input = input.to_owned();
         let feed = tokio::spawn(async move {
             writer.write_all(input.as_bytes()).await.expect("write");
         });
         let mut out = String::new();
-        TaskReader::new(reader, Some(seen.clone()))
+        LineGate::new(reader, notes.clone())
             .read_to_string(&mut out)
             .await
             .expect("read");
         feed.await.expect("fed");
-        (out, seen)
+        (out, notes)
+    }
+
+    fn tasks(notes: &LineNotes) -> &SeenTasks {
+        notes.tasks.as_ref().expect("tasks noted")
     }
 
     #[tokio::test]
@@ -238,8 +365,10 @@ mod tests {
         let input =
             format!("{call}\r\n{named_task}\n{{not json\n{null_task}\n{get}\n{float_id}\n{last}");
         for chunk in [3, 7, 4096] {
-            let (out, seen) = read_through(&input, chunk).await;
+            let (out, notes) = read_through(&input, chunk).await;
+            let seen = tasks(&notes);
             assert_eq!(out, input);
+            assert!(notes.refused.pop().is_none());
             assert_eq!(
                 seen.take(&RequestId::Number(1)),
                 Some(json!({"ttl": 5000})),
@@ -258,8 +387,14 @@ mod tests {
         }
     }
 
+    /// The error that answers a refused line, as JSON.
+    fn refusal(notes: &LineNotes) -> Value {
+        let answer = notes.refused.pop().expect("a refusal");
+        serde_json::to_value(answer).expect("JSON")
+    }
+
     #[tokio::test]
-    async fn an_over_long_line_is_passed_on_unread_and_the_next_is_read_again() {
+    async fn an_over_long_line_is_refused_by_its_id_and_the_next_is_read_again() {
         let call = json!({"jsonrpc": "2.0", "id": "a", "method": "tools/call",
             "params": {"name": "job", "task": {}}});
         let long = format!(
@@ -267,10 +402,38 @@ mod tests {
             " ".repeat(MAX_LINE)
         );
         let input = format!("{long}\n{call}\n");
-        let (out, seen) = read_through(&input, 64 * 1024).await;
-        assert_eq!(out.len(), input.len());
+        let (out, notes) = read_through(&input, 64 * 1024).await;
+        assert_eq!(out, format!("{call}\n"));
+        let seen = tasks(&notes);
         assert_eq!(seen.take(&RequestId::String("b".into())), None);
         assert_eq!(seen.take(&RequestId::String("a".into())), Some(json!({})));
+        let refused = refusal(&notes);
+        assert_eq!(refused["id"], "b");
+        assert_eq!(refused["error"]["code"], -32600);
+        let message = refused["error"]["message"].as_str().expect("message");
+        assert!(
+            message.contains("more than the 16777216 a line may be"),
+            "{message}"
+        );
+        assert!(notes.refused.pop().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_line_of_tiny_values_is_refused_before_rmcp_parses_it() {
+        let costly = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"job","arguments":{{"a":[{}0]}}}}}}"#,
+            "0,".repeat(100_000)
+        );
+        let fine = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+        for last in ["\n", ""] {
+            let input = format!("{fine}\n{costly}{last}");
+            let (out, notes) = read_through(&input, 4096).await;
+            assert_eq!(out, format!("{fine}\n"));
+            let refused = refusal(&notes);
+            assert_eq!(refused["id"], 3);
+            let message = refused["error"]["message"].as_str().expect("message");
+            assert!(message.contains("JSON values in"), "{message}");
+        }
     }
 
     #[test]

@@ -7,12 +7,17 @@
 
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 
 use crate::server::compat;
+use crate::server::parse_budget;
 use crate::server::peek::{OneOrMany, Peek};
+
+/// How much of a refused body is read for its request id.
+const HEAD: usize = 4096;
 
 /// The body of `request`, read, and the request rebuilt around it, with a
 /// [`Peek`] of each JSON-RPC message in it; or the response that refuses it.
@@ -22,7 +27,13 @@ pub(super) async fn buffered(
     timeout: Duration,
 ) -> Result<(Request<Body>, Vec<Peek>), Response> {
     let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(timeout, axum::body::to_bytes(body, max_bytes)).await {
+    let expected = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let bytes = match tokio::time::timeout(timeout, read(body, max_bytes, expected)).await {
         Err(_) => {
             return Err((
                 StatusCode::REQUEST_TIMEOUT,
@@ -52,6 +63,15 @@ pub(super) async fn buffered(
         });
     let mut messages = Vec::new();
     if json {
+        // Counted before anything parses it: a body of tiny values would
+        // cost a hundred times its size once parsed.
+        if let Some(why) = parse_budget::count(&bytes).excess(bytes.len()) {
+            let head = &bytes[..bytes.len().min(HEAD)];
+            return Err(compat::http::too_costly(
+                parse_budget::request_id(head),
+                &why,
+            ));
+        }
         messages = match serde_json::from_slice::<OneOrMany>(&bytes) {
             Ok(OneOrMany::One(message)) => vec![message],
             Ok(OneOrMany::Many(batch)) => batch,
@@ -72,6 +92,22 @@ pub(super) async fn buffered(
         }
     }
     Ok((Request::from_parts(parts, Body::from(bytes)), messages))
+}
+
+/// The whole body, at most `max` bytes, read into one buffer of the size the
+/// client announced (collecting the pieces first and joining them after held
+/// the body twice).
+async fn read(body: Body, max: usize, expected: usize) -> Result<Bytes, axum::Error> {
+    let mut pieces = body.into_data_stream();
+    let mut whole = Vec::with_capacity(expected.min(max));
+    while let Some(piece) = pieces.next().await {
+        let piece = piece?;
+        if whole.len() + piece.len() > max {
+            return Err(axum::Error::new("the body is over the limit"));
+        }
+        whole.extend_from_slice(&piece);
+    }
+    Ok(Bytes::from(whole))
 }
 
 #[cfg(test)]
@@ -133,6 +169,30 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    #[tokio::test]
+    async fn a_body_of_tiny_values_is_refused_before_it_is_parsed() {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{{"name":"t","arguments":{{"a":[{}0]}}}}}}"#,
+            "0,".repeat(200_000)
+        );
+        let request = Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .expect("request");
+        let refused = buffered(request, 1 << 20, Duration::from_secs(1))
+            .await
+            .expect_err("refused");
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let body = axum::body::to_bytes(refused.into_body(), 10_000)
+            .await
+            .expect("body");
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(value["id"], "x");
+        assert_eq!(value["error"]["code"], -32600);
+        let message = value["error"]["message"].as_str().expect("message");
+        assert!(message.contains("JSON values in"), "{message}");
     }
 
     #[tokio::test]
