@@ -119,9 +119,24 @@ struct Cli {
     /// Largest HTTP request body (a write_file of 10 MB of text fits).
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
     max_body_bytes: usize,
-    /// Most HTTP sessions kept; a new one beyond closes the least recently used.
+    /// Most HTTP sessions kept; a new one beyond closes its own client's least
+    /// recently used, or another client's inactive one, or is refused.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     max_sessions: usize,
+    /// Most HTTP sessions one client (its token's principal, or else its
+    /// address) keeps; its new one beyond closes its least recently used.
+    /// Behind a proxy every client has the proxy's address: raise it there.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_sessions_per_client: usize,
+    /// Most HTTP connections one address holds at once (of 1024).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections_per_client: usize,
+    /// Most standalone SSE streams (GET /mcp) open at once.
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    max_streams: usize,
+    /// Most standalone SSE streams one client holds open at once.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    max_streams_per_client: usize,
     /// Seconds an HTTP session may stay unused before it is closed.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     session_idle_secs: u64,
@@ -322,6 +337,10 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .allow_non_loopback(cli.allow_non_loopback)
                 .max_body_bytes(cli.max_body_bytes)
                 .max_sessions(cli.max_sessions)
+                .max_sessions_per_client(cli.max_sessions_per_client)
+                .max_connections_per_client(cli.max_connections_per_client)
+                .max_streams(cli.max_streams)
+                .max_streams_per_client(cli.max_streams_per_client)
                 .session_idle_timeout(Duration::from_secs(cli.session_idle_secs.max(1)))
                 .header_read_timeout(request_timeout)
                 .body_read_timeout(request_timeout);

@@ -94,8 +94,15 @@ pub(super) fn lacking(tool: &str, missing: &[&str]) -> String {
     )
 }
 
+/// The owner of everything done with the static bearer token: whoever holds
+/// it is one principal (and, for fairness between clients, nobody in
+/// particular).
 #[cfg(feature = "http")]
-fn owner_of(principal: &super::auth::Principal) -> String {
+pub(super) const SHARED_TOKEN_OWNER: &str = "token";
+
+/// What a principal owns things as (see [`Caller::owner`]).
+#[cfg(feature = "http")]
+pub(super) fn owner_of(principal: &super::auth::Principal) -> String {
     if let Some(subject) = principal.subject() {
         return format!("sub:{subject}");
     }
@@ -108,7 +115,7 @@ fn owner_of(principal: &super::auth::Principal) -> String {
     }
     if claims.is_empty() {
         // The static bearer token: whoever holds it is one principal.
-        return "token".to_owned();
+        return SHARED_TOKEN_OWNER.to_owned();
     }
     use sha2::Digest;
     // The same token gives the same claims, in the same order, on every

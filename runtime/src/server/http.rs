@@ -6,10 +6,14 @@
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
 //! closed: `compat::sessions`), connections and the time to send headers (`serve`),
-//! and the time and size of a body (`body`).
+//! the time, size and parsing cost of a body (`body`), and what one client
+//! may hold of each (`clients`).
 
 pub(super) mod body;
+mod clients;
 mod serve;
+
+pub(super) use clients::ClientKey;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -21,6 +25,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Request, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -40,10 +45,14 @@ pub struct HttpOptions {
     resource: Option<ProtectedResource>,
     max_body_bytes: usize,
     max_sessions: usize,
+    max_sessions_per_client: usize,
     session_idle_timeout: Duration,
     header_read_timeout: Duration,
     body_read_timeout: Duration,
     max_connections: usize,
+    max_connections_per_client: usize,
+    max_streams: usize,
+    max_streams_per_client: usize,
 }
 
 impl Default for HttpOptions {
@@ -57,10 +66,14 @@ impl Default for HttpOptions {
             resource: None,
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 1000,
+            max_sessions_per_client: 100,
             session_idle_timeout: Duration::from_secs(300),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_connections_per_client: 256,
+            max_streams: 512,
+            max_streams_per_client: 16,
         }
     }
 }
@@ -124,10 +137,24 @@ impl HttpOptions {
     }
 
     /// The most sessions kept at once (default 1000). A new session beyond
-    /// it closes the least recently used one, whose client gets 404 on its
-    /// next request and starts over, as the protocol provides.
+    /// it closes its own client's least recently used session, or else
+    /// another client's that is inactive (no stream open, unused for a
+    /// minute or a quarter of the idle timeout); a closed session's client
+    /// gets 404 on its next request and starts over, as the protocol
+    /// provides. Without such a session the new one is refused with 503:
+    /// one client never closes another's active sessions.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
+        self
+    }
+
+    /// The most sessions one client keeps at once (default 100); its new
+    /// session beyond it closes its own least recently used one. A client is
+    /// the principal its token names or, without one (or with the shared
+    /// [`bearer_token`](Self::bearer_token)), its address: behind a proxy
+    /// every client has the proxy's, so raise this there or authenticate.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_client = sessions;
         self
     }
 
@@ -156,6 +183,30 @@ impl HttpOptions {
     /// accepted.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections;
+        self
+    }
+
+    /// The most connections one address holds at once (default 256); more
+    /// are answered 503 and closed.
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = connections;
+        self
+    }
+
+    /// The most standalone SSE streams (`GET /mcp`) open at once (default
+    /// 512), so that streams, each holding a connection, leave the other
+    /// connections to requests; more get 429.
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams;
+        self
+    }
+
+    /// The most standalone SSE streams one client holds open at once
+    /// (default 16; a client is as for
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client)); more get
+    /// 429.
+    pub fn max_streams_per_client(mut self, streams: usize) -> Self {
+        self.max_streams_per_client = streams;
         self
     }
 }
@@ -255,6 +306,8 @@ struct Guard {
     gate: Option<Gate>,
     max_body_bytes: usize,
     body_read_timeout: Duration,
+    sessions: Arc<compat::CappedSessions>,
+    streams: clients::Slots,
 }
 
 /// Binds the HTTP server of `server` (refusing a non-loopback address
@@ -301,11 +354,13 @@ pub(super) async fn bind<S: Serves>(
     let compat = Compat::of(server.tools());
     let sessions = Arc::new(compat::CappedSessions::new(
         options.max_sessions,
+        options.max_sessions_per_client,
         options.session_idle_timeout,
         compat.clone(),
     ));
     sessions.spawn_reaper(cancel.clone());
-    let mcp = StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
+    let mcp =
+        StreamableHttpService::new(move || Ok(server.for_session()), sessions.clone(), config);
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
         .map(str::to_owned)
         .to_vec();
@@ -317,6 +372,8 @@ pub(super) async fn bind<S: Serves>(
         gate,
         max_body_bytes: options.max_body_bytes,
         body_read_timeout: options.body_read_timeout,
+        sessions,
+        streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
     });
     let router = axum::Router::new()
         .nest_service("/mcp", mcp)
@@ -329,6 +386,7 @@ pub(super) async fn bind<S: Serves>(
         limits: serve::ConnectionLimits {
             header_read_timeout: options.header_read_timeout,
             max_connections: options.max_connections,
+            max_connections_per_client: options.max_connections_per_client,
         },
     })
 }
@@ -379,8 +437,34 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         )
             .into_response();
     }
+    let client = ClientKey::of(
+        principal.as_ref().map(super::access::owner_of),
+        request.extensions(),
+    );
+    if request.method() == axum::http::Method::GET {
+        // A standalone stream holds its connection for as long as it is
+        // open: each client holds a share of them, and all of them a share
+        // of the connections.
+        let slot = match guard.streams.take(&client) {
+            Ok(slot) => slot,
+            Err(full) => {
+                return (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, "5")],
+                    format!("no stream opened: {full} of the standalone streams"),
+                )
+                    .into_response();
+            }
+        };
+        let response = client
+            .scope(next.run(with_principal(request, principal)))
+            .await;
+        return holding_while_open(response, slot);
+    }
     if request.method() != axum::http::Method::POST {
-        return next.run(with_principal(request, principal)).await;
+        return client
+            .scope(next.run(with_principal(request, principal)))
+            .await;
     }
     // rmcp limits a body's size too (the config above), but reads it with no
     // time limit: a client sending half a body would hold the connection.
@@ -399,12 +483,69 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     if let Some(tasks) = compat::http::task_params(&messages) {
         request.extensions_mut().insert(tasks);
     }
+    if let Some(refused) = session_refused(&guard, &client, request.headers(), &messages).await {
+        return refused;
+    }
     let patch = compat::http::patches_answer(&guard.compat, request.headers(), &messages);
-    let response = next.run(with_principal(request, principal)).await;
+    let response = client
+        .scope(next.run(with_principal(request, principal)))
+        .await;
     if patch {
         return compat::http::patch_answer(response, &guard.compat).await;
     }
     response
+}
+
+/// 503 for an `initialize` that would open a session where there is no room
+/// for one (see `compat::sessions`); room is made here when it can be.
+async fn session_refused(
+    guard: &Guard,
+    client: &ClientKey,
+    headers: &HeaderMap,
+    messages: &[super::peek::Peek],
+) -> Option<Response> {
+    let initialize = messages
+        .iter()
+        .find(|m| m.method.as_deref() == Some("initialize"))?;
+    if headers.contains_key("mcp-session-id") || guard.sessions.reap(Some(client)).await {
+        return None;
+    }
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": initialize.id,
+        "error": {"code": -32000, "message": compat::SESSIONS_FULL},
+    });
+    Some(
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::RETRY_AFTER, "5"),
+            ],
+            body.to_string(),
+        )
+            .into_response(),
+    )
+}
+
+/// `response`, holding `slot` for as long as its body streams when it is an
+/// event stream (and giving it back at once otherwise).
+fn holding_while_open(response: Response, slot: clients::Slot) -> Response {
+    let streaming = response.status().is_success()
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !streaming {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().map(move |piece| {
+        let _held = &slot;
+        piece
+    });
+    Response::from_parts(parts, Body::from_stream(body))
 }
 
 /// The request with the verified principal in its extensions, where the

@@ -77,7 +77,7 @@ use serde_json::Value;
 
 pub(super) use list::ListExtras;
 #[cfg(feature = "http")]
-pub(super) use sessions::CappedSessions;
+pub(super) use sessions::{CappedSessions, FULL as SESSIONS_FULL};
 pub(super) use stdio::serve_stdio;
 pub(crate) use tasks_2025::{is_request as is_2025_task_request, serve as serve_2025_task_request};
 

@@ -1,22 +1,29 @@
-//! Gap 4 of `compat`: rmcp's local session manager with a cap and an idle
+//! Gap 4 of `compat`: rmcp's local session manager with caps and an idle
 //! reaper.
 //!
 //! The local manager keeps a session's handle in its map until the client
 //! deletes the session; a worker that quits on its idle timeout leaves the
 //! handle behind, so abandoned sessions piled up without bound. This wrapper
-//! notes when each session was last used, closes sessions idle past the
-//! timeout (on every new session and from a periodic task), and when the cap
-//! is reached closes the least recently used one: its client gets 404 and,
-//! as the protocol says, starts a new session.
+//! notes when each session was last used, by which client (`ClientKey`, set
+//! by the HTTP layer) and how many of its streams are open, and closes
+//! sessions idle past the timeout (on every new session and from a periodic
+//! task). A new session needs room, made fairly: a client at its own cap,
+//! or any client when the server is full, gives up its own least recently
+//! used session (its client gets 404 and, as the protocol says, starts a
+//! new one); another client's session is closed only when it is inactive
+//! (no stream open, unused for a while), and without one the new session is
+//! refused: one client can never push out another's active sessions.
 //!
 //! Each session's transport is `compat`'s, so that a session is served like
 //! stdio, with rmcp's gaps filled.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use futures_core::Stream;
+use futures_util::StreamExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -26,30 +33,90 @@ use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId
 use tokio::time::Instant;
 
 use super::{Compat, Transport};
+use crate::server::http::ClientKey;
 use tokio_util::sync::CancellationToken;
+
+/// How long another client's session must have gone unused (with no stream
+/// open) before a new session may take its place; shorter when the idle
+/// timeout is.
+const QUIET: Duration = Duration::from_secs(60);
 
 /// The local manager, capped.
 #[derive(Debug)]
 pub(in crate::server) struct CappedSessions {
     inner: LocalSessionManager,
     max: usize,
+    max_per_client: usize,
     idle: Duration,
-    last_used: Mutex<HashMap<SessionId, Instant>>,
+    table: Mutex<HashMap<SessionId, Entry>>,
     /// What each session's transport fills in.
     compat: Compat,
 }
 
+/// What the caps know of a session.
+#[derive(Debug)]
+struct Entry {
+    last_used: Instant,
+    client: ClientKey,
+    /// Its streams open now (requests answered over SSE, the standalone
+    /// stream, resumptions).
+    streams: Arc<AtomicUsize>,
+}
+
+impl Entry {
+    fn active(&self, now: Instant, quiet: Duration) -> bool {
+        self.streams.load(Ordering::Relaxed) > 0 || now.duration_since(self.last_used) < quiet
+    }
+}
+
+/// Why a session was not opened or found.
+#[derive(Debug)]
+pub(in crate::server) enum SessionsError {
+    /// rmcp's manager's own.
+    Inner(LocalSessionManagerError),
+    /// No room for another session (see the module documentation).
+    Full,
+}
+
+impl std::fmt::Display for SessionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionsError::Inner(e) => e.fmt(f),
+            SessionsError::Full => f.write_str(FULL),
+        }
+    }
+}
+
+impl std::error::Error for SessionsError {}
+
+impl From<LocalSessionManagerError> for SessionsError {
+    fn from(e: LocalSessionManagerError) -> Self {
+        SessionsError::Inner(e)
+    }
+}
+
+/// Why a new session is refused.
+pub(in crate::server) const FULL: &str =
+    "the server holds as many sessions as it may, all of them in use; retry later";
+
 impl CappedSessions {
-    /// At most `max` sessions (at least one), each closed after `idle`
-    /// unused, each served through `compat`'s transport.
-    pub(in crate::server) fn new(max: usize, idle: Duration, compat: Compat) -> Self {
+    /// At most `max` sessions (at least one), `max_per_client` of them (at
+    /// least one) for one client, each closed after `idle` unused, each
+    /// served through `compat`'s transport.
+    pub(in crate::server) fn new(
+        max: usize,
+        max_per_client: usize,
+        idle: Duration,
+        compat: Compat,
+    ) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(idle);
         CappedSessions {
             inner,
             max: max.max(1),
+            max_per_client: max_per_client.max(1),
             idle,
-            last_used: Mutex::new(HashMap::new()),
+            table: Mutex::new(HashMap::new()),
             compat,
         }
     }
@@ -74,18 +141,36 @@ impl CappedSessions {
         });
     }
 
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Instant>> {
-        // The table holds only instants: one left by a panicking holder is
-        // still valid.
-        self.last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
+        // Each change is one entry put, touched or removed: a table left by
+        // a panicking holder is still valid.
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn touch(&self, id: &SessionId) {
-        if let Some(t) = self.table().get_mut(id) {
-            *t = Instant::now();
+        if let Some(entry) = self.table().get_mut(id) {
+            entry.last_used = Instant::now();
         }
+    }
+
+    /// `stream`, counted as open on the session `id` until it is dropped.
+    fn counted<S: Stream<Item = ServerSseMessage> + Send + Sync + 'static>(
+        &self,
+        id: &SessionId,
+        stream: S,
+    ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
+        let open = self
+            .table()
+            .get(id)
+            .map(|entry| OpenStream::new(entry.streams.clone()));
+        stream.map(move |message| {
+            let _open = &open;
+            message
+        })
+    }
+
+    fn quiet(&self) -> Duration {
+        QUIET.min(self.idle / 4)
     }
 
     /// How many sessions are open.
@@ -94,33 +179,34 @@ impl CappedSessions {
         self.table().len()
     }
 
-    /// Closes the sessions idle past the timeout, and, when `room_for` is
-    /// given, the least recently used ones until a new session fits.
-    async fn reap(&self, room_for: Option<usize>) {
-        let doomed: Vec<SessionId> = {
+    /// Closes the sessions idle past the timeout and, when `room_for` names
+    /// a client, makes room for a new session of it (see the module
+    /// documentation): whether there is room.
+    pub(in crate::server) async fn reap(&self, room_for: Option<&ClientKey>) -> bool {
+        let (doomed, room) = {
             let mut table = self.table();
             let now = Instant::now();
             let mut doomed: Vec<SessionId> = table
                 .iter()
-                .filter(|(_, t)| now.duration_since(**t) >= self.idle)
+                .filter(|(_, entry)| now.duration_since(entry.last_used) >= self.idle)
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &doomed {
                 table.remove(id);
             }
-            if let Some(new) = room_for {
-                let excess = (table.len() + new).saturating_sub(self.max);
-                if excess > 0 {
-                    let mut by_age: Vec<(Instant, SessionId)> =
-                        table.iter().map(|(id, t)| (*t, id.clone())).collect();
-                    by_age.sort();
-                    for (_, id) in by_age.into_iter().take(excess) {
+            let room = match room_for {
+                None => true,
+                Some(client) => match self.to_close_for(&table, client, now) {
+                    Ok(None) => true,
+                    Ok(Some(id)) => {
                         table.remove(&id);
                         doomed.push(id);
+                        true
                     }
-                }
-            }
-            doomed
+                    Err(()) => false,
+                },
+            };
+            (doomed, room)
         };
         for id in doomed {
             tracing::debug!(session = %id, "closing an idle or least recently used session");
@@ -128,17 +214,81 @@ impl CappedSessions {
                 tracing::debug!(session = %id, "closing the session: {e}");
             }
         }
+        room
+    }
+
+    /// The session to close so that `client` may open one: none when there
+    /// is room, `Err` when no session may go.
+    fn to_close_for(
+        &self,
+        table: &HashMap<SessionId, Entry>,
+        client: &ClientKey,
+        now: Instant,
+    ) -> Result<Option<SessionId>, ()> {
+        let mine = table.values().filter(|e| &e.client == client).count();
+        if mine < self.max_per_client && table.len() < self.max {
+            return Ok(None);
+        }
+        let least_recent = |of_client: bool| {
+            table
+                .iter()
+                .filter(|(_, e)| {
+                    if of_client {
+                        &e.client == client
+                    } else {
+                        !e.active(now, self.quiet())
+                    }
+                })
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(id, _)| id.clone())
+        };
+        // Its own first; another's only when inactive.
+        least_recent(true)
+            .or_else(|| least_recent(false))
+            .map(Some)
+            .ok_or(())
+    }
+}
+
+/// A stream open on a session, counted there until dropped.
+#[derive(Debug)]
+struct OpenStream(Arc<AtomicUsize>);
+
+impl OpenStream {
+    fn new(count: Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        OpenStream(count)
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl CappedSessions {
+    /// Notes a session opened here or restored, for the current client.
+    fn open(&self, id: SessionId) {
+        let entry = Entry {
+            last_used: Instant::now(),
+            client: ClientKey::current(),
+            streams: Arc::default(),
+        };
+        self.table().insert(id, entry);
     }
 }
 
 impl SessionManager for CappedSessions {
-    type Error = LocalSessionManagerError;
+    type Error = SessionsError;
     type Transport = Transport<<LocalSessionManager as SessionManager>::Transport>;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        self.reap(Some(1)).await;
+        if !self.reap(Some(&ClientKey::current())).await {
+            return Err(SessionsError::Full);
+        }
         let (id, transport) = self.inner.create_session().await?;
-        self.table().insert(id.clone(), Instant::now());
+        self.open(id.clone());
         Ok((id, self.compat.transport(transport, None)))
     }
 
@@ -148,7 +298,7 @@ impl SessionManager for CappedSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
         self.touch(id);
-        self.inner.initialize_session(id, message).await
+        Ok(self.inner.initialize_session(id, message).await?)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -157,12 +307,12 @@ impl SessionManager for CappedSessions {
         if !self.table().contains_key(id) {
             return Ok(false);
         }
-        self.inner.has_session(id).await
+        Ok(self.inner.has_session(id).await?)
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.table().remove(id);
-        self.inner.close_session(id).await
+        Ok(self.inner.close_session(id).await?)
     }
 
     async fn create_stream(
@@ -171,7 +321,8 @@ impl SessionManager for CappedSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        self.inner.create_stream(id, message).await
+        let stream = self.inner.create_stream(id, message).await?;
+        Ok(self.counted(id, stream))
     }
 
     async fn accept_message(
@@ -180,7 +331,7 @@ impl SessionManager for CappedSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
         self.touch(id);
-        self.inner.accept_message(id, message).await
+        Ok(self.inner.accept_message(id, message).await?)
     }
 
     async fn create_standalone_stream(
@@ -188,7 +339,8 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        self.inner.create_standalone_stream(id).await
+        let stream = self.inner.create_standalone_stream(id).await?;
+        Ok(self.counted(id, stream))
     }
 
     async fn resume(
@@ -197,7 +349,8 @@ impl SessionManager for CappedSessions {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        self.inner.resume(id, last_event_id).await
+        let stream = self.inner.resume(id, last_event_id).await?;
+        Ok(self.counted(id, stream))
     }
 
     /// A session another instance opened (rmcp found it in the session
@@ -206,11 +359,13 @@ impl SessionManager for CappedSessions {
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        self.reap(Some(1)).await;
+        if !self.reap(Some(&ClientKey::current())).await {
+            return Err(SessionsError::Full);
+        }
         let outcome = self.inner.restore_session(id.clone()).await?;
         Ok(match outcome {
             RestoreOutcome::Restored(transport) => {
-                self.table().insert(id, Instant::now());
+                self.open(id);
                 RestoreOutcome::Restored(self.compat.transport(transport, None))
             }
             RestoreOutcome::AlreadyPresent => RestoreOutcome::AlreadyPresent,
@@ -226,7 +381,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_cap_closes_the_least_recently_used_session() {
-        let sessions = CappedSessions::new(2, Duration::from_secs(60), Compat::none());
+        let sessions = CappedSessions::new(2, 2, Duration::from_secs(60), Compat::none());
         let (a, _ta) = sessions.create_session().await.expect("a");
         tokio::time::sleep(Duration::from_millis(5)).await;
         let (b, _tb) = sessions.create_session().await.expect("b");
@@ -246,6 +401,7 @@ mod tests {
     async fn idle_sessions_are_closed_by_the_reaper() {
         let sessions = Arc::new(CappedSessions::new(
             10,
+            10,
             Duration::from_millis(200),
             Compat::none(),
         ));
@@ -259,5 +415,62 @@ mod tests {
         assert_eq!(sessions.len(), 0);
         assert_eq!(sessions.inner.sessions.read().await.len(), 0);
         cancel.cancel();
+    }
+
+    /// A new session of `client`, or why there is none.
+    async fn open_as(
+        sessions: &CappedSessions,
+        client: &ClientKey,
+    ) -> Result<SessionId, SessionsError> {
+        let (id, _) = client.clone().scope(sessions.create_session()).await?;
+        Ok(id)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_client_never_pushes_out_another_clients_active_session() {
+        let sessions = CappedSessions::new(3, 2, Duration::from_secs(300), Compat::none());
+        let alice = ClientKey::Address([127, 0, 0, 2].into());
+        let mallory = ClientKey::Address([127, 0, 0, 3].into());
+        let first = open_as(&sessions, &alice).await.expect("alice");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        // Mallory at its own cap gives up its own sessions, one by one.
+        let mut mine = Vec::new();
+        for _ in 0..10 {
+            mine.push(open_as(&sessions, &mallory).await.expect("mallory"));
+            tokio::time::advance(Duration::from_millis(10)).await;
+        }
+        assert_eq!(sessions.len(), 3);
+        assert!(sessions.has_session(&first).await.expect("alice"));
+        assert!(sessions.has_session(&mine[9]).await.expect("newest"));
+        assert!(!sessions.has_session(&mine[0]).await.expect("oldest"));
+        // A third client finds the server full of active sessions: refused.
+        let carol = ClientKey::Principal("sub:carol".into());
+        assert!(matches!(
+            open_as(&sessions, &carol).await,
+            Err(SessionsError::Full)
+        ));
+        // Once Alice's session is quiet, it may go; one with a stream open
+        // may not, however long it has been quiet.
+        let streaming = sessions.counted(
+            &mine[9],
+            futures_util::stream::pending::<ServerSseMessage>(),
+        );
+        tokio::time::advance(QUIET).await;
+        sessions.touch(&mine[8]);
+        open_as(&sessions, &carol).await.expect("room made");
+        assert!(!sessions.has_session(&first).await.expect("alice"));
+        assert!(sessions.has_session(&mine[9]).await.expect("streaming"));
+        let dave = ClientKey::Principal("sub:dave".into());
+        tokio::time::advance(Duration::from_secs(1)).await;
+        sessions.touch(&mine[8]);
+        assert!(matches!(
+            open_as(&sessions, &dave).await,
+            Err(SessionsError::Full)
+        ));
+        drop(streaming);
+        open_as(&sessions, &dave)
+            .await
+            .expect("the stream closed, its session is quiet");
+        assert!(!sessions.has_session(&mine[9]).await.expect("quiet now"));
     }
 }

@@ -7,15 +7,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use super::super::ServerError;
+use super::clients::{ClientKey, Slots};
 use crate::BoxFuture;
 
 /// How long requests in flight may take to finish after the shutdown signal.
@@ -32,7 +35,17 @@ pub(super) struct ConnectionLimits {
     pub(super) header_read_timeout: Duration,
     /// Connections served at once; more wait in the listen backlog.
     pub(super) max_connections: usize,
+    /// Connections one address may hold at once; more are answered 503 and
+    /// closed, so that one client cannot take every slot.
+    pub(super) max_connections_per_client: usize,
 }
+
+/// How long the answer to a connection over its address's share may take
+/// to write.
+const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why a connection over its address's share is closed.
+const REFUSAL: &str = "this address holds its share of connections; retry after one closes\n";
 
 /// Serves `router` on `listener` until `shutdown` resolves.
 pub(super) async fn serve(
@@ -42,6 +55,7 @@ pub(super) async fn serve(
     shutdown: BoxFuture<'static, ()>,
 ) -> Result<(), ServerError> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = Slots::new(limits.max_connections, limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -55,16 +69,16 @@ pub(super) async fn serve(
                 .map_err(|_| ServerError::new("the connection limit was closed"))?,
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+                Ok((stream, peer)) => {
                     // Answers are small writes that wait for nothing more:
                     // with Nagle's algorithm each one waited for the client's
                     // delayed ACK, about 40 ms on Linux.
                     if let Err(e) = stream.set_nodelay(true) {
                         tracing::debug!("TCP_NODELAY not set: {e}");
                     }
-                    stream
+                    (stream, peer)
                 }
                 Err(e) => {
                     tracing::warn!("accepting a connection failed: {e}");
@@ -74,16 +88,28 @@ pub(super) async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let slot = match per_address.take(&ClientKey::Address(peer.ip())) {
+            Ok(slot) => slot,
+            Err(full) => {
+                tracing::debug!(%peer, "connection refused: {full}");
+                tokio::spawn(refuse(stream, permit));
+                continue;
+            }
+        };
         let router = router.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            router.clone().oneshot(request.map(Body::new))
+            let mut request = request.map(Body::new);
+            // Where axum's `into_make_service_with_connect_info` puts it, so
+            // that a mounted router keyed by address reads it the same way.
+            request.extensions_mut().insert(ConnectInfo(peer));
+            router.clone().oneshot(request)
         });
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::trace!("connection ended: {e}");
             }
-            drop(permit);
+            drop((permit, slot));
         });
     }
     drop(listener);
@@ -94,4 +120,16 @@ pub(super) async fn serve(
         tracing::warn!("connections still open {SHUTDOWN_GRACE:?} after shutdown: dropped");
     }
     Ok(())
+}
+
+/// Answers a connection over its address's share with 503, briefly, and
+/// closes it; its slot of the total is held until then.
+async fn refuse(mut stream: TcpStream, permit: OwnedSemaphorePermit) {
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{REFUSAL}",
+        REFUSAL.len()
+    );
+    let _ = tokio::time::timeout(REFUSAL_TIMEOUT, stream.write_all(answer.as_bytes())).await;
+    let _ = tokio::time::timeout(REFUSAL_TIMEOUT, stream.shutdown()).await;
+    drop(permit);
 }
