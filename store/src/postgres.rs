@@ -3,7 +3,8 @@
 //! Three tables, created when missing: `{ns}_tasks` (a task's JSON and its
 //! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert is one
 //! statement that adds the task only while fewer than the bound are live, in
-//! all and for its owner (so concurrent inserts may pass a bound by as many
+//! all and for its owner (the `owner` column holds [`TaskRecord::quota_key`],
+//! an anonymous client's address included; so concurrent inserts may pass a bound by as many
 //! as are in flight: at most each instance's pool); an update locks the row (`FOR UPDATE`),
 //! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
 //! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
@@ -215,7 +216,7 @@ impl PostgresStore {
                         &ms(record.expires_at_ms),
                         &now,
                         &max,
-                        &record.owner,
+                        &record.quota_key(),
                         &per_owner,
                     ],
                 )
@@ -226,7 +227,7 @@ impl PostgresStore {
             }
             // Refused: say which bound, for the error.
             let owned: i64 = client
-                .query_one(&self.sql.count_owned, &[&record.owner, &now])
+                .query_one(&self.sql.count_owned, &[&record.quota_key(), &now])
                 .await
                 .map_err(|e| e.to_string())?
                 .get(0);

@@ -1,8 +1,9 @@
 //! The store on Redis.
 //!
 //! - A task is a JSON string at `{ns}:task:{id}` whose Redis expiry is the
-//!   task's; `{ns}:tasks` and `{ns}:owner:{owner}` (sorted sets by expiry)
-//!   count them in all and per owner, so an insert checks both bounds and
+//!   task's; `{ns}:tasks` and `{ns}:owner:{key}` (sorted sets by expiry;
+//!   the key is [`TaskRecord::quota_key`]) count them in all and per owner,
+//!   so an insert checks both bounds and
 //!   adds in one script. An update reads, applies the
 //!   change in Rust ([`TaskRecord::apply`]) and writes back only if nobody
 //!   wrote in between (a compare-and-set script), retrying otherwise.
@@ -179,8 +180,9 @@ impl TaskStore for RedisStore {
                 self.insert
                     .key(self.key("task", &record.id))
                     .key(format!("{}:tasks", self.options.namespace))
-                    // Owners are prefixed by kind (`sub:`…): `-` is none of them.
-                    .key(self.key("owner", record.owner.as_deref().unwrap_or("-")))
+                    // Quota keys are prefixed by kind (`sub:`, `addr:`…):
+                    // `-` is none of them.
+                    .key(self.key("owner", record.quota_key().unwrap_or("-")))
                     .arg(json)
                     .arg(record.expires_at_ms)
                     .arg(unix_ms())

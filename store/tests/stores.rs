@@ -179,6 +179,26 @@ async fn each_owner_has_a_quota() {
             ),
             "{url}: callers without a principal share one quota"
         );
+        // Anonymous callers told apart by their address have one each,
+        // apart from the principal whose name they are counted under.
+        let from = |id: &str, address: &str| {
+            let mut record = of(id, None);
+            record.counted_as = Some(format!("addr:{address}"));
+            record
+        };
+        store.insert(from("m1", "10.0.0.1")).await.expect("room");
+        other.insert(from("m2", "10.0.0.1")).await.expect("room");
+        assert!(
+            matches!(
+                store.insert(from("m3", "10.0.0.1")).await,
+                Err(StoreError::Full { max: 2, .. })
+            ),
+            "{url}: one address has its quota"
+        );
+        other
+            .insert(from("c1", "10.0.0.2"))
+            .await
+            .expect("another address has room");
         clean(&url, &ns).await;
     }
 }

@@ -10,6 +10,9 @@ use rmcp::service::{RequestContext, RoleServer};
 pub(super) struct Caller<'a> {
     #[cfg(feature = "http")]
     principal: Option<&'a super::auth::Principal>,
+    /// The address the request came from, over HTTP.
+    #[cfg(feature = "http")]
+    address: Option<std::net::IpAddr>,
     #[cfg(not(feature = "http"))]
     _request: std::marker::PhantomData<&'a ()>,
 }
@@ -20,11 +23,17 @@ impl<'a> Caller<'a> {
     pub(super) fn of(context: &'a RequestContext<RoleServer>) -> Self {
         #[cfg(feature = "http")]
         {
-            let principal = context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<super::auth::Principal>());
-            Caller { principal }
+            let parts = context.extensions.get::<axum::http::request::Parts>();
+            let principal =
+                parts.and_then(|parts| parts.extensions.get::<super::auth::Principal>());
+            let address = parts
+                .and_then(|parts| {
+                    parts
+                        .extensions
+                        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                })
+                .map(|info| info.0.ip());
+            Caller { principal, address }
         }
         #[cfg(not(feature = "http"))]
         {
@@ -40,6 +49,8 @@ impl<'a> Caller<'a> {
         Caller {
             #[cfg(feature = "http")]
             principal: None,
+            #[cfg(feature = "http")]
+            address: None,
             #[cfg(not(feature = "http"))]
             _request: std::marker::PhantomData,
         }
@@ -65,6 +76,25 @@ impl<'a> Caller<'a> {
     pub(super) fn owner(&self) -> Option<String> {
         #[cfg(feature = "http")]
         return self.principal.map(owner_of);
+        #[cfg(not(feature = "http"))]
+        None
+    }
+
+    /// Whom a task of the caller counts against in the store's per-owner
+    /// quota when that is not its owner: the caller's address, over HTTP,
+    /// when no principal of its own names it (no token, or the shared
+    /// one). `None` where the owner counts (or nothing tells callers apart).
+    pub(super) fn counted_as(&self) -> Option<String> {
+        #[cfg(feature = "http")]
+        {
+            let named = self
+                .principal
+                .is_some_and(|p| owner_of(p) != SHARED_TOKEN_OWNER);
+            if named {
+                return None;
+            }
+            self.address.map(|ip| format!("addr:{ip}"))
+        }
         #[cfg(not(feature = "http"))]
         None
     }

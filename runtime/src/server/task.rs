@@ -126,7 +126,8 @@ fn unknown_task(id: &str) -> ErrorData {
 }
 
 impl Tasks {
-    /// Records a task of `tool` for `owner`, kept for `ttl`, and runs what
+    /// Records a task of `tool` for `owner` (counted against `counted_as`
+    /// in the store's quota, when that is someone else), kept for `ttl`, and runs what
     /// `run` makes of its cancellation and progress on a task of its own,
     /// until it ends or is cancelled (here, or on another instance through
     /// the store). The record as created.
@@ -134,12 +135,14 @@ impl Tasks {
         self: &Arc<Self>,
         tool: &str,
         owner: Option<&str>,
+        counted_as: Option<String>,
         ttl: Duration,
         run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, CallToolResult>,
     ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
         record.owner = owner.map(str::to_owned);
+        record.counted_as = counted_as;
         record.lease_until_ms = Some(ms_after(self.lease));
         self.store.insert(record.clone()).await?;
         let cancel = CancellationToken::new();
@@ -392,6 +395,7 @@ impl Server {
             .start(
                 &served.tool.name,
                 caller.owner().as_deref(),
+                caller.counted_as(),
                 ttl,
                 move |cancel, progress| {
                     // The task outlives this request: its own cancellation, and

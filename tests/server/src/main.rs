@@ -2,7 +2,7 @@
 //! at run time from metadata text, served on stdio or Streamable HTTP.
 //!
 //! ```text
-//! toolmetadata-test-server [--show-all] [--instructions TEXT] [--max-tasks N]
+//! toolmetadata-test-server [--show-all] [--instructions TEXT] [--max-tasks N [--max-tasks-per-owner N]]
 //!     [--http ADDR [--token T] [--max-body N] [--allow-non-loopback]]
 //! ```
 //! With `--http`, it prints `listening on http://ADDR/mcp` on stderr once bound.
@@ -54,6 +54,7 @@ struct Options {
     ask_timeout_ms: Option<u64>,
     state_ttl_ms: Option<u64>,
     max_tasks: Option<usize>,
+    max_tasks_per_owner: Option<usize>,
     http: Option<HttpOptions>,
 }
 
@@ -66,6 +67,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
         ask_timeout_ms: None,
         state_ttl_ms: None,
         max_tasks: None,
+        max_tasks_per_owner: None,
         http: None,
     };
     let mut http = HttpOptions::default();
@@ -85,6 +87,13 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--max-tasks" => {
                 let n = value("--max-tasks")?;
                 options.max_tasks = Some(n.parse().map_err(|e| format!("--max-tasks {n}: {e}"))?);
+            }
+            "--max-tasks-per-owner" => {
+                let n = value("--max-tasks-per-owner")?;
+                options.max_tasks_per_owner = Some(
+                    n.parse()
+                        .map_err(|e| format!("--max-tasks-per-owner {n}: {e}"))?,
+                );
             }
             "--ask-timeout-ms" => {
                 let n = value("--ask-timeout-ms")?;
@@ -160,7 +169,9 @@ async fn main() -> ExitCode {
         builder = builder.request_state_ttl(std::time::Duration::from_millis(ms));
     }
     if let Some(n) = options.max_tasks {
-        builder = builder.task_store(toolmetadata::server::store::InMemoryTaskStore::new(n));
+        let store = toolmetadata::server::store::InMemoryTaskStore::new(n)
+            .with_owner_quota(options.max_tasks_per_owner.unwrap_or(n));
+        builder = builder.task_store(store);
     }
     if let Some(ms) = options.ask_timeout_ms {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));

@@ -198,6 +198,51 @@ async fn a_full_task_store_turns_optional_tasks_into_plain_calls() {
         .expect("tasks/cancel");
 }
 
+/// Without authorization, each client address has its own task quota: one
+/// that floods the store gets plain calls, another still gets tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anonymous_clients_each_have_a_task_quota_by_address() {
+    let server = http_server(BIN, &["--max-tasks", "10", "--max-tasks-per-owner", "2"]).await;
+    let call_from = async |from: [u8; 4], id: u64, seconds: u64| {
+        let mut body: Value = serde_json::from_str(&request_2026(
+            id,
+            "tools/call",
+            json!({"name": "job", "arguments": {"seconds": seconds}}),
+        ))
+        .expect("JSON");
+        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let client = reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(from))
+            .build()
+            .expect("client");
+        let response = client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "job")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("request");
+        message_of(&response.text().await.expect("body"))
+    };
+    for id in 1..=2 {
+        let started = call_from([127, 0, 0, 1], id, 30).await;
+        assert!(started["result"]["taskId"].is_string(), "{started}");
+    }
+    let plain = call_from([127, 0, 0, 1], 3, 0).await;
+    assert!(plain["result"]["taskId"].is_null(), "{plain}");
+    assert!(plain.to_string().contains("job done after 0 s"), "{plain}");
+    let other = call_from([127, 0, 0, 2], 4, 30).await;
+    assert!(
+        other["result"]["taskId"].is_string(),
+        "another address: {other}"
+    );
+}
+
 /// The `execution` of `name` in a raw `tools/list` answer.
 fn execution_of(reply: &Value, name: &str) -> Value {
     reply["result"]["tools"]

@@ -73,6 +73,11 @@ pub struct TaskRecord {
     /// principal may read or cancel it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// Whom the per-owner quota counts it against when that is not its
+    /// owner: the address (`addr:…`) of a client no principal names. Only
+    /// for fairness, never for access.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_as: Option<String>,
     /// While it is working: until when (Unix time in milliseconds) the
     /// instance running it vouches for it. Past that, nobody runs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,8 +99,15 @@ impl TaskRecord {
             ttl_ms,
             expires_at_ms: unix_ms().saturating_add(ttl_ms),
             owner: None,
+            counted_as: None,
             lease_until_ms: None,
         }
+    }
+
+    /// Whom the per-owner quota counts it against: [`counted_as`](Self::counted_as),
+    /// or else its owner (callers without either together).
+    pub fn quota_key(&self) -> Option<&str> {
+        self.counted_as.as_deref().or(self.owner.as_deref())
     }
 
     /// True once the task has outlived its time to live.
@@ -293,7 +305,7 @@ fn reclaim(records: &mut HashMap<String, TaskRecord>, which: impl Fn(&TaskRecord
 impl TaskStore for InMemoryTaskStore {
     fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.with_records(|records| {
-            let same_owner = |r: &TaskRecord| r.owner == record.owner;
+            let same_owner = |r: &TaskRecord| r.quota_key() == record.quota_key();
             if self.max_per_owner < self.max_tasks {
                 let held = records
                     .values()
@@ -488,5 +500,24 @@ mod tests {
             block(full.get("w")).expect("get").is_some(),
             "working tasks stay"
         );
+    }
+
+    #[test]
+    fn anonymous_clients_each_have_a_quota_by_address() {
+        let store = InMemoryTaskStore::new(10).with_owner_quota(1);
+        let ttl = Duration::from_secs(60);
+        let from = |id: &str, address: Option<&str>| {
+            let mut record = TaskRecord::working(id.into(), "t".into(), ttl);
+            record.counted_as = address.map(|a| format!("addr:{a}"));
+            record
+        };
+        block(store.insert(from("a", Some("10.0.0.1")))).expect("room");
+        assert!(block(store.insert(from("b", Some("10.0.0.1")))).is_err());
+        block(store.insert(from("c", Some("10.0.0.2")))).expect("another address");
+        block(store.insert(from("d", None))).expect("nothing to tell apart: one quota");
+        assert!(block(store.insert(from("e", None))).is_err());
+        let mut named = from("f", None);
+        named.owner = Some("sub:alice".into());
+        assert_eq!(named.quota_key(), Some("sub:alice"), "the owner counts");
     }
 }
