@@ -55,9 +55,16 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
     for _ in 0..MAX_LINK_HOPS {
         match dir.symlink_metadata(&name) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                // `read_link` refuses an absolute target; a relative one is
-                // opened beneath the root's handle, so it cannot leave it.
-                let link = dir.read_link(&name).map_err(|e| at.error(&e))?;
+                // A relative target is resolved beneath the root's handle,
+                // so it cannot leave it; an absolute one is followed only
+                // into the same root.
+                let link = dir.read_link_contents(&name).map_err(|e| at.error(&e))?;
+                let outside = || {
+                    PathError::new(format!(
+                        "the path {} leads outside the allowed roots through a symbolic link",
+                        shown(at.given)
+                    ))
+                };
                 let next = last_name(&link).ok_or_else(|| {
                     PathError::new(format!(
                         "{} is a link to a directory ({})",
@@ -65,12 +72,12 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
                         link.display()
                     ))
                 })?;
-                rel_dir = beneath(&rel_dir.join(parent(&link))).ok_or_else(|| {
-                    PathError::new(format!(
-                        "the path {} is outside the allowed roots",
-                        shown(at.given)
-                    ))
-                })?;
+                let beneath_root = if link.is_absolute() {
+                    at.inside(&link).ok_or_else(outside)?
+                } else {
+                    beneath(&rel_dir.join(&link)).ok_or_else(outside)?
+                };
+                rel_dir = at.rebased(parent(&beneath_root), true);
                 dir = at.dir.open_dir(&rel_dir).map_err(|e| at.error(&e))?;
                 name = next;
             }
@@ -411,6 +418,49 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(ws.path().join("fresh.txt")).expect("read"),
             "ours"
+        );
+    }
+
+    #[test]
+    fn an_absolute_link_inside_the_root_is_written_through() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let ws = base.path().join("ws");
+        std::fs::create_dir_all(ws.join("sub")).expect("mkdir");
+        std::fs::write(ws.join("sub/real.txt"), "old").expect("write");
+        std::os::unix::fs::symlink(ws.join("sub/real.txt"), ws.join("link.txt")).expect("symlink");
+        std::os::unix::fs::symlink(ws.join("sub"), ws.join("subdir")).expect("symlink");
+        std::fs::write(base.path().join("secret.txt"), "secret").expect("write");
+        std::os::unix::fs::symlink(base.path().join("secret.txt"), ws.join("out.txt"))
+            .expect("symlink");
+        let roots = roots(&ws);
+        for (path, content) in [("link.txt", "new"), ("subdir/real.txt", "newer")] {
+            replace(
+                &roots.locate(path).expect("locate"),
+                Target::Either,
+                content.as_bytes(),
+            )
+            .expect("replace");
+            assert_eq!(
+                std::fs::read_to_string(ws.join("sub/real.txt")).expect("read"),
+                content
+            );
+        }
+        assert!(
+            std::fs::symlink_metadata(ws.join("link.txt"))
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        let refused = replace(
+            &roots.locate("out.txt").expect("locate"),
+            Target::Either,
+            b"x",
+        )
+        .unwrap_err();
+        assert!(refused.to_string().contains("outside"), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
+            "secret"
         );
     }
 

@@ -158,7 +158,7 @@ impl Drop for Group {
 /// The working directory of a call, opened beneath its root. Blocking file
 /// system work: the handler runs it on the blocking pool.
 pub(crate) fn open_cwd(roots: &Confinement, cwd: &str) -> Result<Dir, ToolError> {
-    let at = roots.locate(cwd)?;
+    let at = roots.locate_followed(cwd)?;
     match at.dir.metadata(&at.rel) {
         Ok(m) if m.is_dir() => Ok(at.dir.open_dir(&at.rel).map_err(|e| at.error(&e))?),
         Ok(_) => Err(ToolError::new(format!("cwd {cwd} is not a directory"))),

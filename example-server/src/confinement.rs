@@ -63,6 +63,9 @@ impl PathError {
 /// Longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH: usize = 4096;
 
+/// Most absolute links followed for one path (Linux's own limit).
+const MAX_LINK_HOPS: usize = 40;
+
 /// A path for messages: quoted, and cut so that a huge argument does not make
 /// a huge error.
 pub(crate) fn shown(path: &str) -> String {
@@ -74,13 +77,15 @@ pub(crate) fn shown(path: &str) -> String {
 }
 
 /// A tool's path, located beneath one root.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Located<'r> {
     /// The root's handle.
     pub(crate) dir: &'r Dir,
     /// The root's canonical path, to walk it with path-based libraries and to
     /// name it.
     pub(crate) root: &'r Path,
+    /// The root as it was given, which an absolute link may name it by.
+    pub(crate) root_given: &'r Path,
     /// The path beneath it, without `.` or `..`; `.` for the root itself.
     pub(crate) rel: PathBuf,
     /// The path as the tool gave it, for messages.
@@ -91,6 +96,72 @@ impl Located<'_> {
     /// Whether this is the root itself.
     pub(crate) fn is_root(&self) -> bool {
         self.rel == Path::new(".")
+    }
+
+    /// Where an absolute link `target` leads beneath this root, if it leads
+    /// inside it.
+    pub(crate) fn inside(&self, target: &Path) -> Option<PathBuf> {
+        let target = lexical(target);
+        [self.root, self.root_given].iter().find_map(|base| {
+            let rest = target.strip_prefix(base).ok()?;
+            Some(if rest.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                rest.to_owned()
+            })
+        })
+    }
+
+    /// This path with the final name, if it is a symbolic link, followed
+    /// (see [`Located::rebased`]).
+    pub(crate) fn final_followed(&self) -> Self {
+        let mut at = self.clone();
+        at.rel = self.rebased(&self.rel, true);
+        at
+    }
+
+    /// `rel` with each symbolic link on the way whose target is absolute and
+    /// inside this root replaced by that target beneath the root: the kernel
+    /// resolves beneath the root's handle and refuses every absolute link,
+    /// so such links are followed here, by their text. The directories on
+    /// the way are followed always, the final name when `follow_final`.
+    /// Links leading outside are left for the kernel to refuse; relative
+    /// ones for it to follow. A link swapped after this only changes what
+    /// the kernel refuses: every open stays beneath the handle.
+    pub(crate) fn rebased(&self, rel: &Path, follow_final: bool) -> PathBuf {
+        let mut path = rel.to_path_buf();
+        'hops: for _ in 0..MAX_LINK_HOPS {
+            let names: Vec<_> = path.components().collect();
+            let mut prefix = PathBuf::new();
+            for (i, name) in names.iter().enumerate() {
+                prefix.push(name);
+                if i + 1 == names.len() && !follow_final {
+                    break;
+                }
+                let is_link = self
+                    .dir
+                    .symlink_metadata(&prefix)
+                    .is_ok_and(|m| m.file_type().is_symlink());
+                if !is_link {
+                    continue;
+                }
+                let Ok(target) = self.dir.read_link_contents(&prefix) else {
+                    return path;
+                };
+                if !target.is_absolute() {
+                    continue;
+                }
+                let Some(inside) = self.inside(&target) else {
+                    return path;
+                };
+                let mut next = inside;
+                next.extend(&names[i + 1..]);
+                path = next;
+                continue 'hops;
+            }
+            return path;
+        }
+        path
     }
 
     /// The error for an I/O failure on this path. An escape and a missing file
@@ -107,7 +178,7 @@ pub(crate) fn io_error(given: &str, e: &io::Error) -> PathError {
         // Only a link can lead out of a path already inside a root.
         return PathError(format!(
             "the path {} leads outside the allowed roots through a symbolic link \
-             (a link is followed only to a relative target inside the same root)",
+             (a link is followed only to a target inside the same root)",
             shown(given)
         ));
     }
@@ -210,12 +281,15 @@ impl Confinement {
             let Some(text) = dir.to_str() else {
                 return Err(format!("the root {} is not UTF-8", dir.display()));
             };
-            let at = self.locate(text).map_err(|e| {
-                format!(
-                    "the root {} is not inside a --root directory ({e})",
-                    dir.display()
-                )
-            })?;
+            let at = self
+                .locate(text)
+                .map_err(|e| {
+                    format!(
+                        "the root {} is not inside a --root directory ({e})",
+                        dir.display()
+                    )
+                })?
+                .final_followed();
             let handle = at
                 .dir
                 .open_dir(&at.rel)
@@ -282,10 +356,19 @@ impl Confinement {
     /// The root a path is in, and the path beneath it. Names decide the root
     /// (`~` is the home directory); beneath it, a name not found as spelled
     /// is looked for in its other Unicode normalization form ([`respell`]).
+    /// Directories reached through an absolute link inside the root are
+    /// followed ([`Located::rebased`]); a final link is left to the tool.
     pub(crate) fn locate<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
         let mut located = self.locate_by_name(path)?;
-        located.rel = respell(located.dir, located.rel);
+        let rel = respell(located.dir, std::mem::take(&mut located.rel));
+        located.rel = located.rebased(&rel, false);
         Ok(located)
+    }
+
+    /// [`Confinement::locate`] with a final absolute link inside the root
+    /// followed too: the path of what a tool reads or writes through it.
+    pub(crate) fn locate_followed<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
+        Ok(self.locate(path)?.final_followed())
     }
 
     /// [`Confinement::locate`] without looking at the file system.
@@ -339,6 +422,7 @@ impl Confinement {
                     return Ok(Located {
                         dir: &root.dir,
                         root: &root.canonical,
+                        root_given: &root.given,
                         rel,
                         given: path,
                     });
@@ -397,8 +481,9 @@ mod tests {
         }
     }
 
+    /// Reads `path` as a tool does: a final link followed.
     fn read(roots: &Confinement, path: &str) -> Result<String, PathError> {
-        let l = roots.locate(path)?;
+        let l = roots.locate(path)?.final_followed();
         l.dir.read_to_string(&l.rel).map_err(|e| l.error(&e))
     }
 
@@ -442,7 +527,7 @@ mod tests {
         let through_link = |name: &str| {
             format!(
                 "the path \"link_out/etc/{name}\" leads outside the allowed roots through a symbolic link \
-                 (a link is followed only to a relative target inside the same root)"
+                 (a link is followed only to a target inside the same root)"
             )
         };
         assert_eq!(
@@ -536,6 +621,33 @@ mod tests {
         assert_eq!(read(&s.roots, "top_link").unwrap(), "a");
         let abs = s.roots.dirs()[0].join("sub/link_in");
         assert_eq!(read(&s.roots, abs.to_str().unwrap()).unwrap(), "a");
+    }
+
+    #[test]
+    fn absolute_links_inside_are_followed_and_outside_refused() {
+        let s = setup();
+        let canonical = s.roots.dirs()[0].clone();
+        symlink(canonical.join("sub/a.txt"), s.root.join("abs_file")).unwrap();
+        symlink(canonical.join("sub"), s.root.join("abs_dir")).unwrap();
+        // Named by the root as given, and through a chain of them.
+        symlink(s.root.join("abs_dir"), s.root.join("sub/abs_again")).unwrap();
+        symlink(s.outside.join("secret.txt"), s.root.join("abs_out")).unwrap();
+        symlink(&s.outside, s.root.join("abs_out_dir")).unwrap();
+        assert_eq!(read(&s.roots, "abs_file").unwrap(), "a");
+        assert_eq!(read(&s.roots, "abs_dir/a.txt").unwrap(), "a");
+        assert_eq!(read(&s.roots, "sub/abs_again/a.txt").unwrap(), "a");
+        for path in ["abs_out", "abs_out_dir/secret.txt"] {
+            let e = read(&s.roots, path).unwrap_err().to_string();
+            assert!(e.contains("outside the allowed roots"), "{path}: {e}");
+        }
+        // A final link is the tool's to follow: locating keeps its name.
+        let at = s.roots.locate("abs_file").unwrap();
+        assert_eq!(at.rel, Path::new("abs_file"));
+        assert_eq!(at.final_followed().rel, Path::new("sub/a.txt"));
+        // A loop of absolute links ends.
+        symlink(canonical.join("loop_b"), s.root.join("loop_a")).unwrap();
+        symlink(canonical.join("loop_a"), s.root.join("loop_b")).unwrap();
+        assert!(read(&s.roots, "loop_a").is_err());
     }
 
     #[test]

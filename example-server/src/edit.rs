@@ -67,7 +67,7 @@ pub(crate) fn preview(
             "the edits hold {given} bytes of text, more than twice the {max} bytes edit_file edits; nothing was changed"
         )));
     }
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     let file = handles::open_read(&at)?;
     let meta = file.metadata()?;
     let read = atomic::FileId::of(&meta);
@@ -143,7 +143,7 @@ pub(crate) fn apply_to_file(
         )));
     }
     if !preview.diff.is_empty() {
-        let at = roots.locate(&args.path)?;
+        let at = roots.locate_followed(&args.path)?;
         // Over the file that was read, not one swapped in since.
         atomic::replace(
             &at,

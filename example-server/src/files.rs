@@ -52,7 +52,7 @@ fn to_usize(n: i64) -> usize {
 
 pub(crate) fn read_file(roots: &Confinement, limits: Limits, args: ReadFileArgs) -> ToolResult {
     let selection = selection(&args)?;
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     if at.dir.metadata(&at.rel).is_ok_and(|m| m.is_dir()) {
         return Err(ToolError::new(format!(
             "{} is a directory; use list_directory",
@@ -177,7 +177,7 @@ pub(crate) fn read_media_file(
     limits: Limits,
     args: ReadMediaFileArgs,
 ) -> ToolResult {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     let (file, size) = open_whole(&at)?;
     let max = limits.max_file_bytes;
     let too_big = || {
@@ -289,7 +289,7 @@ fn read_text_within(
     left: u64,
     total: u64,
 ) -> Result<Text, ToolError> {
-    let at = roots.locate(path)?;
+    let at = roots.locate_followed(path)?;
     let (file, size) = open_whole(&at)?;
     let too_big = |size: u64| {
         ToolError::new(format!(
@@ -373,7 +373,7 @@ pub(crate) fn write_file(
     args: WriteFileArgs,
     target: atomic::Target,
 ) -> ToolResult {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     if at.is_root() {
         return Err(ToolError::new(format!("{} is a directory", args.path)));
     }
@@ -398,7 +398,7 @@ pub(crate) fn replace_in_file(
     limits: Limits,
     args: ReplaceInFileArgs,
 ) -> ToolResult<ReplaceInFileOutput> {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     let mut file = handles::open_read(&at)?;
     let max = limits.max_file_bytes;
     let meta = file.metadata()?;
@@ -454,7 +454,7 @@ pub(crate) fn replace_in_file(
 }
 
 pub(crate) fn create_directory(roots: &Confinement, args: CreateDirectoryArgs) -> ToolResult {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     match at.dir.metadata(&at.rel) {
         Ok(m) if m.is_dir() => return Ok(format!("created {}", args.path).into()),
         Ok(_) => {
@@ -505,7 +505,7 @@ pub(crate) fn move_path(roots: &Confinement, args: MovePathArgs) -> ToolResult {
 /// Whether `path` names an existing regular file (what `write_file` would
 /// replace).
 pub(crate) fn is_existing_file(roots: &Confinement, path: &str) -> Result<bool, ToolError> {
-    let at = roots.locate(path)?;
+    let at = roots.locate_followed(path)?;
     Ok(!at.is_root() && at.dir.metadata(&at.rel).is_ok_and(|m| m.is_file()))
 }
 
@@ -526,7 +526,7 @@ pub(crate) fn read_resource(
     limits: Limits,
     path: &str,
 ) -> Result<(ResourceBody, &'static str), ToolError> {
-    let at = roots.locate(path)?;
+    let at = roots.locate_followed(path)?;
     let file = handles::open_read(&at)?.into_std();
     let max = limits.max_file_bytes;
     let mut bytes = Vec::new();

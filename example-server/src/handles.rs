@@ -58,6 +58,9 @@ fn open_error(at: &Located<'_>, e: &io::Error) -> PathError {
 }
 
 fn checked(at: &Located<'_>, options: &OpenOptions) -> Result<File, PathError> {
+    // A final absolute link inside the root, followed by its text; the
+    // kernel follows relative ones, beneath the root.
+    let at = &at.final_followed();
     // Checked by name first so that a device is not even opened in the usual
     // case; the check on the handle below is the one that cannot be raced.
     match at.dir.metadata(&at.rel) {

@@ -101,6 +101,7 @@ impl Ignores {
             let at = Located {
                 dir: &self.dir,
                 root: &self.root,
+                root_given: &self.root,
                 rel: rel.clone(),
                 given: name,
             };

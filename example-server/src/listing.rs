@@ -41,6 +41,7 @@ fn sorted_entries(dir: &Dir, hidden: bool) -> std::io::Result<(Vec<(OsString, bo
 }
 
 fn open_dir(at: &Located<'_>) -> Result<Dir, ToolError> {
+    let at = &at.final_followed();
     match at.dir.metadata(&at.rel) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return Err(ToolError::new(format!("{} is not a directory", at.given))),

@@ -87,6 +87,7 @@ fn beneath<'a>(at: &Located<'a>, path: &'a Path, given: &'a str) -> Option<Locat
     Some(Located {
         dir: at.dir,
         root: at.root,
+        root_given: at.root_given,
         rel: if rel.as_os_str().is_empty() {
             Path::new(".").to_owned()
         } else {
@@ -105,7 +106,7 @@ pub(crate) fn search_files(
     limits: Limits,
     args: SearchFilesArgs,
 ) -> ToolResult<SearchFilesOutput> {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     let mut matcher = RegexMatcherBuilder::new();
     match args.case {
         SearchFilesCase::Sensitive => {}
@@ -198,7 +199,7 @@ pub(crate) fn find_files(
     limits: Limits,
     args: FindFilesArgs,
 ) -> ToolResult<FindFilesOutput> {
-    let at = roots.locate(&args.path)?;
+    let at = roots.locate_followed(&args.path)?;
     let glob = globset::GlobBuilder::new(&args.glob)
         .literal_separator(false)
         .build()

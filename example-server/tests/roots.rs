@@ -467,10 +467,9 @@ async fn peer_symlink_cases() {
     symlink(&forbidden, allowed_dir.join("sub1")).expect("link");
     symlink(&forbidden, allowed_dir.join("link")).expect("link");
     symlink(&forbidden, allowed_dir.join("newdir")).expect("link");
-    // symlinks that point within allowed directories: theirs is absolute;
-    // here a relative one is followed, while an absolute link is refused
-    // even when it points inside (resolution beneath the root handle treats
-    // any absolute link as leaving it): stricter than theirs.
+    // symlinks that point within allowed directories, relative and
+    // absolute (theirs): both followed, the absolute one by its text
+    // beneath the root's handle, as the reference server does.
     std::fs::write(allowed_dir.join("target.txt"), "TARGET CONTENT").expect("write");
     symlink("target.txt", allowed_dir.join("symlink.txt")).expect("link");
     symlink(
@@ -514,8 +513,12 @@ async fn peer_symlink_cases() {
         assert!(!said.contains("FORBIDDEN"), "{said}");
     }
     let result = call(&client, "read_file", json!({"path": p("abs-symlink.txt")})).await;
-    assert_eq!(result.is_error, Some(true), "{}", text(&result));
-    assert!(!text(&result).contains("TARGET"), "{}", text(&result));
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert!(
+        text(&result).contains("TARGET CONTENT"),
+        "{}",
+        text(&result)
+    );
     // The rename replaces the link, never what it points to.
     let result = call(
         &client,
@@ -556,6 +559,25 @@ async fn peer_symlink_cases() {
     assert_eq!(
         std::fs::read_to_string(allowed_dir.join("legit-file.txt")).expect("read"),
         "UPDATED"
+    );
+    // write through a link (absolute) to an inside file: the file changes,
+    // the link stays.
+    let result = call(
+        &client,
+        "write_file",
+        json!({"path": p("abs-symlink.txt"), "content": "WRITTEN THROUGH"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(
+        std::fs::read_to_string(allowed_dir.join("target.txt")).expect("read"),
+        "WRITTEN THROUGH"
+    );
+    assert!(
+        std::fs::symlink_metadata(allowed_dir.join("abs-symlink.txt"))
+            .expect("link")
+            .file_type()
+            .is_symlink()
     );
     // A new file's path inside (its parent exists): found missing, not refused.
     assert_eq!(
@@ -1047,7 +1069,7 @@ async fn a_client_root_named_through_a_link_stays_where_it_led() {
     use rmcp::model::{ArgumentInfo, CompleteRequestParams, Reference};
     let (_tmp, t) = tree(&["cli/real/inside", "outside/leaked"]);
     let alias = t.join("cli/alias");
-    // Relative: a link is followed only to a relative target in its root.
+    // Relative, as a checked-out repository carries them.
     std::os::unix::fs::symlink("real", &alias).expect("link");
     let cli = t.join("cli").display().to_string();
     let server = toolmetadata_tests::mcp::http_server(BIN, &["--root", &cli]).await;
