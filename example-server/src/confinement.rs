@@ -112,6 +112,28 @@ impl Located<'_> {
         })
     }
 
+    /// What a person asked about this path must read: the path as the tool
+    /// will touch it (`.`, `..` and absolute links inside the root resolved;
+    /// relative to the root when given relative, absolute otherwise), and
+    /// where a final symbolic link leads.
+    pub(crate) fn as_touched(&self) -> String {
+        let given_relative = !Path::new(self.given).is_absolute() && !self.given.starts_with('~');
+        let path = if given_relative {
+            self.rel.clone()
+        } else {
+            self.root.join(&self.rel)
+        };
+        let mut shown = path.display().to_string();
+        let is_link = self
+            .dir
+            .symlink_metadata(&self.rel)
+            .is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && let Ok(target) = self.dir.read_link_contents(&self.rel) {
+            shown.push_str(&format!(" (a symbolic link to {})", target.display()));
+        }
+        shown
+    }
+
     /// This path with the final name, if it is a symbolic link, followed
     /// (see [`Located::rebased`]).
     pub(crate) fn final_followed(&self) -> Self {

@@ -502,6 +502,22 @@ pub(crate) fn move_path(roots: &Confinement, args: MovePathArgs) -> ToolResult {
     Ok(format!("moved {} to {}", args.source, args.destination).into())
 }
 
+/// `path` as a question about it shows it ([`Located::as_touched`]): the
+/// entry itself when `follow_final` is false (what `move_path` moves), else
+/// what a write through it reaches.
+pub(crate) fn as_touched(
+    roots: &Confinement,
+    path: &str,
+    follow_final: bool,
+) -> Result<String, ToolError> {
+    let at = if follow_final {
+        roots.locate_followed(path)?
+    } else {
+        roots.entry(path)?
+    };
+    Ok(at.as_touched())
+}
+
 /// Whether `path` names an existing regular file (what `write_file` would
 /// replace).
 pub(crate) fn is_existing_file(roots: &Confinement, path: &str) -> Result<bool, ToolError> {

@@ -1,6 +1,6 @@
 //! The `Tools` implementation: each tool's handler, with the server's options.
 
-use toolmetadata::ask::{NotConfirmed, Question};
+use toolmetadata::ask::{NotConfirmed, Question, visible};
 use toolmetadata::metadata::Unsupported;
 use toolmetadata::{Context, ToolError, ToolResult};
 
@@ -12,6 +12,10 @@ use crate::{atomic, command, edit, files, listing, search};
 
 /// Most bytes of a diff shown in `edit_file`'s question.
 const QUESTION_DIFF_BYTES: usize = 4000;
+
+/// Most characters of one value (a path, a text) shown in a question; a
+/// longer one is cut in the middle, its end kept.
+const QUESTION_VALUE_CHARS: usize = 200;
 
 pub(crate) struct Workspace {
     /// The `--root` directories, and each call's own (the client's roots).
@@ -55,6 +59,26 @@ impl Workspace {
     }
 
     /// What a change goes on with when the client cannot ask the person.
+    /// Asks `question`; an error saying `path` was not `done` unless the
+    /// person confirmed (or could not be asked and the server proceeds).
+    async fn confirmed(
+        &self,
+        cx: &Context,
+        question: Question,
+        path: &str,
+        done: &str,
+    ) -> Result<(), ToolError> {
+        match cx.confirm(question, self.unasked()).await {
+            Ok(()) => Ok(()),
+            Err(NotConfirmed::CannotAsk) => Err(ToolError::new(format!(
+                "`{}` needs the user's confirmation, and this client cannot ask for it: \
+                 {path} was not {done}",
+                cx.tool()
+            ))),
+            Err(e) => Err(ToolError::new(format!("{path} was not {done}: {e}"))),
+        }
+    }
+
     fn unasked(&self) -> Unsupported {
         if self.require_confirmation {
             Unsupported::Refuse
@@ -82,9 +106,13 @@ impl Tools for Workspace {
         // The diff is computed and shown first; nothing is written before
         // the answer (on 2026-07-28 the handler runs again with it). A dry
         // run, or edits that change nothing, end here without asking.
-        let (preview, args) = self
+        let (preview, touched, args) = self
             .offload
-            .run(move || edit::preview(&roots, limits, &args).map(|p| (p, args)))
+            .run(move || {
+                let preview = edit::preview(&roots, limits, &args)?;
+                let touched = files::as_touched(&roots, &args.path, true)?;
+                Ok::<_, ToolError>((preview, touched, args))
+            })
             .await?;
         if args.dry_run || preview.diff.is_empty() {
             return Ok(
@@ -95,7 +123,7 @@ impl Tools for Workspace {
         let rest = preview.diff.len() - shown.len();
         let question = Question::new(format!(
             "Apply {edits} edit(s) to {}?\n{shown}{}",
-            args.path,
+            visible(&touched, QUESTION_VALUE_CHARS),
             if rest > 0 {
                 format!("\n… and {rest} more bytes of diff")
             } else {
@@ -165,6 +193,26 @@ impl Tools for Workspace {
 
     async fn move_path(&self, args: MovePathArgs, cx: Context) -> ToolResult {
         self.writable(cx.tool())?;
+        // Asked with both paths as they will be touched, and whether an
+        // existing destination goes: what the person approves is what runs.
+        let roots = self.scope.roots(&cx).await?;
+        let (source, destination) = (args.source.clone(), args.destination.clone());
+        let (from, to) = self
+            .offload
+            .run(move || {
+                Ok::<_, ToolError>((
+                    files::as_touched(&roots, &source, false)?,
+                    files::as_touched(&roots, &destination, false)?,
+                ))
+            })
+            .await?;
+        let question = Question::new(format!(
+            "Move {} to {}? Overwrite an existing file: {}",
+            visible(&from, QUESTION_VALUE_CHARS),
+            visible(&to, QUESTION_VALUE_CHARS),
+            args.overwrite
+        ));
+        self.confirmed(&cx, question, &args.source, "moved").await?;
         offloaded!(self, cx, files::move_path, args, no_limits)
     }
 
@@ -194,6 +242,19 @@ impl Tools for Workspace {
         cx: Context,
     ) -> ToolResult<ReplaceInFileOutput> {
         self.writable(cx.tool())?;
+        let roots = self.scope.roots(&cx).await?;
+        let path = args.path.clone();
+        let touched = self
+            .offload
+            .run(move || files::as_touched(&roots, &path, true))
+            .await?;
+        let question = Question::new(format!(
+            "Replace {} with {} in {}?",
+            visible(&args.old_text, QUESTION_VALUE_CHARS),
+            visible(&args.new_text, QUESTION_VALUE_CHARS),
+            visible(&touched, QUESTION_VALUE_CHARS)
+        ));
+        self.confirmed(&cx, question, &args.path, "changed").await?;
         offloaded!(self, cx, files::replace_in_file, args)
     }
 
@@ -224,12 +285,20 @@ impl Tools for Workspace {
         // written before this point.
         let path = args.path.clone();
         let roots = self.scope.roots(&cx).await?;
-        let replaces = self
+        let (replaces, touched) = self
             .offload
-            .run(move || files::is_existing_file(&roots, &path))
+            .run(move || {
+                Ok::<_, ToolError>((
+                    files::is_existing_file(&roots, &path)?,
+                    files::as_touched(&roots, &path, true)?,
+                ))
+            })
             .await?;
         if replaces {
-            let question = Question::new(format!("Replace the existing file {}?", args.path));
+            let question = Question::new(format!(
+                "Replace the existing file {}?",
+                visible(&touched, QUESTION_VALUE_CHARS)
+            ));
             match cx.confirm(question, self.unasked()).await {
                 Ok(()) => {}
                 Err(NotConfirmed::Declined | NotConfirmed::Cancelled) => {

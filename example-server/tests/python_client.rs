@@ -133,7 +133,7 @@ async fn python_sdk_client_calls_every_tool() {
     }
 }
 
-/// `move_path` has `[confirm]`: with the Python SDK's `elicitation_callback`
+/// `move_path` asks first: with the Python SDK's `elicitation_callback`
 /// (2025-11-25 `elicitation/create` in legacy mode, 2026-07-28 input requests
 /// in auto mode), over stdio and HTTP, a declined question leaves both paths
 /// as they were, an accepted one moves, and a client without the callback
@@ -181,7 +181,7 @@ async fn python_sdk_confirms_move_path_on_both_generations() {
                 } else {
                     assert_eq!(
                         asked,
-                        ["Move a.txt to b.txt? Overwrite an existing file: (not given)"],
+                        ["Move a.txt to b.txt? Overwrite an existing file: false"],
                         "{label}"
                     );
                 }

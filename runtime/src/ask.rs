@@ -43,6 +43,20 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{ArgError, FromArg};
 
+/// A value the person did not write (an argument, a path, a file's text) as
+/// a question must show it: control and invisible characters escaped, a run
+/// of more than three spaces shown as its count, and past `max_chars`
+/// characters cut in the middle, so that its end, where a path names what
+/// is touched, always shows. `[confirm]` messages show their arguments so.
+///
+/// ```
+/// let shown = toolmetadata::ask::visible("ok;    rm -rf ~\n", 200);
+/// assert_eq!(shown, "ok;[4 spaces]rm -rf ~\\n");
+/// ```
+pub fn visible(value: &str, max_chars: usize) -> String {
+    crate::text::visible(value, max_chars)
+}
+
 /// A question for the person: a message and the fields of a form (none for a
 /// plain yes/no confirmation).
 #[derive(Debug, Clone, PartialEq)]
