@@ -5,7 +5,8 @@
 //! statement that adds the task only while fewer than the bound are live, in
 //! all and for its owner (the `owner` column holds [`TaskRecord::quota_key`],
 //! an anonymous client's address included; so concurrent inserts may pass a bound by as many
-//! as are in flight: at most each instance's pool); an update locks the row (`FOR UPDATE`),
+//! as are in flight: at most each instance's pool; a full bound first gives
+//! up its oldest finished or expired task); an update locks the row (`FOR UPDATE`),
 //! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
 //! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
 //! an expired) marker. Expired rows of every table are deleted every 256th
@@ -53,6 +54,8 @@ struct Sql {
     create: String,
     insert_task: String,
     count_owned: String,
+    reclaim_owned: String,
+    reclaim_any: String,
     get_task: String,
     lock_task: String,
     set_task: String,
@@ -88,6 +91,19 @@ impl Sql {
             count_owned: format!(
                 "SELECT count(*) FROM {ns}_tasks
                  WHERE owner IS NOT DISTINCT FROM $1 AND expires_at_ms > $2"
+            ),
+            reclaim_owned: format!(
+                "DELETE FROM {ns}_tasks WHERE id = (
+                     SELECT id FROM {ns}_tasks
+                     WHERE owner IS NOT DISTINCT FROM $1
+                       AND (expires_at_ms <= $2 OR record::jsonb #>> '{{state,status}}' <> 'working')
+                     ORDER BY expires_at_ms LIMIT 1)"
+            ),
+            reclaim_any: format!(
+                "DELETE FROM {ns}_tasks WHERE id = (
+                     SELECT id FROM {ns}_tasks
+                     WHERE expires_at_ms <= $1 OR record::jsonb #>> '{{state,status}}' <> 'working'
+                     ORDER BY expires_at_ms LIMIT 1)"
             ),
             get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
             lock_task: format!(
@@ -206,32 +222,49 @@ impl PostgresStore {
         let refused = bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;
             self.maybe_purge(&client).await?;
-            let now = ms(unix_ms());
-            let inserted = client
-                .execute(
-                    &self.sql.insert_task,
-                    &[
-                        &record.id,
-                        &json,
-                        &ms(record.expires_at_ms),
-                        &now,
-                        &max,
-                        &record.quota_key(),
-                        &per_owner,
-                    ],
-                )
-                .await
-                .map_err(|e| e.to_string())?;
-            if inserted == 1 {
+            let quota_key = record.quota_key();
+            let insert = async || {
+                let now = ms(unix_ms());
+                client
+                    .execute(
+                        &self.sql.insert_task,
+                        &[
+                            &record.id,
+                            &json,
+                            &ms(record.expires_at_ms),
+                            &now,
+                            &max,
+                            &quota_key,
+                            &per_owner,
+                        ],
+                    )
+                    .await
+                    .map_err(|e| e.to_string())
+            };
+            if insert().await? == 1 {
                 return Ok(None);
             }
-            // Refused: say which bound, for the error.
+            // Refused: the full bound gives up its oldest finished (or
+            // expired) task, once, and the insert is tried again.
+            let now = ms(unix_ms());
             let owned: i64 = client
-                .query_one(&self.sql.count_owned, &[&record.quota_key(), &now])
+                .query_one(&self.sql.count_owned, &[&quota_key, &now])
                 .await
                 .map_err(|e| e.to_string())?
                 .get(0);
-            Ok::<_, String>(Some(owned >= per_owner))
+            let owner_full = owned >= per_owner;
+            let reclaimed = if owner_full {
+                client
+                    .execute(&self.sql.reclaim_owned, &[&quota_key, &now])
+                    .await
+            } else {
+                client.execute(&self.sql.reclaim_any, &[&now]).await
+            }
+            .map_err(|e| e.to_string())?;
+            if reclaimed == 1 && insert().await? == 1 {
+                return Ok(None);
+            }
+            Ok::<_, String>(Some(owner_full))
         })
         .await?;
         match refused {

@@ -3,8 +3,8 @@
 //! - A task is a JSON string at `{ns}:task:{id}` whose Redis expiry is the
 //!   task's; `{ns}:tasks` and `{ns}:owner:{key}` (sorted sets by expiry;
 //!   the key is [`TaskRecord::quota_key`]) count them in all and per owner,
-//!   so an insert checks both bounds and
-//!   adds in one script. An update reads, applies the
+//!   so an insert checks both bounds (a full one first giving up its oldest
+//!   finished task) and adds in one script. An update reads, applies the
 //!   change in Rust ([`TaskRecord::apply`]) and writes back only if nobody
 //!   wrote in between (a compare-and-set script), retrying otherwise.
 //! - A used state is `{ns}:used:{fingerprint}`, set with `NX` and its
@@ -47,15 +47,42 @@ impl fmt::Debug for RedisStore {
     }
 }
 
-/// Drops the expired ids, checks the owner's quota and the bound, then adds
-/// the task: 1 added, 2 the owner's quota reached, 0 the store full.
+/// Drops the expired ids, checks the owner's quota and the bound (each
+/// full one first gives up its oldest finished task), then adds the task:
+/// 1 added, 2 the owner's quota reached, 0 the store full.
 /// KEYS: record, index, owner's index. ARGV: json, expires_at_ms, now_ms,
-/// max, id, max per owner.
+/// max, id, max per owner, namespace. A reclaimed task's own record and
+/// owner's index are named from the namespace (a single Redis, not a
+/// cluster).
 const INSERT: &str = r"
+local function reclaim(index)
+  for _, id in ipairs(redis.call('ZRANGE', index, 0, 63)) do
+    local key = ARGV[7] .. ':task:' .. id
+    local json = redis.call('GET', key)
+    local finished = true
+    if json then
+      local ok, r = pcall(cjson.decode, json)
+      finished = ok and type(r) == 'table' and type(r.state) == 'table'
+        and r.state.status ~= 'working'
+      if finished then
+        local quota = r.counted_as or r.owner
+        if type(quota) ~= 'string' then quota = '-' end
+        redis.call('ZREM', ARGV[7] .. ':owner:' .. quota, id)
+      end
+    end
+    if finished then
+      redis.call('DEL', key)
+      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', index, id)
+      return true
+    end
+  end
+  return false
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) and not reclaim(KEYS[3]) then return 2 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) and not reclaim(KEYS[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
@@ -189,6 +216,7 @@ impl TaskStore for RedisStore {
                     .arg(self.options.max_tasks)
                     .arg(&record.id)
                     .arg(self.options.max_tasks_per_owner)
+                    .arg(&self.options.namespace)
                     .invoke_async(&mut connection),
             )
             .await?;

@@ -128,6 +128,68 @@ async fn tasks_expire_with_their_ttl_and_the_bound_holds() {
     }
 }
 
+/// A full quota, or a full store, first gives up its oldest finished task;
+/// working tasks are never reclaimed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_tasks_make_room_first() {
+    for url in urls() {
+        let ns = namespace();
+        let options = Options::default()
+            .namespace(&ns)
+            .max_tasks(3)
+            .max_tasks_per_owner(2);
+        let (store, other) = pair(&url, options).await;
+        let of = |id: &str, owner: &str| {
+            let mut record = working(id, Duration::from_secs(60));
+            record.owner = Some(owner.to_owned());
+            record
+        };
+        let done = || {
+            TaskChange::Finish(TaskState::Completed {
+                result: json!({"content": [{"type": "text", "text": "\"status\":\"working\""}]}),
+            })
+        };
+        store.insert(of("a1", "sub:alice")).await.expect("room");
+        other.insert(of("a2", "sub:alice")).await.expect("room");
+        other.update("a1", done()).await.expect("finish a1");
+        store
+            .insert(of("a3", "sub:alice"))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: alice's finished task made room: {e}"));
+        assert_eq!(other.get("a1").await, Ok(None), "{url}");
+        assert!(
+            other.get("a2").await.expect("get").is_some(),
+            "{url}: working stays"
+        );
+        assert!(
+            matches!(
+                store.insert(of("a4", "sub:alice")).await,
+                Err(StoreError::Full { max: 2, .. })
+            ),
+            "{url}: nothing of alice's is finished now"
+        );
+        // The store is full (a2, a3, b1); a finished task of anyone goes.
+        store.insert(of("b1", "sub:bob")).await.expect("room");
+        assert!(
+            matches!(
+                other.insert(of("c1", "sub:carol")).await,
+                Err(StoreError::Full { max: 3, .. })
+            ),
+            "{url}: every task is working"
+        );
+        store
+            .update("b1", TaskChange::Finish(TaskState::Cancelled))
+            .await
+            .expect("cancel b1");
+        other
+            .insert(of("c1", "sub:carol"))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: bob's finished task made room: {e}"));
+        assert_eq!(store.get("b1").await, Ok(None), "{url}");
+        clean(&url, &ns).await;
+    }
+}
+
 /// One principal cannot fill the store: its quota refuses it, and others,
 /// callers without a principal among them, still get room.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
