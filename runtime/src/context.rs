@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use crate::BoxFuture;
 use crate::ask::{Answer, AskError, NotConfirmed, Question};
-use crate::metadata::{Confirm, Unsupported};
+use crate::confirm::ConfirmPlan;
+use crate::metadata::Unsupported;
 use crate::roots::{ClientRoots, RootsError};
 
 /// The server's side of one call, as a [`Context`] reaches it.
@@ -44,7 +45,7 @@ pub struct Context {
     tool: Arc<str>,
     link: Option<Arc<dyn Link>>,
     /// The tool's `[confirm]`, asked before its handler runs.
-    confirm: Option<Arc<Confirm>>,
+    confirm: Option<Arc<ConfirmPlan>>,
 }
 
 impl Context {
@@ -64,7 +65,7 @@ impl Context {
     pub(crate) fn connected(
         tool: &str,
         link: Arc<dyn Link>,
-        confirm: Option<Arc<Confirm>>,
+        confirm: Option<Arc<ConfirmPlan>>,
     ) -> Self {
         Context {
             tool: tool.into(),
@@ -74,7 +75,7 @@ impl Context {
     }
 
     /// The tool's `[confirm]`, if it has one.
-    pub(crate) fn confirm_metadata(&self) -> Option<&Confirm> {
+    pub(crate) fn confirm_plan(&self) -> Option<&ConfirmPlan> {
         self.confirm.as_deref()
     }
 

@@ -33,7 +33,7 @@ pub(super) struct Served {
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
     pub(super) handler: Invoke,
-    pub(super) confirm: Option<Arc<crate::metadata::Confirm>>,
+    pub(super) confirm: Option<Arc<crate::confirm::ConfirmPlan>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.

@@ -4,6 +4,7 @@
 mod extras;
 
 use std::fmt;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +24,7 @@ use super::store::{InMemoryReplayStore, InMemoryTaskStore, ReplayStore, Stores, 
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
+use crate::confirm::ConfirmPlan;
 use crate::metadata::{Confirm, ToolMetadata};
 use crate::tool_set::ToolEntry;
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
@@ -185,6 +187,13 @@ impl ServerBuilder {
                     continue;
                 }
             };
+            let confirm = entry.confirm.map(|c| {
+                let confirm = Confirm {
+                    message: c.message.to_owned(),
+                    unsupported: c.unsupported,
+                };
+                Arc::new(ConfirmPlan::new(confirm, &tool.input_schema))
+            });
             self.tools.push(Served {
                 description: tool.description.as_deref().unwrap_or_default().to_owned(),
                 tool,
@@ -192,12 +201,7 @@ impl ServerBuilder {
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
                 scopes: entry.scopes.iter().map(|s| (*s).to_owned()).collect(),
-                confirm: entry.confirm.map(|c| {
-                    Arc::new(Confirm {
-                        message: c.message.to_owned(),
-                        unsupported: c.unsupported,
-                    })
-                }),
+                confirm,
                 task: entry.task,
             });
         }
@@ -255,13 +259,17 @@ impl ServerBuilder {
                 ))
             }))
         });
+        let confirm = metadata
+            .confirm
+            .clone()
+            .map(|c| Arc::new(ConfirmPlan::new(c, &tool.input_schema)));
         self.tools.push(Served {
             description: metadata.listed_description(),
             tool,
             discoverable: metadata.discoverable,
             keywords: metadata.keywords.clone(),
             handler: erased,
-            confirm: metadata.confirm.clone().map(Arc::new),
+            confirm,
             task: metadata.task,
             scopes: metadata.scopes.clone(),
         });
@@ -360,7 +368,8 @@ impl ServerBuilder {
         if self.require_confirmation {
             for served in &mut self.tools {
                 if let Some(confirm) = &mut served.confirm {
-                    Arc::make_mut(confirm).unsupported = crate::metadata::Unsupported::Refuse;
+                    Arc::make_mut(confirm).confirm.unsupported =
+                        crate::metadata::Unsupported::Refuse;
                 }
             }
         }
