@@ -3,7 +3,8 @@
 //! is parsed, with a JSON-RPC error to its id; a line longer than the stdio
 //! limit gets one too, not silence. The server's peak memory (`VmHWM`, read
 //! from `/proc`) stays within ten times the message on every path: a refused
-//! body, the costliest body the budget admits, and a large file written.
+//! body, the costliest body the budget admits, and a large file written,
+//! over HTTP and on stdio.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -224,4 +225,28 @@ async fn stdio_lines_too_costly_or_too_long_are_answered_with_an_error() {
     let answer = server.answer().await;
     assert_eq!(answer["id"], 9, "{answer}");
     assert!(answer.get("result").is_some(), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_stdio_write_stays_within_ten_times_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().display().to_string();
+    let mut server = StdioServer::start(&root).await;
+    let pid = server.child.id().expect("pid");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (before, _) = rss(pid);
+    let content = "all work and no play makes jack a dull boy\n".repeat(9_900_000 / 43);
+    let line = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": "big.txt", "content": content}}})
+    .to_string();
+    server.send(&line).await;
+    let answer = server.answer().await;
+    assert_eq!(answer["id"], 11, "{answer}");
+    assert!(answer["result"]["isError"] != true, "{answer}");
+    let (_, peak) = rss(pid);
+    within_ten_times(
+        "a large stdio write",
+        peak.saturating_sub(before),
+        line.len(),
+    );
 }

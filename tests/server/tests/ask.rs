@@ -380,7 +380,11 @@ async fn confirmed_tools_ask_first_on_both_generations() {
         "{}",
         text(&cancelled)
     );
-    assert_eq!(cancelling.asked(), ["Archive b at level 6?"], "the default, as it takes effect");
+    assert_eq!(
+        cancelling.asked(),
+        ["Archive b at level 6?"],
+        "the default, as it takes effect"
+    );
     other.cancel().await.expect("close");
     // Bad arguments are refused before anyone is asked.
     let invalid = client
