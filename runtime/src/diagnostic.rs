@@ -199,6 +199,14 @@ rules! {
     BadScope => "bad-scope",
     /// A scope listed twice in `scopes`.
     DuplicateScope => "duplicate-scope",
+    /// A `toolVersion` that is not a semantic version.
+    BadVersion => "bad-version",
+    /// A tool changed since the catalog lock without the `toolVersion`
+    /// bump its change needs (`toolmetadata-build`'s lock).
+    CatalogChange => "catalog-change",
+    /// A catalog lock that cannot be read, or that is stale where it must
+    /// not be updated.
+    CatalogLock => "catalog-lock",
 }
 
 impl fmt::Display for Rule {

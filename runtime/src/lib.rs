@@ -134,6 +134,8 @@ mod confirm;
 mod context;
 #[cfg(feature = "load")]
 pub mod diagnostic;
+#[cfg(any(feature = "server", feature = "load"))]
+pub mod fingerprint;
 pub mod metadata;
 mod result;
 pub mod roots;

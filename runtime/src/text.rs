@@ -182,7 +182,6 @@ mod tests {
     #[cfg(feature = "load")]
     fn stays_quiet_when_nothing_is_close() {
         for input in [
-            "version",
             "author",
             "enabled",
             "extra",

@@ -284,3 +284,75 @@ fn check_warns_of_tool_names_clients_refuse() {
         "{stderr}"
     );
 }
+
+/// `toolmetadata lock` checks a directory against its lock as the build
+/// does, `--update` accepts a change, `--locked` refuses any; `diff` prints
+/// each change classified and fails on the class asked.
+#[test]
+fn lock_and_diff_keep_the_catalog_deliberate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    for d in [&old, &new] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let tool = "description = \"Search\"\ntoolVersion = \"1.0.0\"\n\n[[parameters]]\nname = \"q\"\ntype = \"string\"\nrequired = true\n";
+    std::fs::write(old.join("search.toml"), tool).expect("write");
+    let changed = tool.replace(
+        "required = true\n",
+        "required = true\n\n[[parameters]]\nname = \"n\"\ntype = \"int\"\nrequired = true\n",
+    );
+    std::fs::write(new.join("search.toml"), &changed).expect("write");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(cli::binary())
+            .args(args)
+            .output()
+            .expect("toolmetadata runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let os = |s: &str| std::ffi::OsStr::new(s).to_owned();
+    let (code, out, _) = run(&[&os("diff"), old.as_os_str(), new.as_os_str()]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("breaking   search: parameter `n` added, required"),
+        "{out}"
+    );
+    let (code, _, _) = run(&[
+        &os("diff"),
+        &os("--fail-on"),
+        &os("breaking"),
+        old.as_os_str(),
+        new.as_os_str(),
+    ]);
+    assert_eq!(code, Some(1));
+
+    // The lock of `new` as `old` was, then the change checked against it.
+    let (code, _, err) = run(&[&os("lock"), old.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::copy(old.join("tools.lock"), new.join("tools.lock")).expect("copy");
+    let (code, _, err) = run(&[&os("lock"), new.as_os_str()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[catalog-change]"), "{err}");
+    assert!(err.contains("it needs 2.0.0 or above"), "{err}");
+    // A diff of the two locks says the same.
+    let (_, out, _) = run(&[
+        &os("diff"),
+        old.join("tools.lock").as_os_str(),
+        new.as_os_str(),
+    ]);
+    assert!(out.contains("parameter `n` added, required"), "{out}");
+    let (code, _, err) = run(&[&os("lock"), &os("--update"), new.as_os_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = run(&[&os("lock"), &os("--locked"), new.as_os_str()]);
+    assert_eq!(code, Some(0), "the updated lock matches: {err}");
+    std::fs::write(
+        new.join("search.toml"),
+        changed.replace("\"Search\"", "\"Search it\""),
+    )
+    .expect("write");
+    let (code, _, err) = run(&[&os("lock"), &os("--locked"), new.as_os_str()]);
+    assert_eq!(code, Some(1), "{err}");
+}

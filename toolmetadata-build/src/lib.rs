@@ -34,6 +34,7 @@
 mod check;
 mod emit;
 mod load;
+pub mod lock;
 mod model;
 mod write;
 
@@ -82,6 +83,9 @@ pub struct Builder {
     custom_types: BTreeMap<(String, String), String>,
     out_dir: Option<PathBuf>,
     emit_cargo: bool,
+    lock: Option<PathBuf>,
+    lock_changes: Severity,
+    locked: Option<bool>,
 }
 
 impl Default for Builder {
@@ -102,6 +106,9 @@ impl Builder {
             custom_types: BTreeMap::new(),
             out_dir: None,
             emit_cargo: true,
+            lock: None,
+            lock_changes: Severity::Error,
+            locked: None,
         }
     }
 
@@ -166,6 +173,36 @@ impl Builder {
         self
     }
 
+    /// Keeps the catalog lock at `path` (such as `tools/tools.lock`): each
+    /// tool's rendered entry and `toolVersion` as last accepted. A tool that
+    /// changed since is let through only with the `toolVersion` bump its
+    /// change needs (breaking: major; compatible: minor; wording: patch, as
+    /// Cargo reads semver), else the build fails with a diagnostic that
+    /// shows what changed and the version it needs ([`lock`] module). A
+    /// missing lock is written; a lock whose changes were all bumped is
+    /// rewritten (commit it). `toolmetadata lock --update` accepts any
+    /// change as it is.
+    pub fn lock(mut self, path: impl AsRef<Path>) -> Self {
+        self.lock = Some(path.as_ref().to_owned());
+        self
+    }
+
+    /// What a change without its bump is: an error that fails the build
+    /// (the default) or a warning (the lock is then rewritten anyway).
+    pub fn lock_changes(mut self, severity: Severity) -> Self {
+        self.lock_changes = severity;
+        self
+    }
+
+    /// `true` never writes the lock: any difference from it fails the
+    /// build, as `cargo --locked` does for `Cargo.lock` (for CI). By default
+    /// it is frozen when the environment variable `TOOLMETADATA_LOCKED` is
+    /// set to anything but `0` or `false`.
+    pub fn locked(mut self, locked: bool) -> Self {
+        self.locked = Some(locked);
+        self
+    }
+
     /// Writes into `dir` instead of `$OUT_DIR` (for tools and tests that run
     /// outside a build script).
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -199,6 +236,7 @@ impl Builder {
             diagnostics: Diagnostics::new(diagnostics),
             ignored: loaded.ignored,
             watched: loaded.watched,
+            notes: Vec::new(),
         })
     }
 
@@ -220,7 +258,10 @@ impl Builder {
                 self.module
             )));
         }
-        let checked = self.check()?;
+        let mut checked = self.check()?;
+        if !checked.has_errors() {
+            self.apply_lock(&mut checked)?;
+        }
         if self.emit_cargo {
             checked.print_cargo_directives();
         }
@@ -248,6 +289,49 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// Checks the catalog of `checked` against the lock
+    /// ([`Builder::lock`]), as `compile` does: its diagnostics join
+    /// `checked`'s, the lock is written when it may be, and what the author
+    /// should know of that is in [`Checked::notes`]. Nothing without a lock.
+    ///
+    /// # Errors
+    ///
+    /// A lock file that exists but cannot be read, or cannot be written.
+    pub fn apply_lock(&self, checked: &mut Checked) -> Result<(), Error> {
+        let Some(path) = &self.lock else {
+            return Ok(());
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let frozen = self.locked.unwrap_or_else(|| {
+            std::env::var("TOOLMETADATA_LOCKED")
+                .is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+        });
+        let outcome = lock::gate::check(
+            path,
+            text.as_deref(),
+            &checked.tools,
+            self.lock_changes,
+            frozen,
+        );
+        checked
+            .diagnostics
+            .extend(Diagnostics::new(outcome.diagnostics));
+        checked.watched.push(path.clone());
+        if let Some(new) = outcome.rewrite {
+            write::write_if_changed(path, new.as_bytes()).map_err(|e| Error::io(path, e))?;
+        }
+        if let Some(note) = outcome.note {
+            checked.notes.push(note);
+        }
+        Ok(())
+    }
+}
+
 /// What [`Builder::check`] found: the tools that loaded, and every diagnostic
 /// (errors and warnings) of every file.
 #[derive(Debug)]
@@ -257,6 +341,8 @@ pub struct Checked {
     diagnostics: Diagnostics,
     ignored: Vec<PathBuf>,
     watched: Vec<PathBuf>,
+    /// What the author should know that is no problem (a lock written).
+    notes: Vec<String>,
 }
 
 impl Checked {
@@ -291,6 +377,17 @@ impl Checked {
         self.diagnostics.has_errors()
     }
 
+    /// The lock of the tools that loaded, as they are now.
+    pub fn lock(&self) -> lock::Lock {
+        lock::Lock::of(self.tools.iter().map(|t| &t.tool))
+    }
+
+    /// What the author should know that is no problem, such as a catalog
+    /// lock written ([`Builder::apply_lock`]).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Files in the directories that look like tool files but were not
     /// loaded: their extension not lower case, or YAML without the feature.
     pub fn ignored_files(&self) -> &[PathBuf] {
@@ -314,6 +411,9 @@ impl Checked {
         }
         for warning in self.ignored_warnings() {
             println!("cargo:warning={warning}");
+        }
+        for note in &self.notes {
+            println!("cargo:warning={note}");
         }
         for warning in self
             .diagnostics

@@ -33,6 +33,7 @@ mod tree;
 mod types;
 #[cfg(feature = "load")]
 mod uri;
+mod version;
 #[cfg(all(feature = "load", feature = "yaml"))]
 mod yaml;
 
@@ -47,6 +48,7 @@ pub use types::{
     Confirm, Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, TaskSupport, Theme,
     ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
 };
+pub use version::Version;
 // The parts of a `[confirm]` message, for the build script's check and the
 // server's wording of the question; not user API.
 #[doc(hidden)]

@@ -46,6 +46,7 @@ pub(crate) struct RawTool {
     /// `task` (ext): whether the tool runs as a task.
     pub(crate) task: Option<Sp<String>>,
     pub(crate) scopes: Option<Sp<Vec<Item>>>,
+    pub(crate) version: Option<Sp<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -137,6 +138,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "confirm",
     "task",
     "scopes",
+    "toolVersion",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -191,6 +193,7 @@ impl Reader<'_> {
                 "icons" => tool.icons = self.icons(entry),
                 "task" => tool.task = self.string(entry, place),
                 "scopes" => tool.scopes = self.strings(entry, place),
+                "toolVersion" => tool.version = self.string(entry, place),
                 _ => {}
             }
         }

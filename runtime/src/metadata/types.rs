@@ -35,6 +35,10 @@ pub struct ToolMetadata {
     /// `scopes`: the OAuth scopes a caller needs to see and call the tool
     /// over authorized HTTP.
     pub scopes: Vec<String>,
+    /// `toolVersion` (ext): the tool's semantic version, as written (checked
+    /// to parse as a [`Version`](super::Version)); the catalog lock compares
+    /// it to tell whether a change was bumped enough.
+    pub version: Option<String>,
 }
 
 impl ToolMetadata {

@@ -1,15 +1,20 @@
-//! `toolmetadata`: check tool metadata files and print their `tools/list` entries.
+//! `toolmetadata`: check tool metadata files and print their `tools/list`
+//! entries, and keep their catalog lock.
 //!
 //! ```text
 //! toolmetadata check tools/                 # diagnostics like rustc; exit 1 on errors
 //! toolmetadata list tools/ --format json-lines
+//! toolmetadata lock tools/                  # check tools/tools.lock as the build does
+//! toolmetadata lock --update tools/         # accept every change as it is
+//! toolmetadata diff old/tools new/tools     # each change, classified
 //! ```
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use toolmetadata_build::lock::{Class, Lock};
 use toolmetadata_build::{Builder, Severity, json_lines_record};
 
 #[derive(Parser)]
@@ -46,6 +51,41 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Pretty)]
         format: Format,
     },
+    /// Check a directory's tools against its catalog lock, as the build does
+    /// (writing the lock when every change was bumped enough); exit status 1
+    /// on a change without its bump.
+    Lock {
+        /// The directory of tool files.
+        dir: PathBuf,
+        /// The lock file (default: DIR/tools.lock).
+        #[arg(long, value_name = "FILE")]
+        lock: Option<PathBuf>,
+        /// Write the lock from the tools as they are, accepting every change.
+        #[arg(long, conflicts_with = "locked")]
+        update: bool,
+        /// Never write the lock: any difference fails (for CI).
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Print what changed from one catalog to another (directories of tool
+    /// files, or lock files), each change classified as breaking, compatible
+    /// or wording; exit status 1 when a change is at least `--fail-on`.
+    Diff {
+        /// The catalog before.
+        old: PathBuf,
+        /// The catalog after.
+        new: PathBuf,
+        /// The class of change that makes the exit status 1.
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+enum FailOn {
+    Wording,
+    Compatible,
+    Breaking,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -73,6 +113,16 @@ fn main() -> ExitCode {
     let (paths, format) = match &cli.command {
         Command::Check { paths } => (paths, None),
         Command::List { paths, format } => (paths, Some(*format)),
+        Command::Lock {
+            dir,
+            lock,
+            update,
+            locked,
+        } => {
+            let lock = lock.clone().unwrap_or_else(|| dir.join("tools.lock"));
+            return lock_command(dir, &lock, *update, *locked, &cli, color);
+        }
+        Command::Diff { old, new, fail_on } => return diff_command(old, new, *fail_on, &cli),
     };
     // The checks `cargo build` runs, across every file given: a file that
     // checks alone but clashes with another fails here as in the build.
@@ -144,6 +194,121 @@ fn main() -> ExitCode {
         eprintln!("checked {files} tool file{plural}: no errors");
     }
     if checked.has_errors() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The builder of the tool files of `dir`, with the CLI's options.
+fn builder_of(dir: &Path, cli: &Cli) -> Builder {
+    Builder::new()
+        .emit_cargo_directives(false)
+        .unknown_keys(if cli.allow_unknown_keys {
+            Severity::Warning
+        } else {
+            Severity::Error
+        })
+        .dir(dir)
+}
+
+fn lock_command(
+    dir: &Path,
+    lock: &Path,
+    update: bool,
+    locked: bool,
+    cli: &Cli,
+    color: bool,
+) -> ExitCode {
+    let builder = builder_of(dir, cli).lock(lock).locked(locked);
+    let mut checked = match builder.check() {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !checked.has_errors() {
+        if update {
+            let text = checked.lock().to_text();
+            let old = std::fs::read_to_string(lock).unwrap_or_default();
+            if old != text {
+                if let Err(e) = std::fs::write(lock, &text) {
+                    eprintln!("error: cannot write {}: {e}", lock.display());
+                    return ExitCode::from(2);
+                }
+                eprintln!("wrote {}: commit it with the tool files", lock.display());
+            } else {
+                eprintln!("{} is up to date", lock.display());
+            }
+            return ExitCode::SUCCESS;
+        }
+        if let Err(e) = builder.apply_lock(&mut checked) {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    }
+    if !checked.diagnostics().is_empty() {
+        eprint!("{}", checked.diagnostics().render(color));
+    }
+    for note in checked.notes() {
+        eprintln!("{note}");
+    }
+    if checked.has_errors() {
+        ExitCode::FAILURE
+    } else {
+        if checked.notes().is_empty() {
+            eprintln!("{} matches the tools", lock.display());
+        }
+        ExitCode::SUCCESS
+    }
+}
+
+/// The lock of a catalog: a lock file as it is, or a directory's tools.
+fn catalog(path: &Path, cli: &Cli) -> Result<Lock, String> {
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return Lock::parse(&text).map_err(|e| format!("{}: {e}", path.display()));
+    }
+    let checked = builder_of(path, cli).check().map_err(|e| e.to_string())?;
+    if checked.has_errors() {
+        return Err(checked.diagnostics().render(false));
+    }
+    Ok(checked.lock())
+}
+
+fn diff_command(old: &Path, new: &Path, fail_on: Option<FailOn>, cli: &Cli) -> ExitCode {
+    let (old, new) = match (catalog(old, cli), catalog(new, cli)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let changes = old.changes(&new);
+    let mut stdout = std::io::stdout().lock();
+    for change in &changes {
+        let mut text = format!("{:<10} {}: {}", change.class.to_string(), change.tool, change.what);
+        if let Some(was) = &change.old {
+            text.push_str(&format!("\n           was: {was}"));
+        }
+        if let Some(now) = &change.new {
+            text.push_str(&format!("\n           now: {now}"));
+        }
+        if writeln!(stdout, "{text}").is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    if changes.is_empty() {
+        eprintln!("no change");
+    }
+    let threshold = fail_on.map(|f| match f {
+        FailOn::Wording => Class::Wording,
+        FailOn::Compatible => Class::Compatible,
+        FailOn::Breaking => Class::Breaking,
+    });
+    if threshold.is_some_and(|t| changes.iter().any(|c| c.class >= t)) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

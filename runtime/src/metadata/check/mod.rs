@@ -98,6 +98,7 @@ self.report.error(
             .as_ref()
             .map(|s| self.check_scopes(s))
             .unwrap_or_default();
+        let version = raw.version.as_ref().and_then(|v| self.check_version(v));
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -121,6 +122,7 @@ self.report.error(
             confirm,
             task,
             scopes,
+            version,
         }
     }
 

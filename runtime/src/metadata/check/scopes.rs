@@ -1,4 +1,5 @@
-//! `scopes`: each an OAuth scope token (RFC 6749 §3.3), none twice.
+//! `scopes`: each an OAuth scope token (RFC 6749 §3.3), none twice; and
+//! `toolVersion`, a semantic version.
 
 use super::Checker;
 use crate::diagnostic::Rule;
@@ -6,6 +7,22 @@ use crate::metadata::read::{Item, Sp};
 use crate::metadata::tree::quote;
 
 impl Checker<'_> {
+    /// `toolVersion`: a semantic version, or an error and none.
+    pub(super) fn check_version(&mut self, raw: &Sp<String>) -> Option<String> {
+        match crate::metadata::Version::parse(&raw.value) {
+            Ok(_) => Some(raw.value.clone()),
+            Err(why) => {
+                self.report.push(
+                    self.report
+                        .error(Rule::BadVersion, format!("`toolVersion` {why}"))
+                        .with_primary(raw.span, "not MAJOR.MINOR.PATCH")
+                        .with_help("write it as semver, such as \"1.0.0\" or \"2.1.0-rc.1\""),
+                );
+                None
+            }
+        }
+    }
+
     /// The scopes, in the order written, leaving out the ones reported.
     pub(super) fn check_scopes(&mut self, raw: &Sp<Vec<Item>>) -> Vec<String> {
         let mut scopes: Vec<String> = Vec::new();

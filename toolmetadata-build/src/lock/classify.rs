@@ -1,0 +1,574 @@
+//! What changed between two entries of a tool, each change classified as a
+//! compiler would: breaking (a caller or a consumer of the result that
+//! worked before may fail now), compatible (everything that worked still
+//! does), or wording (what a model reads, not what the schema accepts).
+//!
+//! Arguments and results change in opposite directions: a narrower input
+//! (a parameter removed or newly required, a bound raised, an enum value
+//! gone) breaks callers; a wider output (a field that may be absent, a new
+//! enum value) breaks consumers.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// How a change affects the tool's clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Only what a model reads: descriptions, titles, annotations.
+    Wording,
+    /// Everything that worked still does (an optional parameter added, a
+    /// bound or an enum widened).
+    Compatible,
+    /// Something that worked may fail now.
+    Breaking,
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Class::Wording => "wording",
+            Class::Compatible => "compatible",
+            Class::Breaking => "breaking",
+        })
+    }
+}
+
+/// One change of one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The tool's name.
+    pub tool: String,
+    /// How it affects clients.
+    pub class: Class,
+    /// The parameter (or output field) it is about, as a path such as
+    /// `filter.tags[]`; `None` for the tool as a whole.
+    pub param: Option<String>,
+    /// What changed, in words.
+    pub what: String,
+    /// The fragment before, when there was one.
+    pub old: Option<Value>,
+    /// The fragment after, when there is one.
+    pub new: Option<Value>,
+}
+
+impl Change {
+    pub(super) fn tool_removed(tool: &str) -> Self {
+        Change {
+            tool: tool.to_owned(),
+            class: Class::Breaking,
+            param: None,
+            what: format!("tool `{tool}` removed (or renamed)"),
+            old: None,
+            new: None,
+        }
+    }
+
+    pub(super) fn tool_added(tool: &str) -> Self {
+        Change {
+            tool: tool.to_owned(),
+            class: Class::Compatible,
+            param: None,
+            what: format!("tool `{tool}` added"),
+            old: None,
+            new: None,
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.what)
+    }
+}
+
+/// Which side of the call a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Input,
+    Output,
+}
+
+impl Side {
+    /// The class of a change that narrows what this side holds.
+    fn narrowed(self) -> Class {
+        match self {
+            Side::Input => Class::Breaking,
+            Side::Output => Class::Compatible,
+        }
+    }
+
+    /// The class of a change that widens it.
+    fn widened(self) -> Class {
+        match self {
+            Side::Input => Class::Compatible,
+            Side::Output => Class::Breaking,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Side::Input => "parameter",
+            Side::Output => "output field",
+        }
+    }
+}
+
+/// Collects what changed from `old` to `new`, two entries of `tool`.
+pub(super) fn entry(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
+    let mut changes = Changes { tool, out };
+    let empty = Value::Object(Map::new());
+    for (key, side) in [("inputSchema", Side::Input), ("outputSchema", Side::Output)] {
+        match (old.get(key), new.get(key)) {
+            (None, None) => {}
+            (Some(a), Some(b)) => changes.object(side, "", a, b),
+            (None, Some(b)) => {
+                // A result schema where there was none: a promise added.
+                changes.object(side, "", &empty, b);
+            }
+            (Some(a), None) => changes.push(
+                Class::Breaking,
+                None,
+                format!("`{key}` removed"),
+                Some(a.clone()),
+                None,
+            ),
+        }
+    }
+    let keys: std::collections::BTreeSet<&String> = object(old)
+        .keys()
+        .chain(object(new).keys())
+        .filter(|k| !matches!(k.as_str(), "inputSchema" | "outputSchema" | "name"))
+        .collect();
+    for key in keys {
+        let (a, b) = (old.get(key.as_str()), new.get(key.as_str()));
+        if a == b {
+            continue;
+        }
+        // How a call runs (as a task or not) is behaviour; the rest is
+        // what a model or a host reads.
+        let class = if key == "execution" {
+            Class::Breaking
+        } else {
+            Class::Wording
+        };
+        changes.push(
+            class,
+            None,
+            format!("`{key}` changed"),
+            a.cloned(),
+            b.cloned(),
+        );
+    }
+}
+
+fn object(value: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    value
+        .as_object()
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+struct Changes<'a> {
+    tool: &'a str,
+    out: &'a mut Vec<Change>,
+}
+
+impl Changes<'_> {
+    fn push(
+        &mut self,
+        class: Class,
+        param: Option<&str>,
+        what: String,
+        old: Option<Value>,
+        new: Option<Value>,
+    ) {
+        self.out.push(Change {
+            tool: self.tool.to_owned(),
+            class,
+            param: param.map(str::to_owned),
+            what,
+            old,
+            new,
+        });
+    }
+
+    /// The properties of two object schemas at `path`.
+    fn object(&mut self, side: Side, path: &str, old: &Value, new: &Value) {
+        let (old_props, new_props) = (
+            object(old.get("properties").unwrap_or(&Value::Null)),
+            object(new.get("properties").unwrap_or(&Value::Null)),
+        );
+        let (old_req, new_req) = (required(old), required(new));
+        let noun = side.noun();
+        for (name, a) in sorted(old_props) {
+            let at = join(path, name);
+            let Some(b) = new_props.get(name) else {
+                self.push(
+                    Class::Breaking,
+                    Some(&at),
+                    format!("{noun} `{at}` removed (or renamed)"),
+                    Some(a.clone()),
+                    None,
+                );
+                continue;
+            };
+            let (was, is) = (
+                old_req.contains(&name.as_str()),
+                new_req.contains(&name.as_str()),
+            );
+            if was != is {
+                // Required narrows an input (callers must send it) and
+                // widens nothing of an output (it is always there).
+                let (class, what) = match (side, is) {
+                    (Side::Input, true) => (Class::Breaking, "is now required"),
+                    (Side::Input, false) => (Class::Compatible, "is no longer required"),
+                    (Side::Output, true) => (Class::Compatible, "is now always present"),
+                    (Side::Output, false) => (Class::Breaking, "may now be absent"),
+                };
+                self.push(
+                    class,
+                    Some(&at),
+                    format!("{noun} `{at}` {what}"),
+                    None,
+                    None,
+                );
+            }
+            self.property(side, &at, a, b);
+        }
+        for (name, b) in sorted(new_props) {
+            if old_props.contains_key(name) {
+                continue;
+            }
+            let at = join(path, name);
+            let (class, what) = match (side, new_req.contains(&name.as_str())) {
+                (Side::Input, true) => (Class::Breaking, "added, required"),
+                (Side::Input, false) => (Class::Compatible, "added, optional"),
+                (Side::Output, _) => (Class::Compatible, "added"),
+            };
+            self.push(
+                class,
+                Some(&at),
+                format!("{noun} `{at}` {what}"),
+                None,
+                Some(b.clone()),
+            );
+        }
+    }
+
+    /// One property's schema at `path`.
+    fn property(&mut self, side: Side, path: &str, old: &Value, new: &Value) {
+        if old == new {
+            return;
+        }
+        let noun = side.noun();
+        let fragment = |v: &Value, key: &str| v.get(key).cloned();
+        if old.get("type") != new.get("type") {
+            self.push(
+                Class::Breaking,
+                Some(path),
+                format!("{noun} `{path}` changed type"),
+                fragment(old, "type"),
+                fragment(new, "type"),
+            );
+            return;
+        }
+        self.enumeration(side, path, old, new);
+        for (key, raising_narrows) in [
+            ("minimum", true),
+            ("exclusiveMinimum", true),
+            ("minLength", true),
+            ("minItems", true),
+            ("maximum", false),
+            ("exclusiveMaximum", false),
+            ("maxLength", false),
+            ("maxItems", false),
+        ] {
+            let (a, b) = (
+                old.get(key).and_then(Value::as_f64),
+                new.get(key).and_then(Value::as_f64),
+            );
+            let narrowed = match (a, b) {
+                (None, None) => continue,
+                (Some(a), Some(b)) if a == b => continue,
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (Some(a), Some(b)) => (b > a) == raising_narrows,
+            };
+            let (class, how) = if narrowed {
+                (side.narrowed(), "narrowed")
+            } else {
+                (side.widened(), "widened")
+            };
+            self.push(
+                class,
+                Some(path),
+                format!("{noun} `{path}`: `{key}` {how}"),
+                fragment(old, key),
+                fragment(new, key),
+            );
+        }
+        if old.get("pattern") != new.get("pattern") {
+            // Whether one pattern admits more than another is not decided
+            // here: a new or changed one may refuse what passed.
+            let class = match (old.get("pattern"), new.get("pattern")) {
+                (Some(_), None) => side.widened(),
+                _ => Class::Breaking,
+            };
+            self.push(
+                class,
+                Some(path),
+                format!("{noun} `{path}`: `pattern` changed"),
+                fragment(old, "pattern"),
+                fragment(new, "pattern"),
+            );
+        }
+        for key in ["default", "x-mcp-header", "format"] {
+            if old.get(key) != new.get(key) {
+                // A default is what a call without the argument does; a
+                // header is what HTTP clients send.
+                self.push(
+                    Class::Breaking,
+                    Some(path),
+                    format!("{noun} `{path}`: `{key}` changed"),
+                    fragment(old, key),
+                    fragment(new, key),
+                );
+            }
+        }
+        for key in ["description", "title"] {
+            if old.get(key) != new.get(key) {
+                self.push(
+                    Class::Wording,
+                    Some(path),
+                    format!("{noun} `{path}`: `{key}` changed"),
+                    fragment(old, key),
+                    fragment(new, key),
+                );
+            }
+        }
+        if let (Some(a), Some(b)) = (old.get("items"), new.get("items")) {
+            self.property(side, &format!("{path}[]"), a, b);
+        }
+        if old.get("properties").is_some() || new.get("properties").is_some() {
+            self.object(side, path, old, new);
+        }
+    }
+
+    fn enumeration(&mut self, side: Side, path: &str, old: &Value, new: &Value) {
+        let values = |v: &Value| v.get("enum").and_then(Value::as_array).cloned();
+        let (a, b) = (values(old), values(new));
+        if a == b {
+            return;
+        }
+        let noun = side.noun();
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let gone: Vec<Value> = a.iter().filter(|v| !b.contains(v)).cloned().collect();
+                let added: Vec<Value> = b.iter().filter(|v| !a.contains(v)).cloned().collect();
+                if !gone.is_empty() {
+                    self.push(
+                        side.narrowed(),
+                        Some(path),
+                        format!("{noun} `{path}`: enum values removed"),
+                        Some(Value::Array(gone)),
+                        None,
+                    );
+                }
+                if !added.is_empty() {
+                    self.push(
+                        side.widened(),
+                        Some(path),
+                        format!("{noun} `{path}`: enum values added"),
+                        None,
+                        Some(Value::Array(added)),
+                    );
+                }
+            }
+            (None, Some(b)) => self.push(
+                side.narrowed(),
+                Some(path),
+                format!("{noun} `{path}`: now limited to an enum"),
+                None,
+                Some(Value::Array(b)),
+            ),
+            (Some(a), None) => self.push(
+                side.widened(),
+                Some(path),
+                format!("{noun} `{path}`: no longer limited to an enum"),
+                Some(Value::Array(a)),
+                None,
+            ),
+            (None, None) => {}
+        }
+    }
+}
+
+/// The entries of `map` by key, whatever order it keeps.
+fn sorted(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(input: Value, output: Option<Value>) -> Value {
+        let mut entry = json!({"name": "t", "description": "d", "inputSchema": input});
+        if let Some(output) = output {
+            entry["outputSchema"] = output;
+        }
+        entry
+    }
+
+    fn schema(properties: Value, required: &[&str]) -> Value {
+        json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+    }
+
+    fn classes(old: &Value, new: &Value) -> Vec<(Class, String)> {
+        let mut out = Vec::new();
+        entry("t", old, new, &mut out);
+        out.into_iter().map(|c| (c.class, c.what)).collect()
+    }
+
+    #[test]
+    fn inputs_narrowed_break_and_widened_are_compatible() {
+        let old = tool(
+            schema(
+                json!({
+                    "q": {"type": "string", "maxLength": 10},
+                    "n": {"type": "integer", "minimum": 1, "enum": [1, 2, 3]},
+                    "gone": {"type": "boolean"},
+                    "opt": {"type": "string"}
+                }),
+                &["q"],
+            ),
+            None,
+        );
+        let new = tool(
+            schema(
+                json!({
+                    "q": {"type": "string", "maxLength": 20},
+                    "n": {"type": "integer", "minimum": 2, "enum": [1, 2, 4]},
+                    "opt": {"type": "integer"},
+                    "must": {"type": "string"},
+                    "may": {"type": "string"}
+                }),
+                &["q", "must"],
+            ),
+            None,
+        );
+        assert_eq!(
+            classes(&old, &new),
+            [
+                (
+                    Class::Breaking,
+                    "parameter `gone` removed (or renamed)".into()
+                ),
+                (Class::Breaking, "parameter `n`: enum values removed".into()),
+                (Class::Compatible, "parameter `n`: enum values added".into()),
+                (Class::Breaking, "parameter `n`: `minimum` narrowed".into()),
+                (Class::Breaking, "parameter `opt` changed type".into()),
+                (
+                    Class::Compatible,
+                    "parameter `q`: `maxLength` widened".into()
+                ),
+                (Class::Compatible, "parameter `may` added, optional".into()),
+                (Class::Breaking, "parameter `must` added, required".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn outputs_change_the_other_way() {
+        let old = tool(
+            schema(json!({}), &[]),
+            Some(schema(
+                json!({"id": {"type": "string"}, "kind": {"type": "string", "enum": ["a"]}}),
+                &["id"],
+            )),
+        );
+        let new = tool(
+            schema(json!({}), &[]),
+            Some(schema(
+                json!({"id": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]}, "extra": {"type": "number"}}),
+                &[],
+            )),
+        );
+        assert_eq!(
+            classes(&old, &new),
+            [
+                (
+                    Class::Breaking,
+                    "output field `id` may now be absent".into()
+                ),
+                (
+                    Class::Breaking,
+                    "output field `kind`: enum values added".into()
+                ),
+                (Class::Compatible, "output field `extra` added".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn wording_and_nested_items_and_defaults() {
+        let old = tool(
+            schema(
+                json!({"tags": {"type": "array", "items": {"type": "string", "maxLength": 5}, "description": "a"},
+                       "mode": {"type": "string", "default": "fast"}}),
+                &[],
+            ),
+            None,
+        );
+        let mut new = tool(
+            schema(
+                json!({"tags": {"type": "array", "items": {"type": "string", "maxLength": 4}, "description": "b"},
+                       "mode": {"type": "string", "default": "slow"}}),
+                &[],
+            ),
+            None,
+        );
+        new["description"] = json!("new words");
+        new["annotations"] = json!({"readOnlyHint": true});
+        assert_eq!(
+            classes(&old, &new),
+            [
+                (
+                    Class::Breaking,
+                    "parameter `mode`: `default` changed".into()
+                ),
+                (
+                    Class::Wording,
+                    "parameter `tags`: `description` changed".into()
+                ),
+                (
+                    Class::Breaking,
+                    "parameter `tags[]`: `maxLength` narrowed".into()
+                ),
+                (Class::Wording, "`annotations` changed".into()),
+                (Class::Wording, "`description` changed".into()),
+            ]
+        );
+        assert!(classes(&old, &old).is_empty());
+    }
+}

@@ -1,0 +1,271 @@
+//! The lock at build time: the catalog as it is against the lock file, each
+//! changed tool let through only with the `toolVersion` bump its change
+//! needs, and the lock rewritten when every change was bumped (unless it
+//! is frozen, as in CI, where a stale lock fails instead).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use toolmetadata::diagnostic::{Rule, SourceFile, Span};
+use toolmetadata::metadata::Version;
+use toolmetadata::{Diagnostic, Severity};
+
+use super::{Change, Class, Lock, version};
+use crate::load::{LoadedTool, shown};
+
+/// What the build learned from the lock.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    /// A change the lock does not let through, or a frozen lock gone stale.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The lock's new text, to write: every change was bumped enough (or
+    /// there was no lock yet).
+    pub(crate) rewrite: Option<String>,
+    /// What to tell the author when the lock is rewritten.
+    pub(crate) note: Option<String>,
+}
+
+/// Checks `tools` against the lock at `path` (its text `text`, `None` when
+/// there is none yet). `severity` is what an unbumped change is; `frozen`
+/// forbids rewriting the lock, so that any difference fails.
+pub(crate) fn check(
+    path: &Path,
+    text: Option<&str>,
+    tools: &[LoadedTool],
+    severity: Severity,
+    frozen: bool,
+) -> Outcome {
+    let now = Lock::of(tools.iter().map(|t| &t.tool));
+    let now_text = now.to_text();
+    let lock_file = || Arc::new(SourceFile::new(shown(path), text.unwrap_or_default()));
+    let Some(text) = text else {
+        if frozen {
+            return stale(lock_file(), "there is no lock file yet");
+        }
+        return Outcome {
+            rewrite: Some(now_text),
+            note: Some(format!(
+                "wrote the catalog lock {}: commit it beside the tool files",
+                shown(path)
+            )),
+            ..Outcome::default()
+        };
+    };
+    if text == now_text {
+        return Outcome::default();
+    }
+    let old = match Lock::parse(text) {
+        Ok(old) => old,
+        Err(why) => {
+            let diagnostic = Diagnostic::error(
+                Rule::CatalogLock,
+                lock_file(),
+                format!("the catalog lock {} cannot be read: {why}", shown(path)),
+            )
+            .with_help(format!(
+                "restore it from version control, or write it anew with `toolmetadata lock --update {}`",
+                shown(path.parent().unwrap_or(path))
+            ));
+            return Outcome {
+                diagnostics: vec![diagnostic],
+                ..Outcome::default()
+            };
+        }
+    };
+    let mut by_tool: BTreeMap<String, Vec<Change>> = BTreeMap::new();
+    for change in old.changes(&now) {
+        by_tool.entry(change.tool.clone()).or_default().push(change);
+    }
+    let mut diagnostics = Vec::new();
+    for (name, changes) in &by_tool {
+        let class = changes
+            .iter()
+            .map(|c| c.class)
+            .max()
+            .unwrap_or(Class::Wording);
+        let loaded = tools.iter().find(|t| &t.tool.name == name);
+        let old_version = old
+            .tools()
+            .get(name)
+            .and_then(|l| l.version.as_deref())
+            .and_then(|v| Version::parse(v).ok());
+        let new_version = loaded
+            .and_then(|t| t.tool.version.as_deref())
+            .and_then(|v| Version::parse(v).ok());
+        let problem = match (loaded, &old_version, &new_version) {
+            // A new tool is an addition; a removed one breaks every caller
+            // of it, and only accepting it (`lock --update`) says so.
+            (None, _, _) => Some(format!(
+                "tool `{name}` was removed (or renamed) since the lock: its callers break"
+            )),
+            (Some(_), None, _) if !old.tools().contains_key(name) => None,
+            (Some(_), _, Some(new)) => match &old_version {
+                None => None,
+                Some(old) if version::covers(new, old, class) => None,
+                Some(old) if new == old => Some(format!(
+                    "tool `{name}` changed ({class}) since the lock without a `toolVersion` bump: it needs {} or above (it is {old})",
+                    version::next_for(old, class)
+                )),
+                Some(old) => Some(format!(
+                    "tool `{name}` changed ({class}) since the lock, and `toolVersion` {new} is too small a bump from {old}: it needs {} or above",
+                    version::next_for(old, class)
+                )),
+            },
+            (Some(_), Some(old), None) => Some(format!(
+                "tool `{name}` changed ({class}) since the lock, and lost its `toolVersion` (was {old})"
+            )),
+            (Some(_), None, None) => Some(format!(
+                "tool `{name}` changed ({class}) since the lock, and has no `toolVersion` to bump"
+            )),
+        };
+        let Some(message) = problem else {
+            continue;
+        };
+        let mut help = String::from("what changed:");
+        for change in changes {
+            help.push_str(&format!("\n  - {change}"));
+            if let Some(old) = &change.old {
+                help.push_str(&format!("\n      was: {old}"));
+            }
+            if let Some(new) = &change.new {
+                help.push_str(&format!("\n      now: {new}"));
+            }
+        }
+        help.push_str(&match &old_version {
+            Some(old) => format!(
+                "\nset `toolVersion = \"{}\"` (a {} bump), or accept the change as it is with `toolmetadata lock --update`",
+                version::next_for(old, class),
+                bump_name(old, class)
+            ),
+            None => "\ndeclare a `toolVersion` (such as \"1.0.0\") and bump it with each change, or accept the change as it is with `toolmetadata lock --update`".to_owned(),
+        });
+        let diagnostic = match loaded {
+            Some(tool) => located(tool, changes, message),
+            None => Diagnostic::error(Rule::CatalogChange, lock_file(), message),
+        };
+        diagnostics.push(diagnostic.with_help(help).with_severity(severity));
+    }
+    let accepted = diagnostics.is_empty();
+    if frozen {
+        if accepted {
+            return stale(lock_file(), "the tools changed since it was written");
+        }
+        return Outcome {
+            diagnostics,
+            ..Outcome::default()
+        };
+    }
+    // Warnings only: the build goes on, and the lock records what it saw,
+    // so the same warning is not repeated on every build.
+    let rewrite = (accepted || severity == Severity::Warning).then_some(now_text);
+    let note = rewrite.as_ref().map(|_| {
+        format!(
+            "updated the catalog lock {} ({} tool(s) changed): commit it with the tool files",
+            shown(path),
+            by_tool.len()
+        )
+    });
+    Outcome {
+        diagnostics,
+        rewrite,
+        note,
+    }
+}
+
+fn bump_name(old: &Version, class: Class) -> &'static str {
+    let next = version::next_for(old, class);
+    if next.major != old.major {
+        "major"
+    } else if next.minor != old.minor {
+        "minor"
+    } else {
+        "patch"
+    }
+}
+
+/// The error of a frozen lock that no longer matches.
+fn stale(file: Arc<SourceFile>, why: &str) -> Outcome {
+    let path = file.path().to_owned();
+    let diagnostic = Diagnostic::error(
+        Rule::CatalogLock,
+        file,
+        format!("the catalog lock {path} is stale: {why}"),
+    )
+    .with_help(
+        "run `cargo build` without TOOLMETADATA_LOCKED (or `toolmetadata lock --update`) and commit the lock",
+    );
+    Outcome {
+        diagnostics: vec![diagnostic],
+        ..Outcome::default()
+    }
+}
+
+/// The diagnostic about `tool`, pointing at its `toolVersion` and at the
+/// first parameter a change is about, found in the file's text.
+fn located(tool: &LoadedTool, changes: &[Change], message: String) -> Diagnostic {
+    let text = std::fs::read_to_string(&tool.path).unwrap_or_default();
+    let version = find_key(&text, "toolVersion");
+    let param = changes
+        .iter()
+        .filter_map(|c| c.param.as_deref())
+        .filter_map(|p| find_param(&text, p.split(['.', '[']).next().unwrap_or(p)))
+        .next();
+    let file = Arc::new(SourceFile::new(shown(&tool.path), text));
+    let mut diagnostic = Diagnostic::error(Rule::CatalogChange, file, message);
+    match (version, param) {
+        (Some(v), Some(p)) => {
+            diagnostic = diagnostic
+                .with_primary(v, "bump this")
+                .with_secondary(p, "changed here");
+        }
+        (Some(v), None) => diagnostic = diagnostic.with_primary(v, "bump this"),
+        (None, Some(p)) => diagnostic = diagnostic.with_primary(p, "changed here"),
+        (None, None) => {}
+    }
+    diagnostic
+}
+
+/// The line of `key` (TOML `key = …`, JSON or YAML `"key": …`).
+fn find_key(text: &str, key: &str) -> Option<Span> {
+    let at = text.find(key)?;
+    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    Some(Span::new(at, end.max(at + key.len())))
+}
+
+/// The quoted name of parameter `name` where it is declared (after a
+/// `name` key), in any of the formats.
+fn find_param(text: &str, name: &str) -> Option<Span> {
+    let quoted = format!("\"{name}\"");
+    let mut from = 0;
+    while let Some(found) = text[from..].find(&quoted) {
+        let at = from + found;
+        let before = text[..at].trim_end();
+        let before = before
+            .strip_suffix('=')
+            .or_else(|| before.strip_suffix(':'))
+            .map(str::trim_end);
+        if before.is_some_and(|b| b.ends_with("name") || b.ends_with("\"name\"")) {
+            return Some(Span::new(at, at + quoted.len()));
+        }
+        from = at + quoted.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_found_where_they_are_named() {
+        let toml = "description = \"the \\\"q\\\" tool\"\n[[parameters]]\nname = \"q\"\n";
+        let span = find_param(toml, "q").expect("found");
+        assert_eq!(&toml[span.start..span.end], "\"q\"");
+        assert!(span.start > 20, "not the description's");
+        let json = r#"{"parameters":[{"name": "q", "type":"string"}]}"#;
+        let span = find_param(json, "q").expect("found");
+        assert_eq!(&json[span.start..span.end], "\"q\"");
+        assert_eq!(find_param(json, "r"), None);
+    }
+}
