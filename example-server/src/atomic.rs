@@ -65,18 +65,20 @@ fn target(at: &Located<'_>) -> Result<(Dir, PathBuf, Option<cap_std::fs::Permiss
                         shown(at.given)
                     ))
                 };
-                let next = last_name(&link).ok_or_else(|| {
+                let beneath_root = if link.is_absolute() {
+                    at.inside(&link).ok_or_else(outside)?
+                } else {
+                    beneath(&rel_dir.join(&link)).ok_or_else(outside)?
+                };
+                // The name where the link leads, not as the link spells it
+                // (`/ws/` is the root itself, not a file `ws`).
+                let next = last_name(&beneath_root).ok_or_else(|| {
                     PathError::new(format!(
                         "{} is a link to a directory ({})",
                         shown(at.given),
                         link.display()
                     ))
                 })?;
-                let beneath_root = if link.is_absolute() {
-                    at.inside(&link).ok_or_else(outside)?
-                } else {
-                    beneath(&rel_dir.join(&link)).ok_or_else(outside)?
-                };
                 rel_dir = at.rebased(parent(&beneath_root), true);
                 dir = at.dir.open_dir(&rel_dir).map_err(|e| at.error(&e))?;
                 name = next;
@@ -462,6 +464,15 @@ mod tests {
             std::fs::read_to_string(base.path().join("secret.txt")).expect("read"),
             "secret"
         );
+        // A chain that ends at the root itself is a directory, not a file
+        // named like it.
+        std::os::unix::fs::symlink(format!("{}/", ws.display()), ws.join("to_root"))
+            .expect("symlink");
+        std::os::unix::fs::symlink("to_root", ws.join("via")).expect("symlink");
+        let refused =
+            replace(&roots.locate("via").expect("locate"), Target::Either, b"x").unwrap_err();
+        assert!(refused.to_string().contains("directory"), "{refused}");
+        assert!(!ws.join("ws").exists(), "no file named like the root");
     }
 
     #[test]

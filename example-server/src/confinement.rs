@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use cap_std::fs::Dir;
 
-use crate::spelling::{home_dir, is_windows_path, lexical, respell};
+use crate::spelling::{beneath, home_dir, is_windows_path, lexical, respell};
 
 /// The directories the tools may touch: cheap to clone, shared by the
 /// blocking tasks that do the file work.
@@ -114,24 +114,71 @@ impl Located<'_> {
 
     /// What a person asked about this path must read: the path as the tool
     /// will touch it (`.`, `..` and absolute links inside the root resolved;
-    /// relative to the root when given relative, absolute otherwise), and
-    /// where a final symbolic link leads.
-    pub(crate) fn as_touched(&self) -> String {
+    /// relative to the root when given relative, absolute otherwise). With
+    /// `follow_final` (a write through it), where its chain of final links
+    /// leads, and through which link; without (a move of the entry itself),
+    /// what a final link points to.
+    pub(crate) fn as_touched(&self, follow_final: bool) -> String {
         let given_relative = !Path::new(self.given).is_absolute() && !self.given.starts_with('~');
-        let path = if given_relative {
-            self.rel.clone()
-        } else {
-            self.root.join(&self.rel)
+        let show = |rel: &Path| {
+            if given_relative {
+                rel.display().to_string()
+            } else {
+                self.root.join(rel).display().to_string()
+            }
         };
-        let mut shown = path.display().to_string();
-        let is_link = self
+        let link_text = self
             .dir
             .symlink_metadata(&self.rel)
-            .is_ok_and(|m| m.file_type().is_symlink());
-        if is_link && let Ok(target) = self.dir.read_link_contents(&self.rel) {
-            shown.push_str(&format!(" (a symbolic link to {})", target.display()));
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(|| self.dir.read_link_contents(&self.rel).ok())
+            .flatten();
+        match (link_text, follow_final) {
+            (None, _) => show(&self.rel),
+            (Some(target), false) => {
+                format!(
+                    "{} (a symbolic link to {})",
+                    show(&self.rel),
+                    target.display()
+                )
+            }
+            (Some(target), true) => match self.chain_end() {
+                Some(end) => format!(
+                    "{} (through the symbolic link {})",
+                    show(&end),
+                    show(&self.rel)
+                ),
+                None => format!(
+                    "{} (a symbolic link to {}, outside the allowed roots)",
+                    show(&self.rel),
+                    target.display()
+                ),
+            },
         }
-        shown
+    }
+
+    /// Where the chain of final symbolic links from this path leads beneath
+    /// the root, read from their text (`None` when a link leads out, or the
+    /// chain is longer than the kernel follows).
+    fn chain_end(&self) -> Option<PathBuf> {
+        let mut rel = self.rel.clone();
+        for _ in 0..MAX_LINK_HOPS {
+            let is_link = self
+                .dir
+                .symlink_metadata(&rel)
+                .is_ok_and(|m| m.file_type().is_symlink());
+            if !is_link {
+                return Some(rel);
+            }
+            let target = self.dir.read_link_contents(&rel).ok()?;
+            let next = if target.is_absolute() {
+                self.inside(&target)?
+            } else {
+                beneath(&rel.parent().unwrap_or(Path::new("")).join(&target))?
+            };
+            rel = self.rebased(&next, false);
+        }
+        None
     }
 
     /// This path with the final name, if it is a symbolic link, followed

@@ -511,11 +511,11 @@ pub(crate) fn as_touched(
     follow_final: bool,
 ) -> Result<String, ToolError> {
     let at = if follow_final {
-        roots.locate_followed(path)?
+        roots.locate(path)?
     } else {
         roots.entry(path)?
     };
-    Ok(at.as_touched())
+    Ok(at.as_touched(follow_final))
 }
 
 /// Whether `path` names an existing regular file (what `write_file` would

@@ -58,7 +58,6 @@ impl Workspace {
         }
     }
 
-    /// What a change goes on with when the client cannot ask the person.
     /// Asks `question`; an error saying `path` was not `done` unless the
     /// person confirmed (or could not be asked and the server proceeds).
     async fn confirmed(
@@ -79,6 +78,7 @@ impl Workspace {
         }
     }
 
+    /// What a change goes on with when the client cannot ask the person.
     fn unasked(&self) -> Unsupported {
         if self.require_confirmation {
             Unsupported::Refuse
@@ -195,14 +195,16 @@ impl Tools for Workspace {
         self.writable(cx.tool())?;
         // Asked with both paths as they will be touched, and whether an
         // existing destination goes: what the person approves is what runs.
+        // The roots asked about are the roots moved in.
         let roots = self.scope.roots(&cx).await?;
-        let (source, destination) = (args.source.clone(), args.destination.clone());
+        let (source, destination, asked) =
+            (args.source.clone(), args.destination.clone(), roots.clone());
         let (from, to) = self
             .offload
             .run(move || {
                 Ok::<_, ToolError>((
-                    files::as_touched(&roots, &source, false)?,
-                    files::as_touched(&roots, &destination, false)?,
+                    files::as_touched(&asked, &source, false)?,
+                    files::as_touched(&asked, &destination, false)?,
                 ))
             })
             .await?;
@@ -213,7 +215,9 @@ impl Tools for Workspace {
             args.overwrite
         ));
         self.confirmed(&cx, question, &args.source, "moved").await?;
-        offloaded!(self, cx, files::move_path, args, no_limits)
+        self.offload
+            .run(move || files::move_path(&roots, args))
+            .await
     }
 
     async fn list_directory_with_sizes(
@@ -243,10 +247,10 @@ impl Tools for Workspace {
     ) -> ToolResult<ReplaceInFileOutput> {
         self.writable(cx.tool())?;
         let roots = self.scope.roots(&cx).await?;
-        let path = args.path.clone();
+        let (path, asked) = (args.path.clone(), roots.clone());
         let touched = self
             .offload
-            .run(move || files::as_touched(&roots, &path, true))
+            .run(move || files::as_touched(&asked, &path, true))
             .await?;
         let question = Question::new(format!(
             "Replace {} with {} in {}?",
@@ -255,7 +259,10 @@ impl Tools for Workspace {
             visible(&touched, QUESTION_VALUE_CHARS)
         ));
         self.confirmed(&cx, question, &args.path, "changed").await?;
-        offloaded!(self, cx, files::replace_in_file, args)
+        let limits = self.limits;
+        self.offload
+            .run(move || files::replace_in_file(&roots, limits, args))
+            .await
     }
 
     async fn run_command(&self, args: RunCommandArgs, cx: Context) -> ToolResult<RunCommandOutput> {
@@ -284,13 +291,15 @@ impl Tools for Workspace {
         // 2026-07-28 the handler runs again with the answer, so nothing is
         // written before this point.
         let path = args.path.clone();
+        // The roots asked about are the roots written in.
         let roots = self.scope.roots(&cx).await?;
+        let asked = roots.clone();
         let (replaces, touched) = self
             .offload
             .run(move || {
                 Ok::<_, ToolError>((
-                    files::is_existing_file(&roots, &path)?,
-                    files::as_touched(&roots, &path, true)?,
+                    files::is_existing_file(&asked, &path)?,
+                    files::as_touched(&asked, &path, true)?,
                 ))
             })
             .await?;
@@ -322,7 +331,6 @@ impl Tools for Workspace {
         } else {
             atomic::Target::New
         };
-        let roots = self.scope.roots(&cx).await?;
         self.offload
             .run(move || files::write_file(&roots, args, target))
             .await

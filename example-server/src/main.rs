@@ -128,7 +128,9 @@ struct Cli {
     /// Behind a proxy every client has the proxy's address: raise it there.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_sessions_per_client: usize,
-    /// Most HTTP connections one address holds at once (of 1024).
+    /// Most HTTP connections one address (an IPv6 host by its /64) holds at
+    /// once, of 1024. Behind a proxy every client has the proxy's address:
+    /// raise it there.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections_per_client: usize,
     /// Most standalone SSE streams (GET /mcp) open at once.

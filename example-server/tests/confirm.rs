@@ -322,7 +322,7 @@ async fn questions_show_what_will_really_happen() {
     );
     assert_eq!(
         asked,
-        "Replace x with y in alias.txt (a symbolic link to notes.txt)?"
+        "Replace x with y in notes.txt (through the symbolic link alias.txt)?"
     );
     to.cancel().await.expect("close");
 }

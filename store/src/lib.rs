@@ -60,7 +60,8 @@ pub struct Options {
     /// The most tasks held at once (default 1000).
     pub max_tasks: usize,
     /// The most live tasks of one owner (default 100): one principal cannot
-    /// fill the store for everyone. Callers without a principal share one.
+    /// fill the store for everyone. Anonymous HTTP callers each have their
+    /// address's ([`TaskRecord::quota_key`](toolmetadata::server::store::TaskRecord::quota_key)).
     pub max_tasks_per_owner: usize,
     /// How long a session is kept after it is opened (default 24 hours).
     pub session_ttl: Duration,

@@ -6,7 +6,7 @@
 //! all and for its owner (the `owner` column holds [`TaskRecord::quota_key`],
 //! an anonymous client's address included; so concurrent inserts may pass a bound by as many
 //! as are in flight: at most each instance's pool; a full bound first gives
-//! up its oldest finished or expired task); an update locks the row (`FOR UPDATE`),
+//! up its oldest finished task); an update locks the row (`FOR UPDATE`),
 //! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
 //! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
 //! an expired) marker. Expired rows of every table are deleted every 256th
@@ -95,14 +95,14 @@ impl Sql {
             reclaim_owned: format!(
                 "DELETE FROM {ns}_tasks WHERE id = (
                      SELECT id FROM {ns}_tasks
-                     WHERE owner IS NOT DISTINCT FROM $1
-                       AND (expires_at_ms <= $2 OR record::jsonb #>> '{{state,status}}' <> 'working')
+                     WHERE owner IS NOT DISTINCT FROM $1 AND expires_at_ms > $2
+                       AND record::json #>> '{{state,status}}' <> 'working'
                      ORDER BY expires_at_ms LIMIT 1)"
             ),
             reclaim_any: format!(
                 "DELETE FROM {ns}_tasks WHERE id = (
                      SELECT id FROM {ns}_tasks
-                     WHERE expires_at_ms <= $1 OR record::jsonb #>> '{{state,status}}' <> 'working'
+                     WHERE expires_at_ms > $1 AND record::json #>> '{{state,status}}' <> 'working'
                      ORDER BY expires_at_ms LIMIT 1)"
             ),
             get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
@@ -244,8 +244,9 @@ impl PostgresStore {
             if insert().await? == 1 {
                 return Ok(None);
             }
-            // Refused: the full bound gives up its oldest finished (or
-            // expired) task, once, and the insert is tried again.
+            // Refused: the full bound gives up its oldest finished live task
+            // (an expired one counts for nothing), once, and the insert is
+            // tried again. `json`, not `jsonb`: a result may hold U+0000.
             let now = ms(unix_ms());
             let owned: i64 = client
                 .query_one(&self.sql.count_owned, &[&quota_key, &now])

@@ -187,6 +187,29 @@ async fn finished_tasks_make_room_first() {
             .unwrap_or_else(|e| panic!("{url}: bob's finished task made room: {e}"));
         assert_eq!(store.get("b1").await, Ok(None), "{url}");
         clean(&url, &ns).await;
+
+        // An expired task makes no room: the live finished one is taken.
+        let ns = namespace();
+        let options = Options::default()
+            .namespace(&ns)
+            .max_tasks(10)
+            .max_tasks_per_owner(2);
+        let (store, other) = pair(&url, options).await;
+        let mut short = of("e1", "sub:erin");
+        short.ttl_ms = 300;
+        short.expires_at_ms = short.expires_at_ms - 60_000 + 300;
+        store.insert(short).await.expect("room");
+        store.update("e1", done()).await.expect("finish e1");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        store.insert(of("e2", "sub:erin")).await.expect("room");
+        other.insert(of("e3", "sub:erin")).await.expect("room");
+        other.update("e3", done()).await.expect("finish e3");
+        store
+            .insert(of("e4", "sub:erin"))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: e3 made room, not the expired e1: {e}"));
+        assert_eq!(other.get("e3").await, Ok(None), "{url}");
+        clean(&url, &ns).await;
     }
 }
 

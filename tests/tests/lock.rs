@@ -113,9 +113,12 @@ fn the_lock_is_written_once_and_reformatting_changes_nothing() {
     );
 }
 
+/// A change made to a tool file's text.
+type Edit = dyn Fn(&str) -> String;
+
 #[test]
 fn each_class_of_change_needs_its_bump() {
-    let cases: [(&str, &dyn Fn(&str) -> String, &str); 7] = [
+    let cases: [(&str, &Edit, &str); 7] = [
         (
             "breaking_parameter_removed",
             &|t| {

@@ -93,7 +93,8 @@ impl<'a> Caller<'a> {
             if named {
                 return None;
             }
-            self.address.map(|ip| format!("addr:{ip}"))
+            self.address
+                .map(|ip| format!("addr:{}", super::http::address_of(ip)))
         }
         #[cfg(not(feature = "http"))]
         None

@@ -13,7 +13,7 @@ pub(super) mod body;
 mod clients;
 mod serve;
 
-pub(super) use clients::ClientKey;
+pub(super) use clients::{ClientKey, address_of};
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -186,8 +186,10 @@ impl HttpOptions {
         self
     }
 
-    /// The most connections one address holds at once (default 256); more
-    /// are answered 503 and closed.
+    /// The most connections one address (an IPv6 host by its /64) holds at
+    /// once (default 256); more are answered 503 and closed. Connections
+    /// are counted before any token is read, so behind a proxy, where every
+    /// client has the proxy's address, this caps them all: raise it there.
     pub fn max_connections_per_client(mut self, connections: usize) -> Self {
         self.max_connections_per_client = connections;
         self
@@ -483,7 +485,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     if let Some(tasks) = compat::http::task_params(&messages) {
         request.extensions_mut().insert(tasks);
     }
-    if let Some(refused) = session_refused(&guard, &client, request.headers(), &messages).await {
+    if let Some(refused) = session_refused(&guard, &client, request.headers(), &messages) {
         return refused;
     }
     let patch = compat::http::patches_answer(&guard.compat, request.headers(), &messages);
@@ -497,8 +499,9 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
 }
 
 /// 503 for an `initialize` that would open a session where there is no room
-/// for one (see `compat::sessions`); room is made here when it can be.
-async fn session_refused(
+/// for one (see `compat::sessions`). Nothing is closed here: rmcp may still
+/// refuse the request, and room is made only for a session really opened.
+fn session_refused(
     guard: &Guard,
     client: &ClientKey,
     headers: &HeaderMap,
@@ -507,7 +510,7 @@ async fn session_refused(
     let initialize = messages
         .iter()
         .find(|m| m.method.as_deref() == Some("initialize"))?;
-    if headers.contains_key("mcp-session-id") || guard.sessions.reap(Some(client)).await {
+    if headers.contains_key("mcp-session-id") || guard.sessions.has_room(client) {
         return None;
     }
     let body = serde_json::json!({

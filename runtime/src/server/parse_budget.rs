@@ -18,9 +18,9 @@ pub(in crate::server) const FREE_VALUES: u64 = 64 * 1024;
 
 /// Bytes of text each value beyond [`FREE_VALUES`] must come with, so that
 /// the parsed message stays within a small multiple of its text: a parsed
-/// value costs about 100 bytes on its way to a handler (measured in
-/// `example-server/tests/hardening.rs`, which holds a request's peak to 10
-/// times its body).
+/// value costs a few hundred bytes on its way to a handler, through rmcp's
+/// parse (measured in `example-server/tests/parse_cost.rs`, which holds a
+/// request's peak to 10 times its body).
 pub(in crate::server) const BYTES_PER_VALUE: u64 = 48;
 
 /// What an object costs, in values: each is a map (a tree node of a dozen

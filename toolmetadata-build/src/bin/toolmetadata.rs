@@ -289,7 +289,12 @@ fn diff_command(old: &Path, new: &Path, fail_on: Option<FailOn>, cli: &Cli) -> E
     let changes = old.changes(&new);
     let mut stdout = std::io::stdout().lock();
     for change in &changes {
-        let mut text = format!("{:<10} {}: {}", change.class.to_string(), change.tool, change.what);
+        let mut text = format!(
+            "{:<10} {}: {}",
+            change.class.to_string(),
+            change.tool,
+            change.what
+        );
         if let Some(was) = &change.old {
             text.push_str(&format!("\n           was: {was}"));
         }

@@ -204,8 +204,6 @@ pub(in crate::server) fn arguments_not_an_object(peek: &Peek) -> Option<Response
     )
 }
 
-/// Gap 5: JSON-RPC's parse error for a body that is not JSON (code -32700,
-/// `id` null, HTTP 400), where rmcp answers 415.
 /// 413 with a JSON-RPC `Invalid Request` error: a body that would cost too
 /// much to parse (see `parse_budget`), answered to its id when its head
 /// names one.
@@ -223,6 +221,8 @@ pub(in crate::server) fn too_costly(id: Option<RequestId>, why: &str) -> Respons
         .into_response()
 }
 
+/// Gap 5: JSON-RPC's parse error for a body that is not JSON (code -32700,
+/// `id` null, HTTP 400), where rmcp answers 415.
 pub(in crate::server) fn parse_error(detail: &str) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",

@@ -49,6 +49,10 @@ pub(in crate::server) struct CappedSessions {
     max_per_client: usize,
     idle: Duration,
     table: Mutex<HashMap<SessionId, Entry>>,
+    /// Sessions being opened (room made, not yet in `table`), by client:
+    /// counted with the table, so that concurrent openings cannot pass the
+    /// caps. Locked after `table`, never alone before it.
+    opening: Mutex<HashMap<ClientKey, usize>>,
     /// What each session's transport fills in.
     compat: Compat,
 }
@@ -117,6 +121,7 @@ impl CappedSessions {
             max_per_client: max_per_client.max(1),
             idle,
             table: Mutex::new(HashMap::new()),
+            opening: Mutex::new(HashMap::new()),
             compat,
         }
     }
@@ -136,7 +141,7 @@ impl CappedSessions {
                 let Some(sessions) = weak.upgrade() else {
                     return;
                 };
-                sessions.reap(None).await;
+                sessions.reap().await;
             }
         });
     }
@@ -145,6 +150,11 @@ impl CappedSessions {
         // Each change is one entry put, touched or removed: a table left by
         // a panicking holder is still valid.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn opening(&self) -> std::sync::MutexGuard<'_, HashMap<ClientKey, usize>> {
+        // Counters only: consistent after a panicking holder.
+        self.opening.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn touch(&self, id: &SessionId) {
@@ -179,42 +189,74 @@ impl CappedSessions {
         self.table().len()
     }
 
-    /// Closes the sessions idle past the timeout and, when `room_for` names
-    /// a client, makes room for a new session of it (see the module
-    /// documentation): whether there is room.
-    pub(in crate::server) async fn reap(&self, room_for: Option<&ClientKey>) -> bool {
-        let (doomed, room) = {
+    /// Closes the sessions idle past the timeout.
+    pub(in crate::server) async fn reap(&self) {
+        let doomed = {
             let mut table = self.table();
-            let now = Instant::now();
-            let mut doomed: Vec<SessionId> = table
-                .iter()
-                .filter(|(_, entry)| now.duration_since(entry.last_used) >= self.idle)
-                .map(|(id, _)| id.clone())
-                .collect();
-            for id in &doomed {
-                table.remove(id);
-            }
-            let room = match room_for {
-                None => true,
-                Some(client) => match self.to_close_for(&table, client, now) {
-                    Ok(None) => true,
-                    Ok(Some(id)) => {
+            self.expired(&mut table)
+        };
+        self.close(doomed).await;
+    }
+
+    /// Whether `client` could open a session now, closing nothing (the HTTP
+    /// layer asks before rmcp has accepted the request; the room is made,
+    /// and reserved, when the session is really opened).
+    pub(in crate::server) fn has_room(&self, client: &ClientKey) -> bool {
+        let table = self.table();
+        let opening = self.opening();
+        self.to_close_for(&table, &opening, client, Instant::now())
+            .is_ok()
+    }
+
+    /// Makes room for a session of `client` (see the module documentation)
+    /// and holds it until the session is in the table: `None` when there is
+    /// no room.
+    async fn reserve(&self, client: &ClientKey) -> Option<Reservation<'_>> {
+        let (doomed, reserved) = {
+            let mut table = self.table();
+            let mut doomed = self.expired(&mut table);
+            let mut opening = self.opening();
+            let reserved = match self.to_close_for(&table, &opening, client, Instant::now()) {
+                Ok(close) => {
+                    if let Some(id) = close {
                         table.remove(&id);
                         doomed.push(id);
-                        true
                     }
-                    Err(()) => false,
-                },
+                    *opening.entry(client.clone()).or_default() += 1;
+                    true
+                }
+                Err(()) => false,
             };
-            (doomed, room)
+            (doomed, reserved)
         };
+        self.close(doomed).await;
+        reserved.then(|| Reservation {
+            sessions: self,
+            client: client.clone(),
+        })
+    }
+
+    /// Takes the sessions idle past the timeout out of `table`.
+    fn expired(&self, table: &mut HashMap<SessionId, Entry>) -> Vec<SessionId> {
+        let now = Instant::now();
+        let doomed: Vec<SessionId> = table
+            .iter()
+            .filter(|(_, entry)| now.duration_since(entry.last_used) >= self.idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &doomed {
+            table.remove(id);
+        }
+        doomed
+    }
+
+    async fn close(&self, doomed: Vec<SessionId>) {
         for id in doomed {
             tracing::debug!(session = %id, "closing an idle or least recently used session");
             if let Err(e) = self.inner.close_session(&id).await {
                 tracing::debug!(session = %id, "closing the session: {e}");
             }
         }
-        room
     }
 
     /// The session to close so that `client` may open one: none when there
@@ -222,11 +264,14 @@ impl CappedSessions {
     fn to_close_for(
         &self,
         table: &HashMap<SessionId, Entry>,
+        opening: &HashMap<ClientKey, usize>,
         client: &ClientKey,
         now: Instant,
     ) -> Result<Option<SessionId>, ()> {
-        let mine = table.values().filter(|e| &e.client == client).count();
-        if mine < self.max_per_client && table.len() < self.max {
+        let mine = table.values().filter(|e| &e.client == client).count()
+            + opening.get(client).copied().unwrap_or(0);
+        let total = table.len() + opening.values().sum::<usize>();
+        if mine < self.max_per_client && total < self.max {
             return Ok(None);
         }
         let least_recent = |of_client: bool| {
@@ -247,6 +292,25 @@ impl CappedSessions {
             .or_else(|| least_recent(false))
             .map(Some)
             .ok_or(())
+    }
+}
+
+/// Room held for a session being opened; given back when dropped (the
+/// session is then in the table, or its opening failed).
+struct Reservation<'a> {
+    sessions: &'a CappedSessions,
+    client: ClientKey,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        let mut opening = self.sessions.opening();
+        if let Some(n) = opening.get_mut(&self.client) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                opening.remove(&self.client);
+            }
+        }
     }
 }
 
@@ -284,9 +348,9 @@ impl SessionManager for CappedSessions {
     type Transport = Transport<<LocalSessionManager as SessionManager>::Transport>;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        if !self.reap(Some(&ClientKey::current())).await {
+        let Some(_room) = self.reserve(&ClientKey::current()).await else {
             return Err(SessionsError::Full);
-        }
+        };
         let (id, transport) = self.inner.create_session().await?;
         self.open(id.clone());
         Ok((id, self.compat.transport(transport, None)))
@@ -359,9 +423,9 @@ impl SessionManager for CappedSessions {
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        if !self.reap(Some(&ClientKey::current())).await {
+        let Some(_room) = self.reserve(&ClientKey::current()).await else {
             return Err(SessionsError::Full);
-        }
+        };
         let outcome = self.inner.restore_session(id.clone()).await?;
         Ok(match outcome {
             RestoreOutcome::Restored(transport) => {
@@ -472,5 +536,39 @@ mod tests {
             .await
             .expect("the stream closed, its session is quiet");
         assert!(!sessions.has_session(&mine[9]).await.expect("quiet now"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_openings_cannot_pass_the_caps() {
+        let sessions = Arc::new(CappedSessions::new(
+            4,
+            2,
+            Duration::from_secs(300),
+            Compat::none(),
+        ));
+        let mallory = ClientKey::Address([127, 0, 0, 3].into());
+        let opened: Vec<_> = (0..32)
+            .map(|_| {
+                let (sessions, mallory) = (sessions.clone(), mallory.clone());
+                tokio::spawn(async move { open_as(&sessions, &mallory).await.is_ok() })
+            })
+            .collect();
+        for task in opened {
+            task.await.expect("joined");
+        }
+        assert!(
+            sessions.len() <= 2,
+            "{} sessions for one client",
+            sessions.len()
+        );
+        assert!(
+            sessions.opening().is_empty(),
+            "every reservation given back"
+        );
+        // The HTTP layer's question closes nothing.
+        let alice = ClientKey::Address([127, 0, 0, 2].into());
+        let before = sessions.len();
+        assert!(sessions.has_room(&alice));
+        assert_eq!(sessions.len(), before);
     }
 }

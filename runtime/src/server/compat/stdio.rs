@@ -292,7 +292,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGate<R> {
                 return Poll::Ready(Ok(()));
             }
             if this.ended {
-                // The last line, which rmcp reads even without its newline.
+                // The last line, without its newline: rmcp drops such a
+                // line at the end of input, but a refused one is answered.
                 if this.length > 0 {
                     this.end_line();
                     continue;

@@ -18,7 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use super::super::ServerError;
-use super::clients::{ClientKey, Slots};
+use super::clients::{ClientKey, Slots, address_of};
 use crate::BoxFuture;
 
 /// How long requests in flight may take to finish after the shutdown signal.
@@ -88,7 +88,7 @@ pub(super) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let slot = match per_address.take(&ClientKey::Address(peer.ip())) {
+        let slot = match per_address.take(&ClientKey::Address(address_of(peer.ip()))) {
             Ok(slot) => slot,
             Err(full) => {
                 tracing::debug!(%peer, "connection refused: {full}");

@@ -187,8 +187,9 @@ pub enum TaskChange {
 ///    bounded). `get` must not return an expired record.
 /// 4. **Bounded**: the store refuses an insert beyond its capacity with
 ///    [`StoreError::Full`] rather than growing without limit, and may hold
-///    each owner ([`TaskRecord::owner`]; callers without one together) to a
-///    quota of their own, so that one principal cannot fill it for everyone.
+///    each owner ([`TaskRecord::quota_key`]: the principal, or an anonymous
+///    client's address; callers told apart by neither together) to a quota
+///    of their own, so that one principal cannot fill it for everyone.
 /// 5. **Bounded waits**: every method returns within a few seconds, with
 ///    [`StoreError::Unavailable`] naming the store when it cannot answer.
 ///
@@ -262,9 +263,10 @@ impl InMemoryTaskStore {
     }
 
     /// At most `max` live tasks per owner (at least 1): one principal
-    /// cannot fill the store for everyone. Callers without a principal share
-    /// one quota. A full quota first gives up the owner's oldest finished
-    /// task.
+    /// cannot fill the store for everyone. A task counts against its
+    /// [`TaskRecord::quota_key`]: its owner, or the address of an anonymous
+    /// HTTP client; callers told apart by neither share one quota. A full
+    /// quota first gives up the owner's oldest finished task.
     #[must_use]
     pub fn with_owner_quota(mut self, max: usize) -> Self {
         self.max_per_owner = max.max(1);
@@ -296,7 +298,8 @@ impl Default for InMemoryTaskStore {
 fn reclaim(records: &mut HashMap<String, TaskRecord>, which: impl Fn(&TaskRecord) -> bool) -> bool {
     let oldest = records
         .values()
-        .filter(|r| r.state.is_terminal() && which(r))
+        // An expired task counts for nothing: taking it makes no room.
+        .filter(|r| r.state.is_terminal() && !r.is_expired() && which(r))
         .min_by(|a, b| a.updated_at.cmp(&b.updated_at))
         .map(|r| r.id.clone());
     oldest.is_some_and(|id| records.remove(&id).is_some())
