@@ -1,5 +1,11 @@
-//! The server's tools come from the metadata files in `../tools`.
+//! The server's tools come from the metadata files in `../tools`, and every
+//! change to them is deliberate: `../tools/tools.lock` records the catalog as
+//! last accepted (CI builds with `TOOLMETADATA_LOCKED=1`, so a stale lock
+//! fails there).
 
 fn main() -> Result<(), toolmetadata_build::Error> {
-    toolmetadata_build::compile("../tools")
+    toolmetadata_build::Builder::new()
+        .dir("../tools")
+        .lock("../tools/tools.lock")
+        .compile()
 }

@@ -92,6 +92,13 @@ toolmetadata-build = {{ path = {build:?}, features = {features:?} }}
 
     /// Runs `cargo build` with extra arguments in the shared target directory.
     pub fn build(&self, extra: &[&str]) -> Output {
+        self.build_with_env(extra, &[])
+    }
+
+    /// Runs `cargo build` with extra arguments and environment variables
+    /// (the caller's `TOOLMETADATA_LOCKED` is not passed on: a test says
+    /// whether its lock is frozen).
+    pub fn build_with_env(&self, extra: &[&str], env: &[(&str, &str)]) -> Output {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         Command::new(cargo)
             .arg("build")
@@ -102,6 +109,8 @@ toolmetadata-build = {{ path = {build:?}, features = {features:?} }}
                 workspace().join("target").join("real-cargo"),
             )
             .env_remove("RUSTFLAGS")
+            .env_remove("TOOLMETADATA_LOCKED")
+            .envs(env.iter().copied())
             .env("CARGO_TERM_COLOR", "never")
             .output()
             .expect("cargo runs")

@@ -271,3 +271,63 @@ fn rebuilds_exactly_when_the_metadata_changes() {
     );
     assert!(!ran_build_script(&p));
 }
+
+/// The catalog lock in a real build: the first build writes it; a schema
+/// changed without a `toolVersion` bump fails `cargo build` with the located
+/// diagnostic; the bump passes and the lock records it; a frozen lock
+/// (`TOOLMETADATA_LOCKED`, as in CI) fails when stale.
+#[test]
+fn the_catalog_lock_refuses_an_unbumped_change_and_takes_a_bumped_one() {
+    let p = Project::new(
+        "tm_lock",
+        r#"toolmetadata_build::Builder::new().dir("tools").lock("tools/tools.lock").compile()"#,
+    );
+    let versioned = |version: &str, text: &str| format!("toolVersion = \"{version}\"\n{text}");
+    p.write("tools/search.toml", &versioned("1.0.0", GOOD));
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote the catalog lock tools/tools.lock"),
+        "{}",
+        stderr(&out)
+    );
+    let lock = p.path().join("tools/tools.lock");
+    let first = std::fs::read_to_string(&lock).expect("the lock");
+
+    let retyped = GOOD.replace("type = \"string\"", "type = \"int\"");
+    p.write("tools/search.toml", &versioned("1.0.0", &retyped));
+    let out = p.build(&[]);
+    assert!(!out.status.success(), "an unbumped change builds");
+    let err = stderr(&out);
+    for expected in [
+        "error[catalog-change]: tool `search` changed (breaking) since the lock without a `toolVersion` bump: it needs 2.0.0 or above (it is 1.0.0)",
+        " --> tools/search.toml:1:1",
+        "- breaking: parameter `query` changed type",
+        "set `toolVersion = \"2.0.0\"` (a major bump)",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in\n{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&lock).expect("the lock"), first);
+
+    p.write("tools/search.toml", &versioned("2.0.0", &retyped));
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let second = std::fs::read_to_string(&lock).expect("the lock");
+    assert!(second.contains("\"version\": \"2.0.0\""), "{second}");
+
+    p.write(
+        "tools/search.toml",
+        &versioned(
+            "2.0.1",
+            &retyped.replace("Search the index", "Search everything"),
+        ),
+    );
+    let out = p.build_with_env(&[], &[("TOOLMETADATA_LOCKED", "1")]);
+    assert!(!out.status.success(), "a frozen lock takes no change");
+    assert!(
+        stderr(&out).contains("error[catalog-lock]: the catalog lock tools/tools.lock is stale"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&lock).expect("the lock"), second);
+}

@@ -264,6 +264,9 @@ impl Builder {
         }
         if self.emit_cargo {
             checked.print_cargo_directives();
+            if self.lock.is_some() && self.locked.is_none() {
+                println!("cargo:rerun-if-env-changed=TOOLMETADATA_LOCKED");
+            }
         }
         if checked.has_errors() {
             return Err(Error::metadata(checked.diagnostics));
