@@ -30,6 +30,8 @@ pub struct ToolEntry {
     pub confirm: Option<ConfirmEntry>,
     /// The OAuth scopes a caller needs to see and call the tool (`scopes`).
     pub scopes: &'static [&'static str],
+    /// The tool's `toolVersion`, when declared.
+    pub version: Option<&'static str>,
 }
 
 /// A generated tool's `[confirm]`.
@@ -52,7 +54,14 @@ impl ToolEntry {
             confirm: None,
             task: TaskSupport::Forbidden,
             scopes: &[],
+            version: None,
         }
+    }
+
+    /// The tool's `toolVersion`.
+    pub const fn version(mut self, version: &'static str) -> Self {
+        self.version = Some(version);
+        self
     }
 
     /// The OAuth scopes a caller needs to see and call the tool (`scopes`).

@@ -520,7 +520,8 @@ fn entry(tool: &Tool) -> TokenStream {
     });
     let scopes = &tool.scopes;
     let scopes = (!scopes.is_empty()).then(|| quote!(.scopes(&[#(#scopes),*])));
-    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes)
+    let version = tool.version.as_ref().map(|v| quote!(.version(#v)));
+    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

@@ -31,6 +31,8 @@ pub(crate) struct Tool {
     pub(crate) keywords: Vec<String>,
     /// The OAuth scopes a caller needs (`scopes`).
     pub(crate) scopes: Vec<String>,
+    /// `toolVersion`, when declared.
+    pub(crate) version: Option<String>,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
@@ -182,6 +184,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         confirm: tool.confirm.clone(),
         task: tool.task,
         scopes: tool.scopes.clone(),
+        version: tool.version.clone(),
         params,
         outputs,
         enums,

@@ -14,6 +14,38 @@ use super::discovery::{self, Candidate};
 use crate::metadata::TaskSupport;
 
 /// The served tools.
+/// The `_meta` key of a listed tool's fingerprint: `sha256:` and the digest
+/// of its rendered entry in canonical JSON, as its catalog lock records it.
+pub(super) const FINGERPRINT_META: &str = "io.toolmetadata/fingerprint";
+
+/// The `_meta` key of a listed tool's `toolVersion`.
+pub(super) const VERSION_META: &str = "io.toolmetadata/version";
+
+/// The `_meta` key of a `tools/list` answer's tag: one fingerprint of the
+/// tools listed, the same on every instance serving the same catalog to
+/// the same caller, and the HTTP `ETag` of a 2026-07-28 answer.
+pub(super) const LIST_TAG_META: &str = "io.toolmetadata/etag";
+
+/// The tag of a list of `tools` (see [`LIST_TAG_META`]): a fingerprint of
+/// their fingerprints, in order.
+pub(super) fn list_tag(tools: &[Tool]) -> String {
+    let fingerprints: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            tool.meta
+                .as_ref()
+                .and_then(|m| m.0.get(FINGERPRINT_META).cloned())
+                .unwrap_or_else(|| {
+                    // The server's own tools (`tool_search`): their JSON.
+                    Value::String(crate::fingerprint::fingerprint(
+                        &serde_json::to_value(tool).unwrap_or(Value::Null),
+                    ))
+                })
+        })
+        .collect();
+    crate::fingerprint::fingerprint(&Value::Array(fingerprints))
+}
+
 pub(super) struct Catalog {
     /// Sorted by name.
     tools: Vec<Served>,

@@ -11,6 +11,7 @@
 
 pub(super) mod body;
 mod clients;
+mod etag;
 mod serve;
 
 pub(super) use clients::{ClientKey, address_of};
@@ -489,13 +490,17 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         return refused;
     }
     let patch = compat::http::patches_answer(&guard.compat, request.headers(), &messages);
-    let response = client
+    let tag = etag::wanted(request.headers(), &messages);
+    let mut response = client
         .scope(next.run(with_principal(request, principal)))
         .await;
     if patch {
-        return compat::http::patch_answer(response, &guard.compat).await;
+        response = compat::http::patch_answer(response, &guard.compat).await;
     }
-    response
+    match tag {
+        Some(if_none_match) => etag::tagged(response, if_none_match).await,
+        None => response,
+    }
 }
 
 /// 503 for an `initialize` that would open a session where there is no room

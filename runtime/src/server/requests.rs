@@ -59,7 +59,14 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Caller::of(&context);
         let tools = self.inner.catalog.listed(self.shows_all(&context), &caller);
+        let tag = super::catalog::list_tag(&tools);
         let mut result = ListToolsResult::with_all_items(tools);
+        let mut meta = rmcp::model::MetaObject::default();
+        meta.0.insert(
+            super::catalog::LIST_TAG_META.to_owned(),
+            serde_json::Value::String(tag),
+        );
+        result.meta = Some(meta);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
             // A list filtered for an authenticated caller varies by
             // authorization: no shared cache may hand it to another caller.

@@ -232,3 +232,57 @@ async fn legacy_sessions_keep_lists_without_cache_hints() {
     let listed = modern.list_tools(None).await.expect("tools/list");
     assert!(listed.ttl_ms.is_some_and(|t| t > 0), "{listed:?}");
 }
+
+/// The tag of a 2026-07-28 `tools/list` is its HTTP `ETag`: the same on two
+/// instances of one catalog, another for another catalog; `If-None-Match`
+/// with the current tag gets 304 and no list, with an old one the new list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_tag_is_an_etag_the_same_on_every_instance() {
+    let (a, b) = (http_server(BIN, &[]).await, http_server(BIN, &[]).await);
+    let changed = http_server(BIN, &["--show-all"]).await;
+    let list = async |url: &str, if_none_match: Option<&str>| {
+        let mut request = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list");
+        if let Some(tag) = if_none_match {
+            request = request.header("if-none-match", tag);
+        }
+        let response = request
+            .body(request_2026(1, "tools/list", json!({})))
+            .send()
+            .await
+            .expect("request");
+        let status = response.status().as_u16();
+        let etag = response
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        (status, etag, response.text().await.expect("body"))
+    };
+    let (status, tag_a, body) = list(&a.url, None).await;
+    assert_eq!(status, 200);
+    let tag_a = tag_a.expect("an ETag");
+    let reply = message_of(&body);
+    let in_meta = reply["result"]["_meta"]["io.toolmetadata/etag"]
+        .as_str()
+        .expect("the tag in the answer");
+    assert_eq!(tag_a, format!("\"{in_meta}\""));
+    let (_, tag_b, _) = list(&b.url, None).await;
+    assert_eq!(
+        tag_b.as_deref(),
+        Some(tag_a.as_str()),
+        "same catalog, same tag"
+    );
+    let (status, tag, body) = list(&b.url, Some(&tag_a)).await;
+    assert_eq!(status, 304, "{body}");
+    assert_eq!(tag.as_deref(), Some(tag_a.as_str()));
+    assert!(body.is_empty(), "{body}");
+    let (status, tag_changed, body) = list(&changed.url, Some(&tag_a)).await;
+    assert_eq!(status, 200, "an old tag gets the new list");
+    assert_ne!(tag_changed.as_deref(), Some(tag_a.as_str()));
+    assert!(names(&message_of(&body)).contains(&"read_file".to_owned()));
+}

@@ -60,17 +60,25 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             let mut expected = toolmetadata::ToolMetadata::from_file(&file)
                 .expect("loads")
                 .to_tools_list_entry();
+            // Each tool names its contract in its `_meta`: the fingerprint
+            // of its rendered entry, as a catalog lock records it.
+            let mut served = serde_json::to_value(tool).expect("json");
+            let meta = served
+                .as_object_mut()
+                .and_then(|t| t.remove("_meta"))
+                .expect("_meta");
+            assert_eq!(
+                meta["io.toolmetadata/fingerprint"],
+                toolmetadata::fingerprint::fingerprint(&expected),
+                "{}",
+                tool.name
+            );
             // rmcp's client `Tool` has no `execution` field, so it cannot show
             // it here; tasks.rs checks it on the wire.
             if let Some(entry) = expected.as_object_mut() {
                 entry.remove("execution");
             }
-            assert_eq!(
-                serde_json::to_value(tool).expect("json"),
-                expected,
-                "{}",
-                tool.name
-            );
+            assert_eq!(served, expected, "{}", tool.name);
         }
     }
     let greet = tools.iter().find(|t| t.name == "greet").expect("greet");

@@ -179,7 +179,7 @@ impl ServerBuilder {
             let tool: Tool = match parsed {
                 Ok((json, tool)) => {
                     self.list_extras.record(&json, &tool);
-                    tool
+                    identified(tool, &json, entry.version)
                 }
                 Err(e) => {
                     self.errors
@@ -231,7 +231,7 @@ impl ServerBuilder {
         let tool: Tool = match serde_json::from_value(entry.clone()) {
             Ok(tool) => {
                 self.list_extras.record(&entry, &tool);
-                tool
+                identified(tool, &entry, metadata.version.as_deref())
             }
             Err(e) => {
                 self.errors.push(format!(
@@ -495,4 +495,22 @@ mod tests {
         assert_eq!(during.open(&legacy.seal(b"rs1")).expect("rs1"), b"rs1");
         assert!(state_codec(vec![b"short".to_vec()]).is_err());
     }
+}
+
+/// `tool` with what identifies its contract in its `_meta`: the fingerprint
+/// of its rendered `entry` (the one its catalog lock records; the same on
+/// every instance) and its `toolVersion`, when declared.
+fn identified(mut tool: Tool, entry: &serde_json::Value, version: Option<&str>) -> Tool {
+    let meta = tool.meta.get_or_insert_with(Default::default);
+    meta.0.insert(
+        super::catalog::FINGERPRINT_META.to_owned(),
+        serde_json::Value::String(crate::fingerprint::fingerprint(entry)),
+    );
+    if let Some(version) = version {
+        meta.0.insert(
+            super::catalog::VERSION_META.to_owned(),
+            serde_json::Value::String(version.to_owned()),
+        );
+    }
+    tool
 }

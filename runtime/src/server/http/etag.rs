@@ -1,0 +1,123 @@
+//! HTTP caching of a 2026-07-28 `tools/list`: the answer's tag (a
+//! fingerprint of the tools listed, `catalog::list_tag`) becomes its `ETag`,
+//! and a request whose `If-None-Match` names it gets `304 Not Modified`
+//! without the list. Every instance serving the same catalog gives the same
+//! tag, so a client's cached list stays valid behind a load balancer, and a
+//! changed catalog gets a new one.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::server::catalog::LIST_TAG_META;
+use crate::server::generation::Generation;
+use crate::server::peek::Peek;
+
+/// The largest answer read for its tag; a larger one passes untagged.
+const MAX_ANSWER: usize = 64 * 1024 * 1024;
+
+/// The request's `If-None-Match`, when it is a lone 2026-07-28 `tools/list`
+/// (whose answer is tagged), and `Some(None)` for one without the header.
+pub(super) fn wanted(headers: &HeaderMap, messages: &[Peek]) -> Option<Option<HeaderValue>> {
+    let [one] = messages else {
+        return None;
+    };
+    (one.method.as_deref() == Some("tools/list") && one.generation() == Generation::Stateless)
+        .then(|| headers.get(header::IF_NONE_MATCH).cloned())
+}
+
+/// `response` with its `ETag`, or `304` when `if_none_match` names it. A
+/// stateless answer is JSON or an event stream of the one answer, which
+/// ends with it: either is read whole (bounded) for its tag.
+pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue>) -> Response {
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let readable = content_type.starts_with("application/json")
+        || content_type.starts_with("text/event-stream");
+    if !response.status().is_success() || !readable {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ANSWER).await else {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the answer is too large to tag",
+        )
+            .into_response();
+    };
+    let tag = answer(&bytes).and_then(|m| {
+        m["result"]["_meta"][LIST_TAG_META]
+            .as_str()
+            .map(str::to_owned)
+    });
+    let Some(etag) = tag.and_then(|t| HeaderValue::from_str(&format!("\"{t}\"")).ok()) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    let matches = if_none_match
+        .as_ref()
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| names(v, etag.to_str().unwrap_or_default()));
+    parts.headers.insert(header::ETAG, etag);
+    if matches {
+        parts.status = StatusCode::NOT_MODIFIED;
+        parts.headers.remove(header::CONTENT_LENGTH);
+        parts.headers.remove(header::CONTENT_TYPE);
+        return Response::from_parts(parts, Body::empty());
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The JSON-RPC answer in a body: JSON, or the first `data:` of an event
+/// stream.
+fn answer(bytes: &[u8]) -> Option<serde_json::Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let json = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|d| d.starts_with('{'))
+        .unwrap_or(text.trim());
+    serde_json::from_str(json).ok()
+}
+
+/// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC
+/// 9110 says for it), or is `*`.
+fn names(if_none_match: &str, etag: &str) -> bool {
+    if_none_match.trim() == "*"
+        || if_none_match
+            .split(',')
+            .map(|t| t.trim().trim_start_matches("W/"))
+            .any(|t| t == etag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn if_none_match_lists_are_read_as_rfc_9110_says() {
+        let tag = "\"sha256:ab\"";
+        assert!(names("\"sha256:ab\"", tag));
+        assert!(names("\"x\", W/\"sha256:ab\"", tag));
+        assert!(names(" * ", tag));
+        assert!(!names("\"sha256:abc\"", tag));
+        assert!(!names("sha256:ab", tag));
+    }
+
+    #[test]
+    fn the_answer_is_read_from_json_or_an_event_stream() {
+        let json =
+            br#"{"id":1,"result":{"_meta":{"io.toolmetadata/etag":"sha256:fc"},"tools":[]}}"#;
+        let mut sse = b"data: ".to_vec();
+        sse.extend_from_slice(json);
+        sse.extend_from_slice(b"\n\n");
+        for body in [&json[..], &sse[..]] {
+            let answer = answer(body).expect("parsed");
+            assert_eq!(answer["result"]["_meta"][LIST_TAG_META], "sha256:fc");
+        }
+    }
+}
