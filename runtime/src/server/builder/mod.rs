@@ -463,6 +463,24 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
     Ok(codec)
 }
 
+/// `tool` with what identifies its contract in its `_meta`: the fingerprint
+/// of its rendered `entry` (the one its catalog lock records; the same on
+/// every instance) and its `toolVersion`, when declared.
+fn identified(mut tool: Tool, entry: &serde_json::Value, version: Option<&str>) -> Tool {
+    let meta = tool.meta.get_or_insert_with(Default::default);
+    meta.0.insert(
+        super::catalog::FINGERPRINT_META.to_owned(),
+        serde_json::Value::String(crate::fingerprint::fingerprint(entry)),
+    );
+    if let Some(version) = version {
+        meta.0.insert(
+            super::catalog::VERSION_META.to_owned(),
+            serde_json::Value::String(version.to_owned()),
+        );
+    }
+    tool
+}
+
 #[cfg(test)]
 mod tests {
     use super::state_codec;
@@ -495,22 +513,4 @@ mod tests {
         assert_eq!(during.open(&legacy.seal(b"rs1")).expect("rs1"), b"rs1");
         assert!(state_codec(vec![b"short".to_vec()]).is_err());
     }
-}
-
-/// `tool` with what identifies its contract in its `_meta`: the fingerprint
-/// of its rendered `entry` (the one its catalog lock records; the same on
-/// every instance) and its `toolVersion`, when declared.
-fn identified(mut tool: Tool, entry: &serde_json::Value, version: Option<&str>) -> Tool {
-    let meta = tool.meta.get_or_insert_with(Default::default);
-    meta.0.insert(
-        super::catalog::FINGERPRINT_META.to_owned(),
-        serde_json::Value::String(crate::fingerprint::fingerprint(entry)),
-    );
-    if let Some(version) = version {
-        meta.0.insert(
-            super::catalog::VERSION_META.to_owned(),
-            serde_json::Value::String(version.to_owned()),
-        );
-    }
-    tool
 }
