@@ -356,3 +356,63 @@ fn lock_and_diff_keep_the_catalog_deliberate() {
     let (code, _, err) = run(&[&os("lock"), &os("--locked"), new.as_os_str()]);
     assert_eq!(code, Some(1), "{err}");
 }
+
+/// `toolmetadata diff REV:DIR REV:DIR` compares a directory at two git
+/// revisions, as a server repository's CI would.
+#[test]
+fn diff_reads_two_git_revisions() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(repo.path())
+            .output()
+            .expect("git runs");
+        assert!(status.status.success(), "git {args:?}: {status:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(repo.path().join("tools")).expect("mkdir");
+    let tool = "description = \"Search\"\n\n[[parameters]]\nname = \"q\"\ntype = \"string\"\nrequired = true\n";
+    std::fs::write(repo.path().join("tools/search.toml"), tool).expect("write");
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "one"]);
+    std::fs::write(
+        repo.path().join("tools/search.toml"),
+        tool.replace("type = \"string\"", "type = \"int\""),
+    )
+    .expect("write");
+    git(&["commit", "-q", "-am", "two"]);
+    let out = Command::new(cli::binary())
+        .args([
+            "diff",
+            "--fail-on",
+            "breaking",
+            "HEAD~1:tools",
+            "HEAD:tools/",
+        ])
+        .current_dir(repo.path())
+        .output()
+        .expect("toolmetadata runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("breaking   search: parameter `q` changed type"),
+        "{stdout}"
+    );
+    let out = Command::new(cli::binary())
+        .args(["diff", "nosuchrev:tools", "HEAD:tools"])
+        .current_dir(repo.path())
+        .output()
+        .expect("toolmetadata runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("git ls-tree"),
+        "{out:?}"
+    );
+}

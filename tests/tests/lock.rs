@@ -215,6 +215,7 @@ fn a_removed_tool_and_an_unversioned_change_are_refused() {
     std::fs::remove_file(c.tools().join("search.toml")).expect("rm");
     let refused = c.build().expect_err("a removed tool");
     assert!(refused.contains("tool `search` was removed"), "{refused}");
+    snapshot("breaking_tool_removed", &refused);
     c.write("search.toml", BASE);
     c.write("fetch.toml", "description = \"Fetch one page\"\n");
     let refused = c.build().expect_err("no version to bump");
@@ -256,4 +257,36 @@ fn warnings_let_a_change_through_and_a_frozen_lock_refuses_any() {
         .expect_err("frozen, no lock");
     assert!(refused.contains("there is no lock file yet"), "{refused}");
     assert!(!Path::new(&c.lock_path()).exists());
+}
+
+#[test]
+fn a_renamed_parameter_and_a_narrowed_output_break() {
+    let with_output = format!(
+        "{BASE}\n[[output]]\nname = \"hits\"\ntype = \"int\"\nrequired = true\n\n[[output]]\nname = \"took_ms\"\ntype = \"int\"\nrequired = true\n"
+    );
+    for (name, changed) in [
+        (
+            "breaking_parameter_renamed",
+            with_output.replace("name = \"limit\"", "name = \"max\""),
+        ),
+        (
+            "breaking_output_narrowed",
+            with_output.replace(
+                "[[output]]\nname = \"took_ms\"\ntype = \"int\"\nrequired = true\n",
+                "[[output]]\nname = \"took_ms\"\ntype = \"int\"\n",
+            ),
+        ),
+    ] {
+        let c = Catalog::new();
+        c.write("search.toml", &with_output);
+        c.build().expect("the lock is written");
+        assert_ne!(changed, with_output, "{name}: the change applies");
+        c.write("search.toml", &changed);
+        let refused = c.build().expect_err(name);
+        assert!(
+            refused.contains("needs 2.0.0 or above"),
+            "{name}: {refused}"
+        );
+        snapshot(name, &refused);
+    }
 }

@@ -68,8 +68,9 @@ enum Command {
         locked: bool,
     },
     /// Print what changed from one catalog to another (directories of tool
-    /// files, or lock files), each change classified as breaking, compatible
-    /// or wording; exit status 1 when a change is at least `--fail-on`.
+    /// files, lock files, or `REV:DIR` for a directory at a git revision),
+    /// each change classified as breaking, compatible or wording; exit
+    /// status 1 when a change is at least `--fail-on`.
     Diff {
         /// The catalog before.
         old: PathBuf,
@@ -264,8 +265,14 @@ fn lock_command(
     }
 }
 
-/// The lock of a catalog: a lock file as it is, or a directory's tools.
+/// The lock of a catalog: a lock file as it is, a directory's tools, or a
+/// directory as a git revision holds it (`REV:DIR`, such as `main:tools`).
 fn catalog(path: &Path, cli: &Cli) -> Result<Lock, String> {
+    if !path.exists()
+        && let Some((rev, dir)) = path.to_str().and_then(|p| p.split_once(':'))
+    {
+        return catalog_at(rev, dir, cli);
+    }
     if path.is_file() {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -276,6 +283,47 @@ fn catalog(path: &Path, cli: &Cli) -> Result<Lock, String> {
         return Err(checked.diagnostics().render(false));
     }
     Ok(checked.lock())
+}
+
+/// The catalog of `dir` at git revision `rev`, its files written to a
+/// directory of their own first.
+fn catalog_at(rev: &str, dir: &str, cli: &Cli) -> Result<Lock, String> {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(out.stdout)
+    };
+    let dir = dir.trim_end_matches('/');
+    let listed = git(&["ls-tree", "--name-only", &format!("{rev}:{dir}")])?;
+    let scratch = std::env::temp_dir().join(format!(
+        "toolmetadata-diff-{}-{}",
+        std::process::id(),
+        rev.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    let result = (|| {
+        for name in String::from_utf8_lossy(&listed).lines() {
+            if toolmetadata::metadata::Format::from_path(Path::new(name)).is_none() {
+                continue;
+            }
+            let text = git(&["show", &format!("{rev}:{dir}/{name}")])?;
+            std::fs::write(scratch.join(name), text)
+                .map_err(|e| format!("cannot write {name}: {e}"))?;
+        }
+        catalog(&scratch, cli)
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
 }
 
 fn diff_command(old: &Path, new: &Path, fail_on: Option<FailOn>, cli: &Cli) -> ExitCode {

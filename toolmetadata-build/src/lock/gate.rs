@@ -132,17 +132,31 @@ pub(crate) fn check(
                 help.push_str(&format!("\n      now: {new}"));
             }
         }
-        help.push_str(&match &old_version {
-            Some(old) => format!(
+        help.push_str(&match (&old_version, loaded) {
+            (_, None) => "\naccept the removal with `toolmetadata lock --update`, or bring the tool back".to_owned(),
+            (Some(old), Some(_)) => format!(
                 "\nset `toolVersion = \"{}\"` (a {} bump), or accept the change as it is with `toolmetadata lock --update`",
                 version::next_for(old, class),
                 bump_name(old, class)
             ),
-            None => "\ndeclare a `toolVersion` (such as \"1.0.0\") and bump it with each change, or accept the change as it is with `toolmetadata lock --update`".to_owned(),
+            (None, Some(_)) => "\ndeclare a `toolVersion` (such as \"1.0.0\") and bump it with each change, or accept the change as it is with `toolmetadata lock --update`".to_owned(),
         });
         let diagnostic = match loaded {
             Some(tool) => located(tool, changes, message),
-            None => Diagnostic::error(Rule::CatalogChange, lock_file(), message),
+            None => {
+                let file = lock_file();
+                // A key of `tools`, as `to_text` indents it.
+                let key = format!("\n    \"{name}\": {{");
+                let at = file
+                    .text()
+                    .find(&key)
+                    .map(|at| Span::new(at + 5, at + key.len()));
+                let diagnostic = Diagnostic::error(Rule::CatalogChange, file, message);
+                match at {
+                    Some(span) => diagnostic.with_primary(span, "locked here"),
+                    None => diagnostic,
+                }
+            }
         };
         diagnostics.push(diagnostic.with_help(help).with_severity(severity));
     }
