@@ -92,7 +92,9 @@ impl ValueCount {
     }
 }
 
-/// The values in `text`.
+/// The values in `text` (a whole HTTP body; stdio lines are counted as they
+/// come, with [`ValueCount::feed`]).
+#[cfg(any(test, feature = "http"))]
 pub(in crate::server) fn count(text: &[u8]) -> ValueCount {
     let mut count = ValueCount::default();
     count.feed(text);
