@@ -126,6 +126,7 @@
 //! }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 pub mod args;
 pub mod ask;
 #[doc(hidden)]

@@ -31,6 +31,7 @@
 //! `toolmetadata check PATH…` prints the diagnostics of metadata files, and
 //! `toolmetadata list PATH…` their `tools/list` entries.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 mod check;
 mod emit;
 mod load;
