@@ -6,7 +6,9 @@
 //! The canonical form is JSON with object keys sorted by their UTF-16 code
 //! units (as RFC 8785 orders them), no insignificant whitespace, strings
 //! escaped as `serde_json` escapes them, and numbers as `serde_json` writes
-//! them. A fingerprint is `sha256:` and the hex digest of that text.
+//! them; a JSON Schema's `required` list, a set whose order says nothing,
+//! sorted too (so that parameters written in another order change no
+//! fingerprint). A fingerprint is `sha256:` and the hex digest of that text.
 
 use std::fmt::Write;
 
@@ -52,7 +54,16 @@ fn write_canonical(value: &Value, out: &mut String) {
                 }
                 write_scalar(&Value::String(key.clone()), out);
                 out.push(':');
-                write_canonical(value, out);
+                match value {
+                    Value::Array(names)
+                        if key == "required" && names.iter().all(Value::is_string) =>
+                    {
+                        let mut names = names.clone();
+                        names.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                        write_canonical(&Value::Array(names), out);
+                    }
+                    value => write_canonical(value, out),
+                }
             }
             out.push('}');
         }
@@ -93,6 +104,18 @@ mod tests {
         assert_eq!(fingerprint(&a), fingerprint(&b));
         assert_ne!(fingerprint(&a), fingerprint(&json!({"a": null})));
         assert_eq!(fingerprint(&a).len(), 7 + 64);
+    }
+
+    #[test]
+    fn required_is_a_set() {
+        let a = json!({"type": "object", "required": ["b", "a"], "properties": {}});
+        let b = json!({"type": "object", "required": ["a", "b"], "properties": {}});
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let order = json!({"enum": ["b", "a"]});
+        assert_ne!(
+            fingerprint(&order),
+            fingerprint(&json!({"enum": ["a", "b"]}))
+        );
     }
 
     #[test]

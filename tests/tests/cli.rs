@@ -355,6 +355,7 @@ fn lock_and_diff_keep_the_catalog_deliberate() {
     .expect("write");
     let (code, _, err) = run(&[&os("lock"), &os("--locked"), new.as_os_str()]);
     assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[catalog-change]"), "{err}");
 }
 
 /// `toolmetadata diff REV:DIR REV:DIR` compares a directory at two git
@@ -412,7 +413,7 @@ fn diff_reads_two_git_revisions() {
         .expect("toolmetadata runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("git ls-tree"),
+        String::from_utf8_lossy(&out.stderr).contains("git rev-parse"),
         "{out:?}"
     );
 }

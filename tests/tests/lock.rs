@@ -251,6 +251,21 @@ fn warnings_let_a_change_through_and_a_frozen_lock_refuses_any() {
     let refused = c.build_with(c.builder().locked(true)).expect_err("frozen");
     assert!(refused.contains("is stale"), "{refused}");
     assert_eq!(c.lock_text(), locked);
+    // Frozen, a change without its bump is an error even where it would
+    // otherwise only warn.
+    c.write(
+        "search.toml",
+        &BASE.replace("Search the index", "Search it all"),
+    );
+    let refused = c
+        .build_with(c.builder().locked(true).lock_changes(Severity::Warning))
+        .expect_err("frozen and unbumped");
+    assert!(refused.contains("error[catalog-change]"), "{refused}");
+    // The lock checked out with other line endings is the same lock.
+    c.write("search.toml", &changed);
+    std::fs::write(c.lock_path(), locked.replace('\n', "\r\n")).expect("write");
+    c.build_with(c.builder().locked(true))
+        .expect("the same lock, written otherwise");
     std::fs::remove_file(c.lock_path()).expect("rm");
     let refused = c
         .build_with(c.builder().locked(true))

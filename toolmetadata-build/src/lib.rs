@@ -306,6 +306,13 @@ impl Builder {
         let Some(path) = &self.lock else {
             return Ok(());
         };
+        if self.emit_cargo && building_a_dependency() {
+            // A crate built from the registry, a git checkout or `cargo
+            // package`'s copy: its author checked the lock; its sources
+            // are not to be written, nor its build failed by a renderer
+            // that changed since.
+            return Ok(());
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -334,6 +341,27 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// Whether the build script runs for a crate that is not being worked on:
+/// one from the registry, a git dependency, vendored sources or the copy
+/// `cargo package` verifies.
+fn building_a_dependency() -> bool {
+    let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from) else {
+        return false;
+    };
+    let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
+    let under_home = cargo_home.is_some_and(|home| dir.starts_with(home));
+    let text = dir.to_string_lossy().replace('\\', "/");
+    under_home
+        || [
+            "/registry/src/",
+            "/git/checkouts/",
+            "/target/package/",
+            "/vendor/",
+        ]
+        .iter()
+        .any(|part| text.contains(part))
 }
 
 /// What [`Builder::check`] found: the tools that loaded, and every diagnostic

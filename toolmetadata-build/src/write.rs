@@ -40,9 +40,22 @@ pub(crate) fn write_if_changed(path: &Path, contents: &[u8]) -> std::io::Result<
     if std::fs::read(path).is_ok_and(|old| old == contents) {
         return Ok(false);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    // Written beside and renamed over: a build running at the same time
+    // (an editor's, a terminal's) never reads half a file.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, contents)?;
+    if let Err(e) = std::fs::rename(&temporary, path) {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(e);
     }
-    std::fs::write(path, contents)?;
     Ok(true)
 }

@@ -32,7 +32,18 @@ impl Version {
                 "`{text}` is not a semantic version: expected MAJOR.MINOR.PATCH, such as `1.0.0`"
             )
         };
-        let core = text.split('+').next().unwrap_or_default();
+        let (core, build) = match text.split_once('+') {
+            Some((core, build)) => (core, Some(build)),
+            None => (text, None),
+        };
+        let identifiers_ok = |ids: &str| {
+            ids.split('.').all(|id| {
+                !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+        };
+        if build.is_some_and(|b| !identifiers_ok(b)) {
+            return Err(expected());
+        }
         let (core, pre) = match core.split_once('-') {
             Some((core, pre)) if !pre.is_empty() => (core, pre),
             Some(_) => return Err(expected()),
@@ -53,11 +64,17 @@ impl Version {
         ) else {
             return Err(expected());
         };
-        let pre_ok = pre
-            .split('.')
-            .all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
-        if !pre.is_empty() && !pre_ok {
+        // Numeric pre-release identifiers have no leading zeros (semver 9).
+        let numeric_ok = pre.split('.').all(|id| {
+            !(id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit()))
+        });
+        let pre_ok = pre.is_empty() || (identifiers_ok(pre) && numeric_ok);
+        if !pre_ok {
             return Err(expected());
+        }
+        // Room for a bump: no component at the very top of its range.
+        if [major, minor, patch].iter().any(|n| *n >= u64::MAX / 2) {
+            return Err(format!("`{text}` is too large a version to bump"));
         }
         Ok(Version {
             major,

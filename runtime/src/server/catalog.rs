@@ -13,7 +13,6 @@ use super::call::Served;
 use super::discovery::{self, Candidate};
 use crate::metadata::TaskSupport;
 
-/// The served tools.
 /// The `_meta` key of a listed tool's fingerprint: `sha256:` and the digest
 /// of its rendered entry in canonical JSON, as its catalog lock records it.
 pub(super) const FINGERPRINT_META: &str = "io.toolmetadata/fingerprint";
@@ -27,25 +26,30 @@ pub(super) const VERSION_META: &str = "io.toolmetadata/version";
 pub(super) const LIST_TAG_META: &str = "io.toolmetadata/etag";
 
 /// The tag of a list of `tools` (see [`LIST_TAG_META`]): a fingerprint of
-/// their fingerprints, in order.
+/// their fingerprints and versions, in order.
 pub(super) fn list_tag(tools: &[Tool]) -> String {
-    let fingerprints: Vec<Value> = tools
+    let identities: Vec<Value> = tools
         .iter()
         .map(|tool| {
-            tool.meta
-                .as_ref()
+            let meta = tool.meta.as_ref();
+            let fingerprint = meta
                 .and_then(|m| m.0.get(FINGERPRINT_META).cloned())
                 .unwrap_or_else(|| {
                     // The server's own tools (`tool_search`): their JSON.
                     Value::String(crate::fingerprint::fingerprint(
                         &serde_json::to_value(tool).unwrap_or(Value::Null),
                     ))
-                })
+                });
+            let version = meta
+                .and_then(|m| m.0.get(VERSION_META).cloned())
+                .unwrap_or(Value::Null);
+            Value::Array(vec![fingerprint, version])
         })
         .collect();
-    crate::fingerprint::fingerprint(&Value::Array(fingerprints))
+    crate::fingerprint::fingerprint(&Value::Array(identities))
 }
 
+/// The served tools.
 pub(super) struct Catalog {
     /// Sorted by name.
     tools: Vec<Served>,

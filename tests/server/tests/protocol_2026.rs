@@ -270,7 +270,7 @@ async fn the_list_tag_is_an_etag_the_same_on_every_instance() {
     let in_meta = reply["result"]["_meta"]["io.toolmetadata/etag"]
         .as_str()
         .expect("the tag in the answer");
-    assert_eq!(tag_a, format!("\"{in_meta}\""));
+    assert_eq!(tag_a, format!("W/\"{in_meta}\""));
     let (_, tag_b, _) = list(&b.url, None).await;
     assert_eq!(
         tag_b.as_deref(),

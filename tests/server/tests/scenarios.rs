@@ -63,16 +63,23 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             // Each tool names its contract in its `_meta`: the fingerprint
             // of its rendered entry, as a catalog lock records it.
             let mut served = serde_json::to_value(tool).expect("json");
-            let meta = served
-                .as_object_mut()
-                .and_then(|t| t.remove("_meta"))
-                .expect("_meta");
+            let metadata = toolmetadata::ToolMetadata::from_file(&file).expect("loads");
+            let meta = served["_meta"].as_object_mut().expect("_meta");
             assert_eq!(
-                meta["io.toolmetadata/fingerprint"],
-                toolmetadata::fingerprint::fingerprint(&expected),
+                meta.remove("io.toolmetadata/fingerprint"),
+                Some(json!(toolmetadata::fingerprint::fingerprint(&expected))),
                 "{}",
                 tool.name
             );
+            assert_eq!(
+                meta.remove("io.toolmetadata/version"),
+                metadata.version.map(|v| json!(v)),
+                "{}",
+                tool.name
+            );
+            if meta.is_empty() {
+                served.as_object_mut().map(|t| t.remove("_meta"));
+            }
             // rmcp's client `Tool` has no `execution` field, so it cannot show
             // it here; tasks.rs checks it on the wire.
             if let Some(entry) = expected.as_object_mut() {
@@ -81,6 +88,14 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             assert_eq!(served, expected, "{}", tool.name);
         }
     }
+    let echo = tools.iter().find(|t| t.name == "echo").expect("echo");
+    assert_eq!(
+        echo.meta
+            .as_ref()
+            .and_then(|m| m.0.get("io.toolmetadata/version")),
+        Some(&json!("1.2.0")),
+        "a declared toolVersion is served"
+    );
     let greet = tools.iter().find(|t| t.name == "greet").expect("greet");
     assert_eq!(
         greet.input_schema["properties"]["times"]["maximum"],

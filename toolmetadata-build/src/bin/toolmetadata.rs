@@ -221,7 +221,11 @@ fn lock_command(
     cli: &Cli,
     color: bool,
 ) -> ExitCode {
-    let builder = builder_of(dir, cli).lock(lock).locked(locked);
+    // Without `--locked`, frozen as the build is (TOOLMETADATA_LOCKED).
+    let mut builder = builder_of(dir, cli).lock(lock);
+    if locked {
+        builder = builder.locked(true);
+    }
     let mut checked = match builder.check() {
         Ok(checked) => checked,
         Err(e) => {
@@ -303,27 +307,51 @@ fn catalog_at(rev: &str, dir: &str, cli: &Cli) -> Result<Lock, String> {
         Ok(out.stdout)
     };
     let dir = dir.trim_end_matches('/');
-    let listed = git(&["ls-tree", "--name-only", &format!("{rev}:{dir}")])?;
-    let scratch = std::env::temp_dir().join(format!(
-        "toolmetadata-diff-{}-{}",
-        std::process::id(),
-        rev.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-    ));
-    std::fs::create_dir_all(&scratch)
-        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    // The revision resolved once, and never read as an option.
+    let tree = git(&[
+        "rev-parse",
+        "--verify",
+        "--end-of-options",
+        &format!("{rev}:{dir}"),
+    ])?;
+    let tree = String::from_utf8_lossy(&tree).trim().to_owned();
+    let listed = git(&["ls-tree", "-z", "--name-only", "--end-of-options", &tree])?;
+    let scratch = scratch_dir()?;
     let result = (|| {
-        for name in String::from_utf8_lossy(&listed).lines() {
-            if toolmetadata::metadata::Format::from_path(Path::new(name)).is_none() {
+        for name in listed.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+            let name = String::from_utf8_lossy(name).into_owned();
+            if toolmetadata::metadata::Format::from_path(Path::new(&name)).is_none() {
                 continue;
             }
-            let text = git(&["show", &format!("{rev}:{dir}/{name}")])?;
-            std::fs::write(scratch.join(name), text)
+            let text = git(&["cat-file", "blob", &format!("{tree}:{name}")])?;
+            std::fs::write(scratch.join(&name), text)
                 .map_err(|e| format!("cannot write {name}: {e}"))?;
         }
         catalog(&scratch, cli)
     })();
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// A new, empty directory of its own under the system's temporary one
+/// (never one that was there already).
+fn scratch_dir() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    for attempt in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = base.join(format!(
+            "toolmetadata-diff-{}-{nanos}-{attempt}",
+            std::process::id()
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
+        }
+    }
+    Err("cannot create a temporary directory".into())
 }
 
 fn diff_command(old: &Path, new: &Path, fail_on: Option<FailOn>, cli: &Cli) -> ExitCode {

@@ -114,8 +114,37 @@ impl Side {
     }
 }
 
-/// Collects what changed from `old` to `new`, two entries of `tool`.
+/// Collects what changed from `old` to `new`, two entries of `tool`. An
+/// entry that differs in a way no rule below names is still a change:
+/// breaking when a schema differs (what it accepts cannot be told), wording
+/// otherwise, so that no change passes unseen.
 pub(super) fn entry(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
+    let before = out.len();
+    classified(tool, old, new, out);
+    if out.len() == before && old != new {
+        let schema_differs = ["inputSchema", "outputSchema"]
+            .iter()
+            .any(|k| old.get(*k) != new.get(*k));
+        let (class, what) = if schema_differs {
+            (
+                Class::Breaking,
+                "the schema changed in a way not classified",
+            )
+        } else {
+            (Class::Wording, "the entry changed")
+        };
+        out.push(Change {
+            tool: tool.to_owned(),
+            class,
+            param: None,
+            what: what.to_owned(),
+            old: None,
+            new: None,
+        });
+    }
+}
+
+fn classified(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
     let mut changes = Changes { tool, out };
     let empty = Value::Object(Map::new());
     for (key, side) in [("inputSchema", Side::Input), ("outputSchema", Side::Output)] {
@@ -292,16 +321,17 @@ impl Changes<'_> {
             ("maxLength", false),
             ("maxItems", false),
         ] {
-            let (a, b) = (
-                old.get(key).and_then(Value::as_f64),
-                new.get(key).and_then(Value::as_f64),
-            );
-            let narrowed = match (a, b) {
+            let narrowed = match (old.get(key), new.get(key)) {
                 (None, None) => continue,
                 (Some(a), Some(b)) if a == b => continue,
                 (None, Some(_)) => true,
                 (Some(_), None) => false,
-                (Some(a), Some(b)) => (b > a) == raising_narrows,
+                (Some(a), Some(b)) => match compare(a, b) {
+                    Some(std::cmp::Ordering::Equal) => continue,
+                    Some(order) => (order == std::cmp::Ordering::Less) == raising_narrows,
+                    // Not numbers: what they bound cannot be told.
+                    None => true,
+                },
             };
             let (class, how) = if narrowed {
                 (side.narrowed(), "narrowed")
@@ -321,6 +351,7 @@ impl Changes<'_> {
             // here: a new or changed one may refuse what passed.
             let class = match (old.get("pattern"), new.get("pattern")) {
                 (Some(_), None) => side.widened(),
+                (None, Some(_)) => side.narrowed(),
                 _ => Class::Breaking,
             };
             self.push(
@@ -355,8 +386,16 @@ impl Changes<'_> {
                 );
             }
         }
-        if let (Some(a), Some(b)) = (old.get("items"), new.get("items")) {
-            self.property(side, &format!("{path}[]"), a, b);
+        match (old.get("items"), new.get("items")) {
+            (Some(a), Some(b)) => self.property(side, &format!("{path}[]"), a, b),
+            (None, None) => {}
+            (a, b) => self.push(
+                Class::Breaking,
+                Some(path),
+                format!("{noun} `{path}`: `items` changed"),
+                a.cloned(),
+                b.cloned(),
+            ),
         }
         if old.get("properties").is_some() || new.get("properties").is_some() {
             self.object(side, path, old, new);
@@ -410,6 +449,19 @@ impl Changes<'_> {
             (None, None) => {}
         }
     }
+}
+
+/// How two JSON numbers compare, exactly for integers (whatever their size)
+/// and as floats otherwise; `None` when either is not a number.
+fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    let (a, b) = (a.as_number()?, b.as_number()?);
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
+    }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    a.as_f64()?.partial_cmp(&b.as_f64()?)
 }
 
 /// The entries of `map` by key, whatever order it keeps.
@@ -570,5 +622,43 @@ mod tests {
             ]
         );
         assert!(classes(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn nothing_passes_unseen() {
+        let old = tool(
+            schema(
+                json!({"n": {"type": "integer", "maximum": 9_007_199_254_740_993_u64}}),
+                &[],
+            ),
+            None,
+        );
+        let new = tool(
+            schema(
+                json!({"n": {"type": "integer", "maximum": 9_007_199_254_740_992_u64}}),
+                &[],
+            ),
+            None,
+        );
+        assert_eq!(
+            classes(&old, &new),
+            [(Class::Breaking, "parameter `n`: `maximum` narrowed".into())]
+        );
+        let mut odd = old.clone();
+        odd["inputSchema"]["properties"]["n"]["multipleOf"] = json!(2);
+        assert_eq!(
+            classes(&old, &odd),
+            [(
+                Class::Breaking,
+                "the schema changed in a way not classified".into()
+            )]
+        );
+        let mut items = tool(schema(json!({"l": {"type": "array"}}), &[]), None);
+        let before = items.clone();
+        items["inputSchema"]["properties"]["l"]["items"] = json!({"type": "string"});
+        assert_eq!(
+            classes(&before, &items),
+            [(Class::Breaking, "parameter `l`: `items` changed".into())]
+        );
     }
 }

@@ -56,6 +56,14 @@ pub(crate) fn check(
         return Outcome::default();
     }
     let old = match Lock::parse(text) {
+        // The same lock written otherwise (line endings of a checkout, a
+        // reformatting): no change; written again as the build writes it.
+        Ok(old) if old == now => {
+            return Outcome {
+                rewrite: (!frozen).then_some(now_text),
+                ..Outcome::default()
+            };
+        }
         Ok(old) => old,
         Err(why) => {
             let diagnostic = Diagnostic::error(
@@ -158,6 +166,8 @@ pub(crate) fn check(
                 }
             }
         };
+        // A frozen lock takes no change: an error whatever the severity.
+        let severity = if frozen { Severity::Error } else { severity };
         diagnostics.push(diagnostic.with_help(help).with_severity(severity));
     }
     let accepted = diagnostics.is_empty();
@@ -240,9 +250,15 @@ fn located(tool: &LoadedTool, changes: &[Change], message: String) -> Diagnostic
     diagnostic
 }
 
-/// The line of `key` (TOML `key = …`, JSON or YAML `"key": …`).
+/// The line of `key` (TOML `key = …`, YAML `key: …`, JSON `"key": …`): the
+/// first place it starts a line, or else is quoted as a key.
 fn find_key(text: &str, key: &str) -> Option<Span> {
-    let at = text.find(key)?;
+    let at_line_start = text
+        .match_indices(key)
+        .map(|(at, _)| at)
+        .find(|&at| text[..at].ends_with('\n') || at == 0);
+    let quoted = format!("\"{key}\"");
+    let at = at_line_start.or_else(|| text.find(&quoted).map(|at| at + 1))?;
     let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
     Some(Span::new(at, end.max(at + key.len())))
 }

@@ -34,8 +34,13 @@ pub fn covers(new: &Version, old: &Version, class: Class) -> bool {
     if new.cmp_semver(old) != Ordering::Greater {
         return false;
     }
-    let needed = next_for(old, class);
+    // A pre-release promises nothing: its release, or a later pre-release
+    // of it, may change anything.
     let core = |v: &Version| (v.major, v.minor, v.patch);
+    if !old.pre.is_empty() && core(new) == core(old) {
+        return true;
+    }
+    let needed = next_for(old, class);
     // At least the needed version, and for a breaking change in another
     // compatibility range: 1.2.3 needs 2.0.0 (or 2.0.0-rc.1), never 1.9.0.
     match class {
@@ -81,6 +86,9 @@ mod tests {
             ("0.0.4", Class::Breaking, "0.0.5", true),
             ("1.0.0-rc.1", Class::Wording, "1.0.0", true),
             ("1.0.0-rc.2", Class::Wording, "1.0.0-rc.10", true),
+            ("2.0.0-rc.1", Class::Breaking, "2.0.0-rc.2", true),
+            ("2.0.0-rc.1", Class::Breaking, "2.0.0", true),
+            ("1.3.0-rc.1", Class::Compatible, "1.3.0", true),
         ];
         for (old, class, new, ok) in cases {
             assert_eq!(

@@ -1,7 +1,9 @@
 //! HTTP caching of a 2026-07-28 `tools/list`: the answer's tag (a
-//! fingerprint of the tools listed, `catalog::list_tag`) becomes its `ETag`,
-//! and a request whose `If-None-Match` names it gets `304 Not Modified`
-//! without the list. Every instance serving the same catalog gives the same
+//! fingerprint of the tools listed, `catalog::list_tag`) becomes its weak
+//! `ETag`, and a request whose `If-None-Match` names it gets `304 Not
+//! Modified` without the list (on a POST, where RFC 9110 has no 304, as a
+//! cache validator the protocol's clients may use; a client that sends no
+//! `If-None-Match` sees none). Every instance serving the same catalog gives the same
 //! tag, so a client's cached list stays valid behind a load balancer, and a
 //! changed catalog gets a new one.
 
@@ -13,7 +15,8 @@ use crate::server::catalog::LIST_TAG_META;
 use crate::server::generation::Generation;
 use crate::server::peek::Peek;
 
-/// The largest answer read for its tag; a larger one passes untagged.
+/// The largest answer read for its tag; a larger one is refused (no list
+/// of tools comes near it).
 const MAX_ANSWER: usize = 64 * 1024 * 1024;
 
 /// The request's `If-None-Match`, when it is a lone 2026-07-28 `tools/list`
@@ -22,8 +25,19 @@ pub(super) fn wanted(headers: &HeaderMap, messages: &[Peek]) -> Option<Option<He
     let [one] = messages else {
         return None;
     };
-    (one.method.as_deref() == Some("tools/list") && one.generation() == Generation::Stateless)
-        .then(|| headers.get(header::IF_NONE_MATCH).cloned())
+    (one.method.as_deref() == Some("tools/list") && one.generation() == Generation::Stateless).then(
+        || {
+            // Several header lines are one list (RFC 9110 §5.3).
+            let lines: Vec<&str> = headers
+                .get_all(header::IF_NONE_MATCH)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect();
+            (!lines.is_empty())
+                .then(|| HeaderValue::from_str(&lines.join(", ")).ok())
+                .flatten()
+        },
+    )
 }
 
 /// `response` with its `ETag`, or `304` when `if_none_match` names it. A
@@ -54,7 +68,8 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
             .as_str()
             .map(str::to_owned)
     });
-    let Some(etag) = tag.and_then(|t| HeaderValue::from_str(&format!("\"{t}\"")).ok()) else {
+    // Weak: the same list under another JSON-RPC id is other bytes.
+    let Some(etag) = tag.and_then(|t| HeaderValue::from_str(&format!("W/\"{t}\"")).ok()) else {
         return Response::from_parts(parts, Body::from(bytes));
     };
     let matches = if_none_match
@@ -87,6 +102,7 @@ fn answer(bytes: &[u8]) -> Option<serde_json::Value> {
 /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC
 /// 9110 says for it), or is `*`.
 fn names(if_none_match: &str, etag: &str) -> bool {
+    let etag = etag.trim_start_matches("W/");
     if_none_match.trim() == "*"
         || if_none_match
             .split(',')
@@ -100,7 +116,7 @@ mod tests {
 
     #[test]
     fn if_none_match_lists_are_read_as_rfc_9110_says() {
-        let tag = "\"sha256:ab\"";
+        let tag = "W/\"sha256:ab\"";
         assert!(names("\"sha256:ab\"", tag));
         assert!(names("\"x\", W/\"sha256:ab\"", tag));
         assert!(names(" * ", tag));
