@@ -303,8 +303,11 @@ fn lock_and_diff_keep_the_catalog_deliberate() {
     );
     std::fs::write(new.join("search.toml"), &changed).expect("write");
     let run = |args: &[&std::ffi::OsStr]| {
+        // Frozen only where the test says `--locked` (CI exports the
+        // variable for the workspace's own builds).
         let out = Command::new(cli::binary())
             .args(args)
+            .env_remove("TOOLMETADATA_LOCKED")
             .output()
             .expect("toolmetadata runs");
         (
@@ -356,6 +359,14 @@ fn lock_and_diff_keep_the_catalog_deliberate() {
     let (code, _, err) = run(&[&os("lock"), &os("--locked"), new.as_os_str()]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("error[catalog-change]"), "{err}");
+    // The variable freezes the command as it freezes the build.
+    let out = Command::new(cli::binary())
+        .args([std::ffi::OsStr::new("lock"), new.as_os_str()])
+        .env("TOOLMETADATA_LOCKED", "1")
+        .output()
+        .expect("toolmetadata runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[catalog-change]"));
 }
 
 /// `toolmetadata diff REV:DIR REV:DIR` compares a directory at two git
