@@ -8,6 +8,7 @@
 //! key), so the same catalog always gives the same bytes and a reformatted
 //! tool file gives none different.
 
+mod change;
 mod classify;
 pub(crate) mod gate;
 pub mod version;
@@ -18,7 +19,7 @@ use serde_json::{Map, Value, json};
 use toolmetadata::fingerprint::fingerprint;
 use toolmetadata::metadata::ToolMetadata;
 
-pub use classify::{Change, Class};
+pub use change::{Change, Class};
 
 /// The lock format's version, the first key of every lock file.
 const FORMAT: u64 = 1;

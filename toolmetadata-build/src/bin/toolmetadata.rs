@@ -127,14 +127,7 @@ fn main() -> ExitCode {
     };
     // The checks `cargo build` runs, across every file given: a file that
     // checks alone but clashes with another fails here as in the build.
-    let mut builder =
-        Builder::new()
-            .emit_cargo_directives(false)
-            .unknown_keys(if cli.allow_unknown_keys {
-                Severity::Warning
-            } else {
-                Severity::Error
-            });
+    let mut builder = builder(&cli);
     for path in paths {
         builder = if path.is_dir() {
             builder.dir(path)
@@ -201,8 +194,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// The builder of the tool files of `dir`, with the CLI's options.
-fn builder_of(dir: &Path, cli: &Cli) -> Builder {
+/// A builder with the CLI's options, outside a build script.
+fn builder(cli: &Cli) -> Builder {
     Builder::new()
         .emit_cargo_directives(false)
         .unknown_keys(if cli.allow_unknown_keys {
@@ -210,7 +203,11 @@ fn builder_of(dir: &Path, cli: &Cli) -> Builder {
         } else {
             Severity::Error
         })
-        .dir(dir)
+}
+
+/// The builder of the tool files of `dir`, with the CLI's options.
+fn builder_of(dir: &Path, cli: &Cli) -> Builder {
+    builder(cli).dir(dir)
 }
 
 fn lock_command(
