@@ -57,17 +57,29 @@ struct Cli {
     /// the file tools refuse every path.
     // Taken as given, empty too: an empty one is warned about and skipped
     // like any root that cannot be served, rather than stopping the server.
+    //
+    // Several may follow one `--root` (`--root a b`): an MCP bundle passes a
+    // list of directories that way (Cargo.toml's [package.metadata.mcp]).
     #[arg(
         long = "root",
         value_name = "DIR",
+        num_args = 1..,
         value_parser = clap::builder::TypedValueParser::map(
             clap::builder::OsStringValueParser::new(),
             PathBuf::from
         )
     )]
     roots: Vec<PathBuf>,
-    /// Offer only the tools that change nothing.
-    #[arg(long)]
+    /// Offer only the tools that change nothing (`--read-only=false` too,
+    /// as an MCP bundle passes its setting).
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        default_value = "false",
+        action = clap::ArgAction::Set
+    )]
     read_only: bool,
     /// A program run_command may start, optionally with the arguments a call
     /// must begin with, such as 'git status' (repeatable; none by default).
@@ -345,7 +357,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 .max_streams_per_client(cli.max_streams_per_client)
                 .session_idle_timeout(Duration::from_secs(cli.session_idle_secs.max(1)))
                 .header_read_timeout(request_timeout)
-                .body_read_timeout(request_timeout);
+                .body_read_timeout(request_timeout)
+                .server_card(tools::manifests::SERVER_CARD);
             for origin in cli.allowed_origins {
                 options = options.allow_origin(origin);
             }

@@ -207,6 +207,9 @@ rules! {
     /// A catalog lock that cannot be read, or that is stale where it must
     /// not be updated.
     CatalogLock => "catalog-lock",
+    /// A `[package.metadata.mcp]` table in `Cargo.toml` that cannot describe
+    /// the server in its manifests (`toolmetadata-build`'s manifests).
+    ServerManifest => "server-manifest",
 }
 
 impl fmt::Display for Rule {

@@ -109,9 +109,14 @@ fn unknown_keys_can_be_warnings() {
     p.write("tools/search.toml", &format!("{GOOD}requried = true\n"));
     p.write("tools/Odd.TOML", GOOD);
     p.write("tools/api.v1.get-user.toml", GOOD);
+    p.write("tools/old/legacy.toml", GOOD);
     let out = p.build(&[]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: tm_warnings@0.1.0: tools/old/legacy.toml is not loaded: a directory's tools are the files directly in it, and this one is in a subdirectory of tools"),
+        "{err}"
+    );
     assert!(
         err.contains("warning: tm_warnings@0.1.0: warning[unknown-key]: unknown key `requried` in parameter `query`"),
         "{err}"

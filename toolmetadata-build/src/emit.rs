@@ -21,6 +21,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     let entries = module.tools.iter().map(entry);
     let arms = module.tools.iter().map(dispatch_arm);
     let allow = allow();
+    let manifests = module.manifests.as_ref().map(manifests);
     let conversion = if module.strict {
         quote!(::toolmetadata::codegen::Conversion::Strict)
     } else {
@@ -65,6 +66,8 @@ pub(crate) fn module(module: &Module) -> TokenStream {
             )
         }
 
+        #manifests
+
         /// Decodes the arguments of a call of `name` and starts its handler;
         /// `None` when this set has no tool `name`.
         fn dispatch<'a, T: Tools>(
@@ -76,6 +79,31 @@ pub(crate) fn module(module: &Module) -> TokenStream {
         }
     });
     out
+}
+
+/// The server's manifests as JSON text (`Builder::manifests`).
+fn manifests(manifests: &crate::manifest::Manifests) -> TokenStream {
+    let pretty = |value: &serde_json::Value| {
+        let text = serde_json::to_string_pretty(value).unwrap_or_default();
+        Lit::string(&text)
+    };
+    let server_json = pretty(&manifests.server_json);
+    let bundle = pretty(&manifests.bundle);
+    let card = pretty(&manifests.server_card);
+    let allow = allow();
+    quote! {
+        /// The server's manifests, written at build time from `Cargo.toml`'s
+        /// `[package.metadata.mcp]` and the tools.
+        #allow
+        pub mod manifests {
+            /// The MCP registry's `server.json`: this crate as a `cargo` package.
+            pub const SERVER_JSON: &str = #server_json;
+            /// An MCP bundle's `manifest.json` (`.mcpb`), for this binary.
+            pub const BUNDLE_MANIFEST: &str = #bundle;
+            /// The server card, to serve with `HttpOptions::server_card`.
+            pub const SERVER_CARD: &str = #card;
+        }
+    }
 }
 
 /// On every generated item: in a binary crate, generated items the program

@@ -36,6 +36,7 @@ mod check;
 mod emit;
 mod load;
 pub mod lock;
+pub mod manifest;
 mod model;
 mod write;
 
@@ -87,6 +88,7 @@ pub struct Builder {
     lock: Option<PathBuf>,
     lock_changes: Severity,
     locked: Option<bool>,
+    manifests: Option<PathBuf>,
 }
 
 impl Default for Builder {
@@ -110,6 +112,7 @@ impl Builder {
             lock: None,
             lock_changes: Severity::Error,
             locked: None,
+            manifests: None,
         }
     }
 
@@ -204,6 +207,28 @@ impl Builder {
         self
     }
 
+    /// Also generates the server's manifests (module [`manifest`]) from the
+    /// `[package.metadata.mcp]` table of `cargo_toml` (the package's
+    /// `Cargo.toml`), Cargo's `CARGO_PKG_*` variables and the tools, as
+    /// string constants of the generated module's `manifests` module:
+    /// `SERVER_JSON` (the MCP registry's `server.json`), `BUNDLE_MANIFEST`
+    /// (an MCP bundle's `manifest.json`) and `SERVER_CARD` (the server
+    /// card, for `HttpOptions::server_card`). A table that cannot make them
+    /// fails the build with diagnostics located in `Cargo.toml`.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), toolmetadata_build::Error> {
+    /// toolmetadata_build::Builder::new()
+    ///     .dir("tools")
+    ///     .manifests("Cargo.toml")
+    ///     .compile()
+    /// # }
+    /// ```
+    pub fn manifests(mut self, cargo_toml: impl AsRef<Path>) -> Self {
+        self.manifests = Some(cargo_toml.as_ref().to_owned());
+        self
+    }
+
     /// Writes into `dir` instead of `$OUT_DIR` (for tools and tests that run
     /// outside a build script).
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -272,7 +297,21 @@ impl Builder {
         if checked.has_errors() {
             return Err(Error::metadata(checked.diagnostics));
         }
-        let module = model::build(&checked.tools, &self.custom_types, self.strict);
+        let mut module = model::build(&checked.tools, &self.custom_types, self.strict);
+        if let Some(cargo_toml) = &self.manifests {
+            if self.emit_cargo {
+                println!("cargo:rerun-if-changed={}", cargo_toml.display());
+            }
+            let text = std::fs::read_to_string(cargo_toml).map_err(|e| Error::io(cargo_toml, e))?;
+            let manifests = manifest::Manifests::new(
+                &manifest::Package::from_build_env(),
+                cargo_toml,
+                &text,
+                checked.tools.iter().map(|t| &t.tool),
+            )
+            .map_err(Error::metadata)?;
+            module.manifests = Some(manifests);
+        }
         let source =
             write::render(emit::module(&module), &module.sources).map_err(Error::config)?;
         if write {
@@ -371,7 +410,7 @@ pub struct Checked {
     tools: Vec<load::LoadedTool>,
     files: Vec<PathBuf>,
     diagnostics: Diagnostics,
-    ignored: Vec<PathBuf>,
+    ignored: Vec<load::Ignored>,
     watched: Vec<PathBuf>,
     /// What the author should know that is no problem (a lock written).
     notes: Vec<String>,
@@ -421,18 +460,16 @@ impl Checked {
     }
 
     /// Files in the directories that look like tool files but were not
-    /// loaded: their extension not lower case, or YAML without the feature.
-    pub fn ignored_files(&self) -> &[PathBuf] {
-        &self.ignored
+    /// loaded: their extension not lower case, YAML without the feature, or
+    /// in a subdirectory (only the files directly in a directory are read).
+    pub fn ignored_files(&self) -> impl Iterator<Item = &Path> {
+        self.ignored.iter().map(|i| i.path.as_path())
     }
 
     /// The warning for each of [`Checked::ignored_files`]: why it is not
     /// loaded (a YAML file without the `yaml` feature names the feature).
     pub fn ignored_warnings(&self) -> Vec<String> {
-        self.ignored
-            .iter()
-            .map(|p| load::ignored_warning(p))
-            .collect()
+        self.ignored.iter().map(load::ignored_warning).collect()
     }
 
     /// `cargo:rerun-if-changed` for every file read and directory scanned,

@@ -31,10 +31,19 @@ pub(crate) struct Loaded {
     pub(crate) files: Vec<PathBuf>,
     /// Errors and warnings of the files, each on its own.
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// Files of the directories that are no tool files.
-    pub(crate) ignored: Vec<PathBuf>,
+    /// Files of the directories that look like tool files but are not
+    /// loaded.
+    pub(crate) ignored: Vec<Ignored>,
     /// Every existing file read and directory scanned, for `rerun-if-changed`.
     pub(crate) watched: Vec<PathBuf>,
+}
+
+/// A file that looks like a tool file but is not loaded, and why.
+#[derive(Debug)]
+pub(crate) struct Ignored {
+    pub(crate) path: PathBuf,
+    /// The scanned directory it is beneath, when it is in a subdirectory.
+    pub(crate) beneath: Option<PathBuf>,
 }
 
 /// Loads the files of `sources`, in order.
@@ -46,7 +55,18 @@ pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded,
             Source::Dir(dir) => {
                 let found = tool_files(dir).map_err(|e| crate::Error::io(dir, e))?;
                 loaded.watched.push(dir.clone());
-                loaded.ignored.extend(found.ignored);
+                loaded
+                    .ignored
+                    .extend(found.ignored.into_iter().map(|path| Ignored {
+                        path,
+                        beneath: None,
+                    }));
+                loaded
+                    .ignored
+                    .extend(found.nested.into_iter().map(|path| Ignored {
+                        path,
+                        beneath: Some(dir.clone()),
+                    }));
                 loaded.files.extend(found.files);
             }
             Source::File(file) => {
@@ -77,7 +97,17 @@ pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded,
 }
 
 /// The warning for a file of a directory that is not loaded.
-pub(crate) fn ignored_warning(path: &Path) -> String {
+pub(crate) fn ignored_warning(ignored: &Ignored) -> String {
+    let path = &ignored.path;
+    if let Some(dir) = &ignored.beneath {
+        return format!(
+            "{} is not loaded: a directory's tools are the files directly in it, and this one is in a \
+             subdirectory of {}; move it up, or add its directory too (`Builder::dir`, or another \
+             directory argument of `toolmetadata`)",
+            path.display(),
+            dir.display()
+        );
+    }
     if metadata::is_yaml(path) && metadata::Format::from_path(path).is_none() {
         let lower = path
             .extension()

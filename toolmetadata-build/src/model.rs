@@ -17,6 +17,8 @@ pub(crate) struct Module {
     pub(crate) strict: bool,
     /// The files the tools came from, as shown in the header.
     pub(crate) sources: Vec<String>,
+    /// The server's manifests, when asked for (`Builder::manifests`).
+    pub(crate) manifests: Option<crate::manifest::Manifests>,
 }
 
 #[derive(Debug)]
@@ -91,6 +93,7 @@ pub(crate) fn build(
             .map(|loaded| model_tool(&loaded.tool, custom))
             .collect(),
         strict,
+        manifests: None,
     }
 }
 

@@ -11,9 +11,14 @@ questions the callback was asked.
 
 import asyncio
 import json
+import logging
 import sys
 
 from mcp import Client, StdioServerParameters, types
+
+# What the SDK logs as a warning or worse fails the test
+# (tests/src/python.rs reads these lines from stderr).
+logging.basicConfig(level=logging.WARNING, format="SDK %(levelname)s %(name)s: %(message)s")
 
 
 def texts(result):

@@ -321,27 +321,144 @@ pub struct ToolFiles {
     /// files without the `yaml` feature, which are not loaded: worth a
     /// warning, since they look like tool files.
     pub ignored: Vec<PathBuf>,
+    /// Files in subdirectories that look like tool files (by their
+    /// extension, in any case), sorted by path: they are not loaded, since a
+    /// directory's tools are the files directly in it, which is worth a
+    /// warning too. Hidden directories and symbolic links are not entered,
+    /// and the search stops after [`NESTED_SEARCH_ENTRIES`] entries.
+    pub nested: Vec<PathBuf>,
 }
 
-/// The tool files directly in `dir` (not in subdirectories), sorted by path.
+/// How many entries of its subdirectories [`tool_files`] looks at, at most,
+/// for [`ToolFiles::nested`]: a directory of tools that also holds a large
+/// tree costs a bounded look.
+pub const NESTED_SEARCH_ENTRIES: usize = 4096;
+
+/// The tool files directly in `dir` (not in subdirectories), sorted by path,
+/// and the files that look like tool files but are not loaded.
 pub fn tool_files(dir: &Path) -> std::io::Result<ToolFiles> {
     let mut found = ToolFiles::default();
+    let mut subdirectories = Vec::new();
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
+        let entry = entry?;
+        let path = entry.path();
         if !path.is_file() {
+            // `file_type` does not follow a link: a linked directory is not
+            // searched, so a link cannot lead the search out of the tree.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) && !is_hidden(&path) {
+                subdirectories.push(path);
+            }
             continue;
         }
         if Format::from_path(&path).is_some() {
             found.files.push(path);
-        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-            ["toml", "json", "yaml", "yml"]
-                .iter()
-                .any(|known| e.eq_ignore_ascii_case(known))
-        }) {
+        } else if looks_like_tool_file(&path) {
             found.ignored.push(path);
         }
     }
+    found.nested = nested_tool_files(subdirectories);
     found.files.sort();
     found.ignored.sort();
+    found.nested.sort();
     Ok(found)
+}
+
+/// Whether `path` ends in a tool file's extension, in any case.
+fn looks_like_tool_file(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["toml", "json", "yaml", "yml"]
+            .iter()
+            .any(|known| e.eq_ignore_ascii_case(known))
+    })
+}
+
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.'))
+}
+
+/// The files that look like tool files beneath `subdirectories`, searched
+/// breadth first within [`NESTED_SEARCH_ENTRIES`]. A directory that cannot be
+/// read is passed over: these files only earn a warning.
+fn nested_tool_files(mut pending: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut nested = Vec::new();
+    let mut budget = NESTED_SEARCH_ENTRIES;
+    pending.sort();
+    let mut queue = std::collections::VecDeque::from(pending);
+    while let Some(dir) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return nested;
+            }
+            budget -= 1;
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && !is_hidden(&path) {
+                queue.push_back(path);
+            } else if kind.is_file() && looks_like_tool_file(&path) {
+                nested.push(path);
+            }
+        }
+    }
+    nested
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory of its own under the system's temporary one.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tm-tool-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir
+    }
+
+    #[test]
+    fn files_in_subdirectories_are_found_but_not_loaded() {
+        let dir = scratch("nested");
+        for file in [
+            "a.toml",
+            "B.TOML",
+            "sub/c.toml",
+            "sub/deeper/d.JSON",
+            "sub/notes.txt",
+            ".git/e.json",
+        ] {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "").expect("write");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.join("sub"), dir.join("linked")).expect("link");
+        let found = tool_files(&dir).expect("scanned");
+        assert_eq!(found.files, [dir.join("a.toml")]);
+        assert_eq!(found.ignored, [dir.join("B.TOML")]);
+        // Not the hidden directory's, not through the link.
+        assert_eq!(
+            found.nested,
+            [dir.join("sub/c.toml"), dir.join("sub/deeper/d.JSON")]
+        );
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn the_search_of_subdirectories_is_bounded() {
+        let dir = scratch("bounded");
+        let sub = dir.join("many");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        for i in 0..NESTED_SEARCH_ENTRIES + 10 {
+            std::fs::write(sub.join(format!("{i}.json")), "").expect("write");
+        }
+        let found = tool_files(&dir).expect("scanned");
+        assert_eq!(found.nested.len(), NESTED_SEARCH_ENTRIES);
+        std::fs::remove_dir_all(&dir).expect("cleaned up");
+    }
 }

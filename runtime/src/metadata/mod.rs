@@ -43,7 +43,9 @@ pub use load::{Format, Loaded, Loader};
 // naming tools, the YAML feature's help); not user API.
 #[cfg(feature = "load")]
 #[doc(hidden)]
-pub use load::{ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name};
+pub use load::{
+    NESTED_SEARCH_ENTRIES, ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name,
+};
 pub use types::{
     Confirm, Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, TaskSupport, Theme,
     ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,

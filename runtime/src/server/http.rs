@@ -10,6 +10,7 @@
 //! may hold of each (`clients`).
 
 pub(super) mod body;
+mod card;
 mod clients;
 mod etag;
 mod serve;
@@ -54,6 +55,7 @@ pub struct HttpOptions {
     max_connections_per_client: usize,
     max_streams: usize,
     max_streams_per_client: usize,
+    server_card: Option<String>,
 }
 
 impl Default for HttpOptions {
@@ -75,6 +77,7 @@ impl Default for HttpOptions {
             max_connections_per_client: 256,
             max_streams: 512,
             max_streams_per_client: 16,
+            server_card: None,
         }
     }
 }
@@ -212,6 +215,19 @@ impl HttpOptions {
         self.max_streams_per_client = streams;
         self
     }
+
+    /// Serve this server card (a JSON document of the
+    /// `io.modelcontextprotocol/server-card` extension, such as the
+    /// `SERVER_CARD` that `toolmetadata-build` generates from `Cargo.toml`)
+    /// at `GET /mcp/server-card`, as `application/mcp-server-card+json`, to
+    /// any origin and without a token: it describes the server to clients
+    /// that have not connected yet. It carries an ETag, and `If-None-Match`
+    /// is answered `304`. A card that is not a JSON object with `$schema`,
+    /// `name`, `version` and `description` fails the bind.
+    pub fn server_card(mut self, card: impl Into<String>) -> Self {
+        self.server_card = Some(card.into());
+        self
+    }
 }
 
 /// A token verifier, shared by every request.
@@ -311,6 +327,7 @@ struct Guard {
     body_read_timeout: Duration,
     sessions: Arc<compat::CappedSessions>,
     streams: clients::Slots,
+    card: Option<card::ServerCard>,
 }
 
 /// Binds the HTTP server of `server` (refusing a non-loopback address
@@ -339,6 +356,11 @@ pub(super) async fn bind<S: Serves>(
         }
         (None, None) => None,
     };
+    let card = options
+        .server_card
+        .as_deref()
+        .map(card::ServerCard::new)
+        .transpose()?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
         .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
@@ -377,6 +399,7 @@ pub(super) async fn bind<S: Serves>(
         body_read_timeout: options.body_read_timeout,
         sessions,
         streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
+        card,
     });
     let router = axum::Router::new()
         .nest_service("/mcp", mcp)
@@ -413,6 +436,12 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     }
     if let Some(problem) = host_problem(&guard, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
+    }
+    // Public, for any origin: read before the Origin and token checks.
+    if let Some(card) = &guard.card
+        && request.uri().path() == card::PATH
+    {
+        return card.answer(request.method(), headers);
     }
     if let Some(problem) = origin_problem(&guard, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
@@ -463,6 +492,12 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
             .scope(next.run(with_principal(request, principal)))
             .await;
         return holding_while_open(response, slot);
+    }
+    if request.method() == axum::http::Method::DELETE {
+        let response = client
+            .scope(next.run(with_principal(request, principal)))
+            .await;
+        return session_closed(response);
     }
     if request.method() != axum::http::Method::POST {
         return client
@@ -534,6 +569,21 @@ fn session_refused(
         )
             .into_response(),
     )
+}
+
+/// A session closed by `DELETE` is answered `204 No Content`, where rmcp
+/// answers `202 Accepted`: the session is gone when the answer leaves, and
+/// the Python SDK logs "Session termination failed" for any status but 200
+/// and 204 (the TypeScript SDK takes any 2xx).
+fn session_closed(response: Response) -> Response {
+    if response.status() != StatusCode::ACCEPTED {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    parts.status = StatusCode::NO_CONTENT;
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.remove(header::CONTENT_TYPE);
+    Response::from_parts(parts, Body::empty())
 }
 
 /// `response`, holding `slot` for as long as its body streams when it is an

@@ -7,6 +7,7 @@
 //! toolmetadata lock tools/                  # check tools/tools.lock as the build does
 //! toolmetadata lock --update tools/         # accept every change as it is
 //! toolmetadata diff old/tools new/tools     # each change, classified
+//! toolmetadata manifest tools/ --out dist/  # server.json, manifest.json, server-card.json
 //! ```
 
 use std::io::{IsTerminal, Write};
@@ -80,6 +81,24 @@ enum Command {
         #[arg(long, value_enum)]
         fail_on: Option<FailOn>,
     },
+    /// Write the server's manifests from the package's `[package.metadata.mcp]`
+    /// and the tools, as the build's `Builder::manifests` does: `server.json`
+    /// (the MCP registry), `manifest.json` (an MCP bundle) and
+    /// `server-card.json`, into `--out`.
+    Manifest {
+        /// The directory of tool files.
+        dir: PathBuf,
+        /// The package's manifest.
+        #[arg(long, value_name = "FILE", default_value = "Cargo.toml")]
+        cargo_toml: PathBuf,
+        /// Where to write the three files.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The OS the bundled binary is built for, as Rust names it (linux,
+        /// macos, windows); default this machine's.
+        #[arg(long, value_name = "OS")]
+        target_os: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
@@ -124,6 +143,12 @@ fn main() -> ExitCode {
             return lock_command(dir, &lock, *update, *locked, &cli, color);
         }
         Command::Diff { old, new, fail_on } => return diff_command(old, new, *fail_on, &cli),
+        Command::Manifest {
+            dir,
+            cargo_toml,
+            out,
+            target_os,
+        } => return manifest_command(dir, cargo_toml, out, target_os.as_deref(), &cli, color),
     };
     // The checks `cargo build` runs, across every file given: a file that
     // checks alone but clashes with another fails here as in the build.
@@ -400,4 +425,71 @@ fn warn(warning: &str, color: bool) {
         "warning"
     };
     eprintln!("{prefix}: {warning}");
+}
+
+/// `toolmetadata manifest`: the three manifests into `out`.
+fn manifest_command(
+    dir: &Path,
+    cargo_toml: &Path,
+    out: &Path,
+    target_os: Option<&str>,
+    cli: &Cli,
+    color: bool,
+) -> ExitCode {
+    use toolmetadata_build::manifest::{Manifests, Package};
+    let checked = match builder_of(dir, cli).check() {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if checked.has_errors() {
+        eprintln!("{}", checked.diagnostics().render(color));
+        return ExitCode::from(1);
+    }
+    let mut package = match Package::from_cargo_metadata(cargo_toml) {
+        Ok(package) => package,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(os) = target_os {
+        package.target_os = os.to_owned();
+    }
+    let text = match std::fs::read_to_string(cargo_toml) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", cargo_toml.display());
+            return ExitCode::from(2);
+        }
+    };
+    let files: Vec<&Path> = checked.files().iter().map(PathBuf::as_path).collect();
+    let tools = files.iter().filter_map(|f| checked.tool(f));
+    let manifests = match Manifests::new(&package, cargo_toml, &text, tools) {
+        Ok(manifests) => manifests,
+        Err(problems) => {
+            eprintln!("{}", problems.render(color));
+            return ExitCode::from(1);
+        }
+    };
+    let written = std::fs::create_dir_all(out).and_then(|()| {
+        for (name, value) in [
+            ("server.json", &manifests.server_json),
+            ("manifest.json", &manifests.bundle),
+            ("server-card.json", &manifests.server_card),
+        ] {
+            let text = serde_json::to_string_pretty(value).unwrap_or_default();
+            std::fs::write(out.join(name), text + "\n")?;
+        }
+        Ok(())
+    });
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write into {}: {e}", out.display());
+            ExitCode::from(2)
+        }
+    }
 }

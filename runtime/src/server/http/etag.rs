@@ -101,7 +101,7 @@ fn answer(bytes: &[u8]) -> Option<serde_json::Value> {
 
 /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC
 /// 9110 says for it), or is `*`.
-fn names(if_none_match: &str, etag: &str) -> bool {
+pub(super) fn names(if_none_match: &str, etag: &str) -> bool {
     let etag = etag.trim_start_matches("W/");
     if_none_match.trim() == "*"
         || if_none_match

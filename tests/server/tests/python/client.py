@@ -9,9 +9,14 @@ Prints one JSON object with what the client saw.
 
 import asyncio
 import json
+import logging
 import sys
 
 from mcp import Client, StdioServerParameters
+
+# What the SDK logs as a warning or worse fails the test
+# (tests/src/python.rs reads these lines from stderr).
+logging.basicConfig(level=logging.WARNING, format="SDK %(levelname)s %(name)s: %(message)s")
 
 
 def texts(result):
