@@ -8,7 +8,43 @@
 //! - [`Manifests::server_card`]: the server card of the
 //!   `io.modelcontextprotocol/server-card` extension (schema v1).
 //!
-//! The table's keys are `runtime/FORMAT.md`'s ("Manifests").
+//! ```toml
+//! [package.metadata.mcp]
+//! name = "io.github.owner/notes"        # the registry name (required)
+//! title = "Notes"                       # display name
+//! description = "Search and archive notes"  # 1 to 100 characters; default: the package's
+//! author = "Ada"                        # default: the package's first author
+//! bin = "notes"                         # the binary; default: the package's name
+//!
+//! [[package.metadata.mcp.remotes]]      # deployments reachable over HTTP
+//! type = "streamable-http"              # or "sse"
+//! url = "https://notes.example/mcp"
+//! protocol-versions = ["2025-11-25"]    # the card's supportedProtocolVersions
+//!
+//! [[package.metadata.mcp.arguments]]    # the binary's command-line arguments
+//! name = "--root"                       # a flag, or a word for a positional argument
+//! description = "A directory of notes"  # required
+//! kind = "directory"                    # string (default), number, boolean, directory, file
+//! required = true
+//! repeated = true                       # several values (after one flag, in a bundle)
+//! # also: title, default, secret, value-hint (a positional argument's)
+//!
+//! [[package.metadata.mcp.env]]          # environment variables the binary reads
+//! name = "NOTES_TOKEN"
+//! description = "The notes service's token"
+//! secret = true
+//! # also: title, kind, required, default
+//! ```
+//!
+//! In a bundle, each argument and variable becomes a `user_config` entry the
+//! host asks the person for (an argument's key is its name without dashes,
+//! `-` as `_`; a variable's, its name in lower case), passed to the binary
+//! as `--flag VALUE…` (a repeated value expanded after one flag), a boolean
+//! flag as `--flag=true` or `--flag=false`, a positional argument as its
+//! value: the binary must take these forms (clap: `num_args = 1..` for a
+//! repeated flag; `num_args = 0..=1`, `require_equals = true`,
+//! `default_missing_value = "true"` for a boolean one). An optional value
+//! left empty is passed as an empty argument.
 
 mod table;
 

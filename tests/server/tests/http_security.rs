@@ -133,3 +133,34 @@ async fn sigterm_shuts_the_http_server_down_gracefully() {
         .expect("wait");
     assert!(status.success(), "{status:?}");
 }
+
+/// A session closed with DELETE is answered 204 (the Python SDK logs a
+/// failure for anything but 200 and 204), and is gone after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_session_is_answered_204_and_gone() {
+    let server = http_server(BIN, &[]).await;
+    let opened = post(&server.url, &[], init_body()).await;
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .expect("session id")
+        .to_owned();
+    let delete = || {
+        reqwest::Client::new()
+            .delete(&server.url)
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
+    let closed = delete().await.expect("DELETE");
+    assert_eq!(closed.status(), 204);
+    assert!(closed.bytes().await.expect("body").is_empty());
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    let after = post(
+        &server.url,
+        &[("mcp-session-id", &session), ("mcp-protocol-version", "2025-11-25")],
+        ping,
+    )
+    .await;
+    assert_eq!(after.status(), 404);
+}
