@@ -79,9 +79,103 @@ fn the_diagnostic_shown_in_the_readme_is_what_the_build_prints() {
         .expect("one diagnostic")
         .render(false)
         .replace("search_notes.toml", "tools/search_notes.toml");
-    // The README shortens the list of valid types.
+    // The README shortens the list of valid types, and shows the diagnostic
+    // as cargo does: in the build script's stderr, indented by two spaces.
     let shown = rendered.split(", array:int").next().expect("help line");
-    assert!(readme.contains(shown), "README should show:\n{rendered}");
+    let unindented: String = readme
+        .lines()
+        .map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l)))
+        .collect();
+    assert!(
+        unindented.contains(shown),
+        "README should show:\n{rendered}"
+    );
+    assert!(readme.contains("error: failed to run custom build command for `notes"));
+}
+
+/// The README's `Cargo.toml` for the tutorial names the dependencies of
+/// `tests/tutorial/Cargo.toml`, with the same features, at versions the
+/// workspace's match.
+#[test]
+fn the_tutorials_cargo_toml_in_the_readme_is_the_tutorials() {
+    use toml::de::{DeTable, DeValue};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let (_, after) = readme
+        .split_once("<!-- cargo-toml: tests/tutorial/Cargo.toml -->\n```toml\n")
+        .expect("the tutorial's Cargo.toml in the README");
+    let (shown, _) = after.split_once("\n```").expect("closing fence");
+    let shown = DeTable::parse(shown).expect("the README's Cargo.toml");
+    let text = |path: &str| std::fs::read_to_string(root.join(path)).expect(path);
+    let (tutorial, workspace) = (text("tests/tutorial/Cargo.toml"), text("Cargo.toml"));
+    let tutorial = DeTable::parse(&tutorial).expect("the tutorial's Cargo.toml");
+    let workspace = DeTable::parse(&workspace).expect("the workspace's Cargo.toml");
+    fn table<'a>(t: &'a DeTable<'a>, key: &str) -> Option<&'a DeTable<'a>> {
+        match t.get(key)?.get_ref() {
+            DeValue::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+    let (shown, tutorial, workspace) = (shown.get_ref(), tutorial.get_ref(), workspace.get_ref());
+    let workspace_deps = table(
+        table(workspace, "workspace").expect("[workspace]"),
+        "dependencies",
+    )
+    .expect("[workspace.dependencies]");
+    // (version, features) of a dependency written either way.
+    let spec = |value: &DeValue<'_>| -> (Option<String>, Vec<String>) {
+        match value {
+            DeValue::String(v) => (Some(v.to_string()), Vec::new()),
+            DeValue::Table(t) => {
+                let version = match t.get("version").map(|v| v.get_ref()) {
+                    Some(DeValue::String(v)) => Some(v.to_string()),
+                    _ => None,
+                };
+                let mut features: Vec<String> = match t.get("features").map(|v| v.get_ref()) {
+                    Some(DeValue::Array(items)) => items
+                        .iter()
+                        .filter_map(|i| match i.get_ref() {
+                            DeValue::String(s) => Some(s.to_string()),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                features.sort();
+                (version, features)
+            }
+            _ => panic!("a dependency is a version or a table"),
+        }
+    };
+    for section in ["dependencies", "build-dependencies"] {
+        let readme_deps = table(shown, section).expect(section);
+        let tutorial_deps = table(tutorial, section).expect(section);
+        let names = |t: &DeTable<'_>| {
+            let mut names: Vec<String> = t.keys().map(|k| k.get_ref().to_string()).collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(readme_deps), names(tutorial_deps), "[{section}]");
+        for (name, value) in tutorial_deps.iter() {
+            let name = name.get_ref().as_ref();
+            let (version, features) = spec(readme_deps.get(name).expect("listed").get_ref());
+            let (_, tutorial_features) = spec(value.get_ref());
+            assert_eq!(features, tutorial_features, "the features of {name}");
+            let (used, _) = spec(
+                workspace_deps
+                    .get(name)
+                    .expect("a workspace dependency")
+                    .get_ref(),
+            );
+            let (version, used) = (version.expect("a version"), used.expect("a version"));
+            assert!(
+                used == version || used.starts_with(&format!("{version}.")),
+                "{name}: the README says {version}, the workspace uses {used}"
+            );
+        }
+    }
 }
 
 #[test]

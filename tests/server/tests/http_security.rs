@@ -158,7 +158,10 @@ async fn a_deleted_session_is_answered_204_and_gone() {
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
     let after = post(
         &server.url,
-        &[("mcp-session-id", &session), ("mcp-protocol-version", "2025-11-25")],
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
         ping,
     )
     .await;
