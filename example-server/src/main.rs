@@ -70,12 +70,12 @@ struct Cli {
         )
     )]
     roots: Vec<PathBuf>,
-    /// Offer only the tools that change nothing (`--read-only=false` too,
-    /// as an MCP bundle passes its setting).
+    /// Offer only the tools that change nothing (`--read-only=false` and
+    /// `--read-only false` too, as an MCP bundle or a registry client
+    /// passes the setting).
     #[arg(
         long,
         num_args = 0..=1,
-        require_equals = true,
         default_missing_value = "true",
         default_value = "false",
         action = clap::ArgAction::Set

@@ -66,11 +66,29 @@ fn violations(schema: &str, document: &Path) -> Vec<String> {
     stdout.lines().map(str::to_owned).collect()
 }
 
+/// The official file's digest (modelcontextprotocol/static, a9ba437), which
+/// the wheel's copy must have.
+const REGISTRY_SCHEMA_SHA256: &str =
+    "3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0";
+
 fn registry_schema() -> String {
-    format!(
-        "{}!{REGISTRY_SCHEMA_MEMBER}",
-        python::wheel(REGISTRY_SCHEMA_WHEEL).display()
-    )
+    let wheel = python::wheel(REGISTRY_SCHEMA_WHEEL);
+    let digest = python::run(
+        Command::new(python::jsonschema_python())
+            .args([
+                "-c",
+                "import hashlib, sys, zipfile; print(hashlib.sha256(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2])).hexdigest())",
+            ])
+            .arg(&wheel)
+            .arg(REGISTRY_SCHEMA_MEMBER),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&digest.stdout).trim(),
+        REGISTRY_SCHEMA_SHA256,
+        "the registry's schema in {}",
+        wheel.display()
+    );
+    format!("{}!{REGISTRY_SCHEMA_MEMBER}", wheel.display())
 }
 
 #[test]
@@ -106,6 +124,15 @@ fn the_server_card_passes_the_extension_rules() {
         json!("https://static.modelcontextprotocol.io/schemas/2025-12-11/server-card.schema.json");
     let broken = write_json(dir.path(), "broken.json", &broken);
     assert!(!violations(schema, &broken).is_empty());
+    // Formats are checked too.
+    let mut broken = card.clone();
+    broken["websiteUrl"] = json!("not a URI");
+    let broken = write_json(dir.path(), "broken-uri.json", &broken);
+    let found = violations(schema, &broken);
+    assert!(
+        found.iter().any(|v| v.starts_with("websiteUrl:")),
+        "{found:?}"
+    );
 }
 
 /// `mcpb` from `example-server/bundle`, installed there on first use.
@@ -180,30 +207,56 @@ fn the_bundle_validates_and_packs_with_the_binary() {
     assert!(!refused.status.success());
 }
 
-/// The bundle passes a list of roots after one `--root` and the read-only
-/// setting as `--read-only=…`: the binary takes both.
+/// The binary takes the command line a host builds from the bundle (mcpb's
+/// own resolution, `bundle/resolve.mjs`): several roots, the read-only
+/// setting given, or left to its default.
 #[test]
-fn the_binary_takes_the_arguments_the_bundle_passes() {
+fn the_binary_takes_the_command_line_the_bundle_makes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir_all(&a).expect("mkdir");
     std::fs::create_dir_all(&b).expect("mkdir");
-    for read_only in ["false", "true"] {
+    let manifest = write_json(dir.path(), "manifest.json", &manifests().bundle);
+    let _ = mcpb();
+    let roots = json!([a, b]);
+    for (settings, writes) in [
+        (json!({"root": roots}), true),
+        (json!({"root": roots, "read_only": true}), false),
+        (json!({"root": roots, "read_only": false}), true),
+    ] {
+        let resolved = python::run(
+            Command::new("node")
+                .arg(crate_dir().join("bundle/resolve.mjs"))
+                .arg(&manifest)
+                .arg(dir.path())
+                .arg(settings.to_string()),
+        );
+        let config: Value = serde_json::from_slice(&resolved.stdout).expect("JSON");
+        let args: Vec<&str> = config["args"]
+            .as_array()
+            .expect("args")
+            .iter()
+            .map(|a| a.as_str().expect("text"))
+            .collect();
+        assert!(!args.iter().any(|a| a.contains("${")), "{args:?}");
         let output = Command::new(BIN)
-            .arg("--root")
-            .arg(&a)
-            .arg(&b)
-            .arg(format!("--read-only={read_only}"))
+            .args(&args)
             .arg("--list")
+            .output()
+            .expect("run");
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        let listed = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(listed.contains("write_file"), writes, "{args:?}: {listed}");
+    }
+    // A registry client passes a named value as the next argument.
+    for (value, writes) in [("false", true), ("true", false)] {
+        let output = Command::new(BIN)
+            .args(["--read-only", value, "--list"])
             .output()
             .expect("run");
         assert!(output.status.success(), "{output:?}");
         let listed = String::from_utf8_lossy(&output.stdout);
-        assert_eq!(
-            listed.contains("write_file"),
-            read_only == "false",
-            "{listed}"
-        );
+        assert_eq!(listed.contains("write_file"), writes, "{listed}");
     }
 }
 

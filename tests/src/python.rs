@@ -40,12 +40,17 @@ pub fn python() -> PathBuf {
 /// The `jsonschema` version that validates manifests.
 pub const JSONSCHEMA_VERSION: &str = "4.25.1";
 
-/// A venv's python with `jsonschema` (at [`JSONSCHEMA_VERSION`]), for
-/// validating documents against published JSON Schemas.
+/// A venv's python with `jsonschema` (at [`JSONSCHEMA_VERSION`]) and the
+/// URI checker it uses for `format: uri`, for validating documents against
+/// published JSON Schemas.
 pub fn jsonschema_python() -> PathBuf {
+    // rfc3987: without it, jsonschema passes over `format: uri`.
     venv(
         &format!("jsonschema-{JSONSCHEMA_VERSION}-venv"),
-        &[&format!("jsonschema=={JSONSCHEMA_VERSION}")],
+        &[
+            &format!("jsonschema=={JSONSCHEMA_VERSION}"),
+            "rfc3987==1.3.8",
+        ],
     )
 }
 
@@ -133,7 +138,11 @@ pub fn run_client(script: &Path, args: &[&str]) -> serde_json::Value {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let complaints: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.starts_with("SDK WARNING") || l.starts_with("SDK ERROR"))
+        .filter(|l| {
+            ["SDK WARNING", "SDK ERROR", "SDK CRITICAL"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
         .collect();
     assert!(
         complaints.is_empty(),

@@ -468,8 +468,26 @@ impl Checked {
 
     /// The warning for each of [`Checked::ignored_files`]: why it is not
     /// loaded (a YAML file without the `yaml` feature names the feature).
+    /// Files in subdirectories get a warning each up to ten, then one that
+    /// counts the rest.
     pub fn ignored_warnings(&self) -> Vec<String> {
-        self.ignored.iter().map(load::ignored_warning).collect()
+        const NESTED_SHOWN: usize = 10;
+        let (nested, direct): (Vec<_>, Vec<_>) =
+            self.ignored.iter().partition(|i| i.beneath.is_some());
+        let mut warnings: Vec<String> = direct.into_iter().map(load::ignored_warning).collect();
+        warnings.extend(
+            nested
+                .iter()
+                .take(NESTED_SHOWN)
+                .map(|i| load::ignored_warning(i)),
+        );
+        if nested.len() > NESTED_SHOWN {
+            warnings.push(format!(
+                "{} more files in subdirectories are not loaded either",
+                nested.len() - NESTED_SHOWN
+            ));
+        }
+        warnings
     }
 
     /// `cargo:rerun-if-changed` for every file read and directory scanned,

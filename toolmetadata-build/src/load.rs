@@ -80,6 +80,22 @@ pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded,
             }
         }
     }
+    // A nested file that another source reads is no surprise.
+    let read: Vec<PathBuf> = loaded.files.iter().map(|f| canonical(f)).collect();
+    let dirs: Vec<PathBuf> = sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Dir(dir) => Some(canonical(dir)),
+            Source::File(_) => None,
+        })
+        .collect();
+    loaded.ignored.retain(|i| {
+        if i.beneath.is_none() {
+            return true;
+        }
+        let path = canonical(&i.path);
+        !read.contains(&path) && !path.parent().is_some_and(|p| dirs.iter().any(|d| d == p))
+    });
     for path in &loaded.files {
         loaded.watched.push(path.clone());
         match loader.load_file(path) {
@@ -94,6 +110,11 @@ pub(crate) fn load(sources: &[Source], unknown_keys: Severity) -> Result<Loaded,
         }
     }
     Ok(loaded)
+}
+
+/// `path` resolved, or as given when it cannot be.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// The warning for a file of a directory that is not loaded.

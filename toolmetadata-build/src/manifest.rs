@@ -39,12 +39,18 @@
 //! In a bundle, each argument and variable becomes a `user_config` entry the
 //! host asks the person for (an argument's key is its name without dashes,
 //! `-` as `_`; a variable's, its name in lower case), passed to the binary
-//! as `--flag VALUE…` (a repeated value expanded after one flag), a boolean
-//! flag as `--flag=true` or `--flag=false`, a positional argument as its
-//! value: the binary must take these forms (clap: `num_args = 1..` for a
-//! repeated flag; `num_args = 0..=1`, `require_equals = true`,
-//! `default_missing_value = "true"` for a boolean one). An optional value
-//! left empty is passed as an empty argument.
+//! as `--flag=VALUE` (a boolean as `--flag=true` or `--flag=false`), a
+//! repeated flag as the flag followed by each value, a positional argument
+//! as its value. An optional value the person leaves unset is passed empty
+//! (`--flag=`, an empty variable; a boolean as `false`), since the host
+//! substitutes only values it has; an optional repeated or positional
+//! argument needs a `default`. The binary must take these forms (clap:
+//! `num_args = 1..` for a repeated flag; `num_args = 0..=1` with
+//! `default_missing_value = "true"` for a boolean one).
+//!
+//! The registry's ownership check of a `cargo` package reads the crate's
+//! README on crates.io: it must show the line `mcp-name: NAME` (as text:
+//! crates.io drops HTML comments).
 
 mod table;
 
@@ -223,8 +229,9 @@ impl Manifests {
         let author = table
             .author
             .as_ref()
-            .map(|a| a.value.clone())
-            .or_else(|| package.authors.first().map(|a| author_name(a)));
+            .map(|a| a.value.trim().to_owned())
+            .or_else(|| package.authors.first().map(|a| author_name(a)))
+            .filter(|a| !a.is_empty());
         if author.is_none() {
             problems.push(
                 Diagnostic::error(
@@ -310,11 +317,13 @@ impl Facts<'_> {
         if let Some(url) = &self.package.homepage {
             object.insert("websiteUrl".into(), json!(url));
         }
-        if let Some(url) = &self.package.repository {
-            object.insert(
-                "repository".into(),
-                json!({"url": url, "source": repository_source(url)}),
-            );
+        if let Some((url, source)) = self
+            .package
+            .repository
+            .as_ref()
+            .and_then(|url| Some((url, repository_source(url)?)))
+        {
+            object.insert("repository".into(), json!({"url": url, "source": source}));
         }
         object
     }
@@ -374,8 +383,12 @@ impl Facts<'_> {
                 },
             },
             "tools": tools.iter().map(|t| json!({"name": t.name, "description": t.description})).collect::<Vec<_>>(),
-            "compatibility": {"platforms": [bundle_platform(&self.package.target_os)]},
         });
+        // A bundle's platforms are these three; a binary for another OS is
+        // bundled without the claim.
+        if let Some(platform) = bundle_platform(&self.package.target_os) {
+            manifest["compatibility"] = json!({"platforms": [platform]});
+        }
         if let Some(title) = &self.table.title {
             manifest["display_name"] = json!(title.value);
         }
@@ -400,28 +413,29 @@ fn author_name(author: &str) -> String {
     author.split('<').next().unwrap_or(author).trim().to_owned()
 }
 
-/// The registry's `source` of a repository URL: its host's name without
-/// its top-level domain (`github` for github.com).
-fn repository_source(url: &str) -> String {
-    let host = url
-        .split("://")
-        .nth(1)
-        .unwrap_or(url)
-        .split(['/', ':'])
+/// The registry's `source` of an http(s) repository URL: its host's name
+/// without its top-level domain (`github` for github.com). None for other
+/// URLs (`git@host:…` is no URL the registry takes).
+fn repository_source(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))?;
+    let host = rest
+        .split(['/', ':', '?', '#'])
         .next()
         .unwrap_or_default()
         .trim_start_matches("www.");
-    host.rsplit_once('.')
-        .map_or(host, |(name, _)| name)
-        .to_owned()
+    let name = host.rsplit_once('.').map_or(host, |(name, _)| name);
+    (!name.is_empty()).then(|| name.to_owned())
 }
 
-/// A bundle's platform name of a Rust target OS.
-fn bundle_platform(os: &str) -> &str {
+/// A bundle's platform name of a Rust target OS, when it has one.
+fn bundle_platform(os: &str) -> Option<&'static str> {
     match os {
-        "macos" => "darwin",
-        "windows" => "win32",
-        other => other,
+        "linux" => Some("linux"),
+        "macos" => Some("darwin"),
+        "windows" => Some("win32"),
+        _ => None,
     }
 }
 

@@ -5,7 +5,9 @@ use toolmetadata_build::{Builder, Severity};
 fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for (name, contents) in files {
-        std::fs::write(dir.path().join(name), contents).expect("write");
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, contents).expect("write");
     }
     dir
 }
@@ -259,4 +261,45 @@ fn client_rejected_tool_names_warn_deny_or_pass() {
         warning.contains(&format!("rename the file to `{}.json`", &long[..64])),
         "{warning}"
     );
+}
+
+/// A tool file in a subdirectory is warned about, unless another source
+/// reads it; past ten, one warning counts the rest.
+#[test]
+fn files_in_subdirectories_are_warned_about_unless_read() {
+    const TOOL: &str = "description = \"d\"\n";
+    let mut files = vec![
+        ("a.toml", TOOL),
+        ("admin/b.toml", TOOL),
+        ("old/c.json", "{}"),
+    ];
+    let many: Vec<String> = (0..12).map(|i| format!("fixtures/{i:02}.json")).collect();
+    files.extend(many.iter().map(|f| (f.as_str(), "{}")));
+    let dir = dir_with(&files);
+    let warnings = quiet().dir(dir.path()).check().unwrap().ignored_warnings();
+    let shown = |name: &str| warnings.iter().any(|w| w.contains(name));
+    assert!(
+        shown("b.toml") && shown("fixtures/00.json"),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w == "4 more files in subdirectories are not loaded either"),
+        "{warnings:#?}"
+    );
+    // Read by another source, admin/b.toml is no surprise.
+    let both = quiet()
+        .dir(dir.path())
+        .dir(dir.path().join("admin"))
+        .check()
+        .unwrap();
+    assert!(!both.ignored_warnings().iter().any(|w| w.contains("b.toml")));
+    assert!(both.tool(&dir.path().join("admin/b.toml")).is_some());
+    let file = quiet()
+        .dir(dir.path())
+        .file(dir.path().join("admin/b.toml"))
+        .check()
+        .unwrap();
+    assert!(!file.ignored_warnings().iter().any(|w| w.contains("b.toml")));
 }

@@ -390,7 +390,12 @@ fn nested_tool_files(mut pending: Vec<PathBuf>) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        for entry in entries.flatten() {
+        // In name order, so that the budget ends at the same place on every
+        // machine (what reading a directory costs is bounded by the budget
+        // of the whole search, not by this sort).
+        let mut entries: Vec<_> = entries.flatten().take(budget.saturating_add(1)).collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
             if budget == 0 {
                 return nested;
             }

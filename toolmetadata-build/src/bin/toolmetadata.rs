@@ -444,6 +444,9 @@ fn manifest_command(
             return ExitCode::from(2);
         }
     };
+    for warning in checked.ignored_warnings() {
+        warn(&warning, color);
+    }
     if checked.has_errors() {
         eprintln!("{}", checked.diagnostics().render(color));
         return ExitCode::from(1);

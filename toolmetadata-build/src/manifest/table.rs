@@ -144,8 +144,14 @@ impl Setting {
         if self.secret {
             entry["sensitive"] = json!(true);
         }
-        if let Some(default) = &self.default {
-            entry["default"] = default.clone();
+        // The host substitutes only values it has: an optional value
+        // without a default would reach the binary as its `${…}` text, so
+        // it defaults to empty (false for a flag).
+        match (&self.default, self.required, self.kind) {
+            (Some(default), _, _) => entry["default"] = default.clone(),
+            (None, false, Kind::Boolean) => entry["default"] = json!(false),
+            (None, false, _) if !multiple => entry["default"] = json!(""),
+            _ => {}
         }
         entry
     }
@@ -179,15 +185,16 @@ impl Argument {
         argument
     }
 
-    /// Its place in a bundle's `mcp_config.args` and `user_config`. A
-    /// repeated value is one argument the host expands into several, after
-    /// the name; a boolean is `--name=true` or `--name=false`.
+    /// Its place in a bundle's `mcp_config.args` and `user_config`: a
+    /// flag is `--name=VALUE` (empty when an optional value is not set), a
+    /// repeated one the name followed by its values (the host expands one
+    /// argument into several), a positional argument its value.
     pub(crate) fn bundle(&self, args: &mut Vec<Value>, user_config: &mut Map<String, Value>) {
         let key = self.key();
         let value = format!("${{user_config.{key}}}");
-        match (self.named(), self.setting.kind) {
-            (true, Kind::Boolean) => args.push(json!(format!("{}={value}", self.name))),
-            (true, _) => {
+        match (self.named(), self.repeated) {
+            (true, false) => args.push(json!(format!("{}={value}", self.name))),
+            (true, true) => {
                 args.push(json!(self.name));
                 args.push(json!(value));
             }
@@ -306,7 +313,7 @@ pub(crate) fn read(file: &Arc<SourceFile>) -> Result<ServerTable, Diagnostics> {
         reader.problem(
             Span::new(0, 0),
             "the manifests are written from a [package.metadata.mcp] table, and there is none".to_owned(),
-            Some("add one with at least the registry name: `[package.metadata.mcp]` and `name = \"io.github.owner/server\"` (runtime/FORMAT.md, \"Manifests\")"),
+            Some("add one with at least the registry name: `[package.metadata.mcp]` and `name = \"io.github.owner/server\"` (the `toolmetadata_build::manifest` docs list every key)"),
         );
         return Err(Diagnostics::new(reader.problems));
     };
@@ -332,7 +339,9 @@ pub(crate) fn read(file: &Arc<SourceFile>) -> Result<ServerTable, Diagnostics> {
         title,
         description: reader.string(table, "description"),
         author: reader.string(table, "author"),
-        bin: reader.string(table, "bin"),
+        bin: reader
+            .string(table, "bin")
+            .filter(|bin| reader.check_bin(bin)),
         remotes: reader
             .tables(table, "remotes")
             .into_iter()
@@ -468,6 +477,23 @@ impl Reader {
         self.check_length(name, "name", 3, 200);
     }
 
+    /// A binary's name is a Cargo target name: it is a path in the bundle.
+    fn check_bin(&mut self, bin: &Located<String>) -> bool {
+        let valid = !bin.value.is_empty()
+            && bin
+                .value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !valid {
+            self.problem(
+                bin.span,
+                format!("`{}` is not a binary's name", bin.value),
+                Some("letters, digits, `-` and `_`, as Cargo names a [[bin]]"),
+            );
+        }
+        valid
+    }
+
     fn check_length(&mut self, value: &Located<String>, key: &str, min: usize, max: usize) {
         let chars = value.value.chars().count();
         if chars < min || chars > max {
@@ -548,25 +574,23 @@ impl Reader {
             }),
         };
         let default = self.value(table, "default").and_then(|(value, span)| {
-            let json = match (value, kind) {
-                (DeValue::String(s), Kind::String | Kind::Directory | Kind::File) => {
-                    json!(s.to_string())
-                }
-                (DeValue::Boolean(b), Kind::Boolean) => json!(b),
-                (DeValue::Integer(i), Kind::Number) => {
-                    json!(i64::from_str_radix(i.as_str(), i.radix()).ok()?)
-                }
-                (DeValue::Float(x), Kind::Number) => json!(x.as_str().parse::<f64>().ok()?),
-                _ => {
-                    self.problem(
-                        span,
-                        format!("this `default` is not a {} value", kind.bundle()),
-                        None,
-                    );
-                    return None;
-                }
-            };
-            Some(json)
+            let json = default_of(value, kind);
+            if json.is_none() {
+                self.problem(
+                    span,
+                    format!(
+                        "this `default` is not a {} value{}",
+                        kind.bundle(),
+                        if kind == Kind::Number {
+                            " (a finite number, an integer in 64 bits)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    None,
+                );
+            }
+            json
         });
         let setting = Setting {
             title: self.string(table, "title").map(|t| t.value),
@@ -576,6 +600,16 @@ impl Reader {
             kind,
             default,
         };
+        if setting.secret
+            && setting.default.is_some()
+            && let Some((_, span)) = self.value(table, "default")
+        {
+            self.problem(
+                span,
+                "a secret's `default` would be published in server.json and compiled into the binary".to_owned(),
+                Some("leave the default out: the person gives the secret"),
+            );
+        }
         Some(setting)
     }
 
@@ -600,6 +634,22 @@ impl Reader {
         let setting = self.setting(table, span, "an argument");
         let repeated = self.boolean(table, "repeated");
         let value_hint = self.string(table, "value-hint").map(|v| v.value);
+        let positional = !name.value.starts_with('-');
+        if let Some(setting) = &setting
+            && !setting.required
+            && setting.default.is_none()
+            && (repeated || positional)
+        {
+            self.problem(
+                name.span,
+                format!(
+                    "`{}` is optional with no default, which an MCP bundle cannot pass: the host would give the binary {} text",
+                    name.value,
+                    if repeated { "a bare flag, or the placeholder's" } else { "the placeholder's" }
+                ),
+                Some("make it `required = true`, or give it a `default`"),
+            );
+        }
         Some(Argument {
             name: name.value,
             setting: setting?,
@@ -652,6 +702,26 @@ impl Reader {
                 );
             }
         }
+    }
+}
+
+/// A `default` as JSON, when it is a value of `kind`.
+fn default_of(value: &DeValue<'_>, kind: Kind) -> Option<Value> {
+    match (value, kind) {
+        (DeValue::String(s), Kind::String | Kind::Directory | Kind::File) => {
+            Some(json!(s.to_string()))
+        }
+        (DeValue::Boolean(b), Kind::Boolean) => Some(json!(b)),
+        (DeValue::Integer(i), Kind::Number) => i64::from_str_radix(i.as_str(), i.radix())
+            .ok()
+            .map(|n| json!(n)),
+        (DeValue::Float(x), Kind::Number) => x
+            .as_str()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(|f| json!(f)),
+        _ => None,
     }
 }
 

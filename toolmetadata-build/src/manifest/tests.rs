@@ -114,6 +114,8 @@ fn the_bundle_passes_the_user_configuration_to_the_binary() {
     );
     assert_eq!(bundle["user_config"]["read_only"]["default"], false);
     assert_eq!(bundle["user_config"]["notes_token"]["sensitive"], true);
+    // Unset, it is passed empty rather than as its placeholder.
+    assert_eq!(bundle["user_config"]["notes_token"]["default"], "");
     assert_eq!(
         bundle["tools"],
         json!([{"name": "search_notes", "description": "Search the notes"}])
@@ -186,6 +188,30 @@ fn problems_are_located_in_cargo_toml() {
             "description is 0 characters",
             "description = \"\"",
         ),
+        (
+            "required = true\nrepeated = true",
+            "repeated = true",
+            "optional with no default",
+            "name = \"--root\"",
+        ),
+        (
+            "secret = true",
+            "secret = true\ndefault = \"s3cret\"",
+            "a secret's `default`",
+            "s3cret",
+        ),
+        (
+            "author = \"Ada\"",
+            "author = \"Ada\"\nbin = \"../x\"",
+            "is not a binary's name",
+            "../x",
+        ),
+        (
+            "default = false",
+            "default = 1e999",
+            "is not a boolean value",
+            "1e999",
+        ),
     ];
     for (good, bad, expected, marker) in cases {
         assert!(CARGO_TOML.contains(good), "{good}");
@@ -208,6 +234,31 @@ fn problems_are_located_in_cargo_toml() {
             found.render(false)
         );
     }
+}
+
+#[test]
+fn an_optional_flag_is_passed_with_its_value_attached() {
+    let text = CARGO_TOML.replace(
+        "[[package.metadata.mcp.env]]",
+        "[[package.metadata.mcp.arguments]]\nname = \"--profile\"\ndescription = \"A profile\"\n\n[[package.metadata.mcp.env]]",
+    );
+    let m = manifests(&text).expect("manifests");
+    let args = &m.bundle["server"]["mcp_config"]["args"];
+    assert_eq!(args[3], "--profile=${user_config.profile}");
+    assert_eq!(m.bundle["user_config"]["profile"]["default"], "");
+}
+
+#[test]
+fn repository_sources_are_read_from_http_urls_only() {
+    assert_eq!(
+        repository_source("https://gitlab.com/a/b").as_deref(),
+        Some("gitlab")
+    );
+    assert_eq!(
+        repository_source("https://www.github.com/a/b").as_deref(),
+        Some("github")
+    );
+    assert_eq!(repository_source("git@github.com:o/r"), None);
 }
 
 #[test]
