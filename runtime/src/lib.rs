@@ -147,6 +147,7 @@ pub mod diagnostic;
 #[cfg(any(feature = "server", feature = "load"))]
 pub mod fingerprint;
 pub mod metadata;
+pub mod profile;
 mod result;
 pub mod roots;
 #[cfg(feature = "server")]

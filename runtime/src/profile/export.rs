@@ -1,0 +1,457 @@
+//! A `tools/list` entry → the definition one provider accepts.
+
+use serde_json::{Map, Value, json};
+
+use super::rules::{self, Rule};
+use super::{Export, Moved, Profile};
+
+/// Keywords OpenAI's strict mode refuses (beside `default` and formats).
+const OPENAI_STRICT_REFUSED: &[&str] = &[
+    "allOf",
+    "not",
+    "dependentRequired",
+    "dependentSchemas",
+    "if",
+    "then",
+    "else",
+];
+/// The formats OpenAI's strict mode takes.
+pub(super) const OPENAI_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+/// The bounds Anthropic's strict tools refuse (`minItems` above 1 too).
+pub(super) const ANTHROPIC_STRICT_REFUSED: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+];
+/// The keywords of Gemini's `Schema`.
+pub(super) const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "default",
+    "example",
+    "propertyOrdering",
+];
+/// Keywords that constrain nothing a model sends: dropped where refused,
+/// not moved into a description.
+const ANNOTATIONS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "examples",
+    "additionalProperties",
+];
+
+pub(super) fn export(profile: Profile, entry: &Value) -> Export {
+    let mcp_name = entry["name"].as_str().unwrap_or_default().to_owned();
+    let description = entry["description"].as_str().unwrap_or_default().to_owned();
+    let mut schema = entry
+        .get("inputSchema")
+        .filter(|s| s.is_object())
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+    let mut moved = Vec::new();
+    let mut strict = false;
+    let parameters = match profile {
+        Profile::OpenAiStrict => {
+            strict = true;
+            let mut cx = Walk::new(&mut moved);
+            openai_strict(&mut schema, "", &mut cx);
+            Some(schema)
+        }
+        Profile::OpenAi | Profile::Anthropic | Profile::GeminiJson => {
+            strip_extensions(&mut schema, true);
+            Some(schema)
+        }
+        Profile::AnthropicStrict => {
+            strict = true;
+            let mut cx = Walk::new(&mut moved);
+            anthropic_strict(&mut schema, "", &mut cx);
+            Some(schema)
+        }
+        Profile::Gemini => {
+            let mut cx = Walk::new(&mut moved);
+            gemini(&mut schema, "", &mut cx);
+            let empty = schema["properties"].as_object().is_none_or(Map::is_empty);
+            (!empty).then_some(schema)
+        }
+        Profile::McpHosts => Some(schema),
+    };
+    Export {
+        name: legal_name(profile, &mcp_name),
+        mcp_name,
+        description,
+        parameters,
+        strict,
+        moved,
+    }
+}
+
+/// The exports of a whole set: as [`export`], with names that two tools
+/// would share told apart.
+pub(super) fn export_set(profile: Profile, entries: &[Value]) -> Vec<Export> {
+    let mut exports: Vec<Export> = entries.iter().map(|e| export(profile, e)).collect();
+    let mut seen = std::collections::HashSet::new();
+    // Unmapped names keep theirs; a mapped name that meets another gets its
+    // MCP name's digest.
+    let unmapped: Vec<String> = exports
+        .iter()
+        .filter(|e| e.name == e.mcp_name)
+        .map(|e| e.name.clone())
+        .collect();
+    for e in &exports {
+        if e.name == e.mcp_name {
+            seen.insert(e.name.clone());
+        }
+    }
+    for e in exports.iter_mut().filter(|e| e.name != e.mcp_name) {
+        if seen.contains(&e.name) || unmapped.contains(&e.name) {
+            e.name = with_digest(&e.name, &e.mcp_name);
+        }
+        seen.insert(e.name.clone());
+    }
+    exports
+}
+
+/// The longest name a provider takes.
+const NAME_LIMIT: usize = 64;
+
+/// `name` as `profile`'s provider takes it: characters it refuses as `_`,
+/// a digest of the MCP name when it is too long.
+fn legal_name(profile: Profile, name: &str) -> String {
+    let gemini = matches!(profile, Profile::Gemini | Profile::GeminiJson);
+    if profile == Profile::McpHosts {
+        return name.to_owned();
+    }
+    let allowed = |c: char| {
+        c.is_ascii_alphanumeric() || c == '_' || c == '-' || (gemini && (c == '.' || c == ':'))
+    };
+    let mut legal: String = name
+        .chars()
+        .map(|c| if allowed(c) { c } else { '_' })
+        .collect();
+    if legal.is_empty() {
+        legal.push_str("tool");
+    }
+    if gemini && !legal.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        legal.insert(0, '_');
+    }
+    if legal.len() > NAME_LIMIT {
+        legal = with_digest(&legal, name);
+    }
+    legal
+}
+
+/// `name` cut to leave room for `_` and 8 hex digits of `of`'s digest.
+fn with_digest(name: &str, of: &str) -> String {
+    // FNV-1a: stable across builds and machines, no dependency.
+    let digest = of.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    let keep = NAME_LIMIT - 9;
+    let cut: String = name.chars().take(keep).collect();
+    format!("{cut}_{digest:08x}")
+}
+
+/// What a walk of a schema records.
+struct Walk<'a> {
+    moved: &'a mut Vec<Moved>,
+    /// What the node being walked lost, for its description.
+    pending: Vec<String>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(moved: &'a mut Vec<Moved>) -> Self {
+        Walk {
+            moved,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Notes that `what` leaves the schema of `parameter` under `rule`;
+    /// [`Walk::describe`] puts it in the description.
+    fn move_out(&mut self, parameter: &str, rule: &'static Rule, what: String) {
+        self.pending.push(what.clone());
+        self.moved.push(Moved {
+            rule,
+            parameter: parameter.to_owned(),
+            what,
+        });
+    }
+
+    /// `node`'s description, with what it lost said in parentheses.
+    fn describe(&mut self, node: &mut Map<String, Value>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let lost = std::mem::take(&mut self.pending).join("; ");
+        let description = node
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim_end();
+        let text = if description.is_empty() {
+            lost
+        } else {
+            format!("{description} ({lost})")
+        };
+        node.insert("description".into(), Value::String(text));
+    }
+}
+
+/// `key` of `node` as it reads in a description.
+fn shown(key: &str, value: &Value) -> String {
+    let value = match value {
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    };
+    let words = match key {
+        "minimum" => "minimum",
+        "maximum" => "maximum",
+        "exclusiveMinimum" => "greater than",
+        "exclusiveMaximum" => "less than",
+        "multipleOf" => "a multiple of",
+        "minLength" => "at least this many characters:",
+        "maxLength" => "at most this many characters:",
+        "minItems" => "at least this many items:",
+        "default" => "default",
+        "format" => "format",
+        other => other,
+    };
+    format!("{words} {value}")
+}
+
+/// The sub-schemas of `node`, with the parameter path each belongs to.
+fn children<'n>(node: &'n mut Map<String, Value>, parameter: &str) -> Vec<(&'n mut Value, String)> {
+    let mut out = Vec::new();
+    for (key, value) in node.iter_mut() {
+        match key.as_str() {
+            "properties" => {
+                if let Some(props) = value.as_object_mut() {
+                    for (name, child) in props.iter_mut() {
+                        let path = if parameter.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{parameter}.{name}")
+                        };
+                        out.push((child, path));
+                    }
+                }
+            }
+            "items" => out.push((value, format!("{parameter}[]"))),
+            "anyOf" | "oneOf" | "allOf" => {
+                if let Some(items) = value.as_array_mut() {
+                    out.extend(items.iter_mut().map(|v| (v, parameter.to_owned())));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Drops MCP's own keywords (`x-…`), and `$schema` where asked, everywhere.
+fn strip_extensions(schema: &mut Value, schema_key: bool) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    node.retain(|k, _| !(k.starts_with("x-") || schema_key && k == "$schema"));
+    for (child, _) in children(node, "") {
+        strip_extensions(child, schema_key);
+    }
+}
+
+fn is_object(node: &Map<String, Value>) -> bool {
+    node.get("type").and_then(Value::as_str) == Some("object") || node.contains_key("properties")
+}
+
+fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    node.retain(|k, _| !k.starts_with("x-") && k != "$schema");
+    for key in OPENAI_STRICT_REFUSED {
+        if let Some(value) = node.remove(*key) {
+            cx.move_out(parameter, &rules::STRICT_KEYWORDS, shown(key, &value));
+        }
+    }
+    if let Some(default) = node.remove("default") {
+        cx.move_out(
+            parameter,
+            &rules::STRICT_KEYWORDS,
+            shown("default", &default),
+        );
+    }
+    if let Some(format) = node.get("format").cloned()
+        && !format
+            .as_str()
+            .is_some_and(|f| OPENAI_STRICT_FORMATS.contains(&f))
+    {
+        node.remove("format");
+        cx.move_out(parameter, &rules::STRICT_KEYWORDS, shown("format", &format));
+    }
+    if is_object(node) {
+        let required: Vec<String> = node
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let props = node
+            .entry("properties")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+            .map(|p| p.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if let Some(map) = node.get_mut("properties").and_then(Value::as_object_mut) {
+            for key in &props {
+                if !required.contains(key)
+                    && let Some(child) = map.get_mut(key)
+                {
+                    nullable(child);
+                }
+            }
+        }
+        node.insert("required".into(), json!(props));
+        node.insert("additionalProperties".into(), json!(false));
+    }
+    cx.describe(node);
+    for (child, path) in children(node, parameter) {
+        openai_strict(child, &path, cx);
+    }
+}
+
+/// `schema` also taking `null`, as strict mode says an optional value.
+fn nullable(schema: &mut Value) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    match node.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = std::mem::take(t);
+            node.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(types)) => {
+            if !types.iter().any(|t| t == "null") {
+                types.push(json!("null"));
+            }
+        }
+        _ => {
+            let inner = Value::Object(std::mem::take(node));
+            node.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+            return;
+        }
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum")
+        && !values.iter().any(Value::is_null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+fn anthropic_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    node.retain(|k, _| !k.starts_with("x-") && k != "$schema");
+    for key in ANTHROPIC_STRICT_REFUSED {
+        if let Some(value) = node.remove(*key) {
+            cx.move_out(
+                parameter,
+                &rules::ANTHROPIC_STRICT_BOUNDS,
+                shown(key, &value),
+            );
+        }
+    }
+    if let Some(min) = node.get("minItems").cloned()
+        && min.as_u64().is_none_or(|n| n > 1)
+    {
+        node.remove("minItems");
+        cx.move_out(
+            parameter,
+            &rules::ANTHROPIC_STRICT_BOUNDS,
+            shown("minItems", &min),
+        );
+    }
+    if is_object(node) {
+        node.entry("properties").or_insert_with(|| json!({}));
+        node.insert("additionalProperties".into(), json!(false));
+    }
+    cx.describe(node);
+    for (child, path) in children(node, parameter) {
+        anthropic_strict(child, &path, cx);
+    }
+}
+
+fn gemini(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    // A type union with null is one type, nullable.
+    if let Some(Value::Array(types)) = node.get("type").cloned() {
+        let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+        if named.len() == 1 {
+            node.insert("type".into(), named[0].clone());
+            if named.len() < types.len() {
+                node.insert("nullable".into(), json!(true));
+            }
+        }
+    }
+    let refused: Vec<String> = node
+        .keys()
+        .filter(|k| !GEMINI_KEYWORDS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    for key in refused {
+        let Some(value) = node.remove(&key) else {
+            continue;
+        };
+        if !key.starts_with("x-") && !ANNOTATIONS.contains(&key.as_str()) {
+            cx.move_out(parameter, &rules::GEMINI_KEYWORDS, shown(&key, &value));
+        }
+    }
+    if let Some(format) = node.get("format").cloned()
+        && !matches!(format.as_str(), Some("enum" | "date-time"))
+    {
+        node.remove("format");
+        cx.move_out(parameter, &rules::GEMINI_FORMAT, shown("format", &format));
+    }
+    cx.describe(node);
+    for (child, path) in children(node, parameter) {
+        gemini(child, &path, cx);
+    }
+}

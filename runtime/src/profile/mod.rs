@@ -1,0 +1,231 @@
+//! Provider profiles: what each model provider's tool API (and the major
+//! MCP hosts) accepts of a tool definition, checked and met.
+//!
+//! An MCP `tools/list` entry is one JSON Schema per tool, but the models
+//! behind the hosts accept different subsets of JSON Schema and of names.
+//! A [`Profile`] is one such subset, as data: its [`Rule`]s, each citing
+//! where the provider publishes it. For each profile,
+//!
+//! - [`Profile::export`] writes a tool's definition as that provider needs
+//!   it, from its entry: for strict profiles every property required and
+//!   optional ones nullable; what the provider cannot carry (a `default`,
+//!   bounds a strict grammar refuses) moved into the description; for
+//!   `gemini` the OpenAPI subset; a name the provider refuses mapped to a
+//!   legal one ([`Export::name`], with [`Export::mcp_name`] to map back).
+//!   What it had to move is listed in [`Export::moved`]: the model is no
+//!   longer held to it, though the server still checks every call;
+//! - [`Profile::validate`] checks a definition against the rules, and names
+//!   each one it breaks.
+//!
+//! ```
+//! use toolmetadata::profile::Profile;
+//! use serde_json::json;
+//!
+//! let entry = json!({
+//!     "name": "search",
+//!     "description": "Search the notes",
+//!     "inputSchema": {
+//!         "type": "object",
+//!         "properties": {
+//!             "query": {"type": "string", "minLength": 1},
+//!             "limit": {"type": "integer", "minimum": 1, "default": 10}
+//!         },
+//!         "required": ["query"],
+//!         "additionalProperties": false
+//!     }
+//! });
+//! let export = Profile::OpenAiStrict.export(&entry);
+//! let limit = &export.parameters.as_ref().unwrap()["properties"]["limit"];
+//! assert_eq!(limit["type"], json!(["integer", "null"]));
+//! assert!(Profile::OpenAiStrict.validate(&export).is_empty());
+//! ```
+
+mod export;
+pub mod rules;
+mod validate;
+
+pub use rules::Rule;
+
+use serde_json::Value;
+
+/// A provider's (or the hosts') rules for tool definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Profile {
+    /// OpenAI function calling with `strict: true` (structured outputs).
+    OpenAiStrict,
+    /// OpenAI function calling, not strict.
+    OpenAi,
+    /// Anthropic tool use.
+    Anthropic,
+    /// Anthropic strict tool use (`strict: true`).
+    AnthropicStrict,
+    /// Gemini `functionDeclarations` with `parameters` (an OpenAPI subset).
+    Gemini,
+    /// Gemini `functionDeclarations` with `parametersJsonSchema`.
+    GeminiJson,
+    /// The name and count budgets of the major MCP hosts (Claude Code's
+    /// `mcp__<server>__` prefix, Copilot's 128 tools).
+    McpHosts,
+}
+
+impl Profile {
+    /// Every profile.
+    pub const ALL: &'static [Profile] = &[
+        Profile::OpenAiStrict,
+        Profile::OpenAi,
+        Profile::Anthropic,
+        Profile::AnthropicStrict,
+        Profile::Gemini,
+        Profile::GeminiJson,
+        Profile::McpHosts,
+    ];
+
+    /// The profile's name: `openai-strict`, `openai`, `anthropic`,
+    /// `anthropic-strict`, `gemini`, `gemini-json` or `mcp-hosts`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::OpenAiStrict => "openai-strict",
+            Profile::OpenAi => "openai",
+            Profile::Anthropic => "anthropic",
+            Profile::AnthropicStrict => "anthropic-strict",
+            Profile::Gemini => "gemini",
+            Profile::GeminiJson => "gemini-json",
+            Profile::McpHosts => "mcp-hosts",
+        }
+    }
+
+    /// The profile named `name` ([`Profile::name`]).
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.iter().copied().find(|p| p.name() == name)
+    }
+
+    /// The rules this profile checks, each citing its source.
+    pub fn rules(self) -> &'static [Rule] {
+        use rules::*;
+        match self {
+            Profile::OpenAiStrict => &[
+                NAME_ASCII,
+                ROOT_OBJECT,
+                OBJECT_PROPERTIES,
+                ARRAY_ITEMS,
+                STRICT_ALL_REQUIRED,
+                STRICT_NO_ADDITIONAL,
+                STRICT_KEYWORDS,
+                STRICT_LIMITS,
+            ],
+            Profile::OpenAi => &[NAME_ASCII, ROOT_OBJECT, OBJECT_PROPERTIES, ARRAY_ITEMS],
+            Profile::Anthropic => &[NAME_ASCII, ROOT_OBJECT],
+            Profile::AnthropicStrict => &[
+                NAME_ASCII,
+                ROOT_OBJECT,
+                STRICT_NO_ADDITIONAL,
+                ANTHROPIC_STRICT_BOUNDS,
+            ],
+            Profile::Gemini => &[
+                NAME_GEMINI,
+                GEMINI_KEYWORDS,
+                GEMINI_SINGLE_TYPE,
+                GEMINI_NONEMPTY_OBJECT,
+                GEMINI_FORMAT,
+            ],
+            Profile::GeminiJson => &[NAME_GEMINI, GEMINI_JSON_OBJECT],
+            Profile::McpHosts => &[HOST_PREFIXED_NAME, HOST_TOOL_COUNT],
+        }
+    }
+
+    /// The definition of the tool of `entry` (a `tools/list` entry) as
+    /// this provider needs it. For [`Profile::McpHosts`], the name a host
+    /// shows (without its server prefix) and the schema as it is.
+    pub fn export(self, entry: &Value) -> Export {
+        export::export(self, entry)
+    }
+
+    /// The definitions of a whole tool set ([`Profile::export`] of each
+    /// entry), with mapped names that two tools would share told apart.
+    pub fn export_set(self, entries: &[Value]) -> Vec<Export> {
+        export::export_set(self, entries)
+    }
+
+    /// The rules `definition` breaks; none for a definition this profile's
+    /// provider accepts. [`Profile::McpHosts`] checks the name alone, with
+    /// no server prefix: see [`Profile::validate_for_server`].
+    pub fn validate(self, definition: &Export) -> Vec<Violation> {
+        validate::validate(self, definition, None)
+    }
+
+    /// [`Profile::validate`], with the server's name for the hosts'
+    /// prefixed names (`mcp__<server>__<tool>`).
+    pub fn validate_for_server(self, definition: &Export, server: &str) -> Vec<Violation> {
+        validate::validate(self, definition, Some(server))
+    }
+
+    /// The rules a whole tool set breaks (the hosts' count of tools).
+    pub fn validate_set(self, tools: usize) -> Vec<Violation> {
+        validate::validate_set(self, tools)
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tool's definition for one provider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Export {
+    /// The name the provider sees: the MCP name, or a legal one mapped from
+    /// it.
+    pub name: String,
+    /// The MCP tool name, for a call that comes back under [`Export::name`].
+    pub mcp_name: String,
+    /// The description, with what the provider cannot carry added.
+    pub description: String,
+    /// The parameters' schema; `None` where the provider takes none (a
+    /// Gemini function without parameters).
+    pub parameters: Option<Value>,
+    /// Whether the provider is asked to hold the model to the schema
+    /// exactly (`strict`).
+    pub strict: bool,
+    /// What could not be carried as a constraint and went into the
+    /// description instead: the model is no longer held to it (the server
+    /// still refuses a call that breaks it).
+    pub moved: Vec<Moved>,
+}
+
+/// A constraint moved out of the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The rule that refuses it.
+    pub rule: &'static Rule,
+    /// The parameter it belonged to (`limit`, `filter.kind`); empty for the
+    /// tool itself.
+    pub parameter: String,
+    /// What was moved, as the description now says it (`minimum 1`).
+    pub what: String,
+}
+
+/// A rule a definition breaks, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule.
+    pub rule: &'static Rule,
+    /// Where: a JSON pointer into the parameters' schema, or `name`.
+    pub at: String,
+    /// What is wrong there.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at {}: {} ({})",
+            self.rule.id, self.at, self.detail, self.rule.says
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;
