@@ -210,6 +210,9 @@ rules! {
     /// A `[package.metadata.mcp]` table in `Cargo.toml` that cannot describe
     /// the server in its manifests (`toolmetadata-build`'s manifests).
     ServerManifest => "server-manifest",
+    /// A tool a targeted provider profile refuses, or whose constraints it
+    /// cannot carry (`toolmetadata-build`'s `Builder::profiles`).
+    ProviderProfile => "provider-profile",
 }
 
 impl fmt::Display for Rule {

@@ -35,9 +35,11 @@
 mod check;
 mod emit;
 mod load;
+mod locate;
 pub mod lock;
 pub mod manifest;
 mod model;
+mod profiles;
 mod write;
 
 use std::collections::BTreeMap;
@@ -46,6 +48,7 @@ use std::path::{Path, PathBuf};
 
 pub use toolmetadata::Severity;
 use toolmetadata::metadata::ToolMetadata;
+pub use toolmetadata::profile::Profile;
 use toolmetadata::{Diagnostic, Diagnostics};
 
 /// Generates `OUT_DIR/tools.rs` from the metadata files of `dir`, with the
@@ -89,6 +92,7 @@ pub struct Builder {
     lock_changes: Severity,
     locked: Option<bool>,
     manifests: Option<PathBuf>,
+    targets: profiles::Targets,
 }
 
 impl Default for Builder {
@@ -113,6 +117,7 @@ impl Builder {
             lock_changes: Severity::Error,
             locked: None,
             manifests: None,
+            targets: profiles::Targets::default(),
         }
     }
 
@@ -229,6 +234,46 @@ impl Builder {
         self
     }
 
+    /// Checks every tool against these provider profiles (module
+    /// `toolmetadata::profile`): a tool whose definition a profile's
+    /// provider would still refuse after export (a name hosts show as it
+    /// is, a limit it exceeds), or that loses constraints on the way (bounds
+    /// a strict grammar cannot carry, said in the description instead), gets
+    /// a `provider-profile` diagnostic in its file naming the profile, the
+    /// rule, its source and the fix. Warnings unless
+    /// [`Builder::profile_severity`] says otherwise.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), toolmetadata_build::Error> {
+    /// use toolmetadata_build::{Builder, Profile, Severity};
+    /// Builder::new()
+    ///     .dir("tools")
+    ///     .profiles([Profile::OpenAiStrict, Profile::McpHosts])
+    ///     .server_name("notes")
+    ///     .profile_severity(Severity::Error)
+    ///     .compile()
+    /// # }
+    /// ```
+    pub fn profiles(mut self, profiles: impl IntoIterator<Item = Profile>) -> Self {
+        self.targets.profiles.extend(profiles);
+        self
+    }
+
+    /// Whether a profile's findings fail the build ([`Severity::Error`]) or
+    /// are warnings (the default).
+    pub fn profile_severity(mut self, severity: Severity) -> Self {
+        self.targets.severity = Some(severity);
+        self
+    }
+
+    /// The server's name as hosts configure it, for the hosts' prefixed
+    /// tool names (`mcp__<server>__<tool>` in 64 characters,
+    /// [`Profile::McpHosts`]).
+    pub fn server_name(mut self, name: impl Into<String>) -> Self {
+        self.targets.server_name = Some(name.into());
+        self
+    }
+
     /// Writes into `dir` instead of `$OUT_DIR` (for tools and tests that run
     /// outside a build script).
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -256,6 +301,7 @@ impl Builder {
             &self.custom_types,
             self.client_names,
         )?);
+        diagnostics.extend(self.targets.check(&loaded.tools));
         Ok(Checked {
             tools: loaded.tools,
             files: loaded.files,

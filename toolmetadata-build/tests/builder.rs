@@ -303,3 +303,39 @@ fn files_in_subdirectories_are_warned_about_unless_read() {
         .unwrap();
     assert!(!file.ignored_warnings().iter().any(|w| w.contains("b.toml")));
 }
+
+/// The profiles a build targets: a constraint a strict provider cannot
+/// carry, and a name hosts would refuse with the server's prefix, each a
+/// diagnostic in the tool's file, at the chosen severity.
+#[test]
+fn targeted_profiles_are_checked_in_the_tool_files() {
+    const LOOKUP: &str = "description = \"Look up\"\n\n[[parameters]]\nname = \"code\"\ntype = \"string\"\nrequired = true\nmaxLength = 8\n";
+    let dir = dir_with(&[("look_up_a_code_in_the_very_long_table.toml", LOOKUP)]);
+    let checked = quiet()
+        .dir(dir.path())
+        .profiles([
+            toolmetadata_build::Profile::AnthropicStrict,
+            toolmetadata_build::Profile::McpHosts,
+        ])
+        .server_name("the-code-lookup-server")
+        .check()
+        .unwrap();
+    assert!(!checked.has_errors(), "warnings by default");
+    let rendered = checked.diagnostics().render(false);
+    assert!(
+        rendered.contains("warning[provider-profile]: anthropic-strict: tool `look_up_a_code_in_the_very_long_table` cannot hold the model to this constraint (`anthropic-strict/bounds`): `code`: at most 8 characters"),
+        "{rendered}"
+    );
+    assert!(rendered.contains(":4:8"), "at the parameter: {rendered}");
+    assert!(
+        rendered.contains("mcp-hosts: tool `look_up_a_code_in_the_very_long_table` breaks `mcp-hosts/prefixed-name`: `mcp__the-code-lookup-server__look_up_a_code_in_the_very_long_table` (66 characters)"),
+        "{rendered}"
+    );
+    let strict = quiet()
+        .dir(dir.path())
+        .profiles([toolmetadata_build::Profile::AnthropicStrict])
+        .profile_severity(Severity::Error)
+        .check()
+        .unwrap();
+    assert!(strict.has_errors());
+}

@@ -236,20 +236,15 @@ fn shown(key: &str, value: &Value) -> String {
         Value::String(s) => format!("\"{s}\""),
         other => other.to_string(),
     };
-    let words = match key {
-        "minimum" => "minimum",
-        "maximum" => "maximum",
-        "exclusiveMinimum" => "greater than",
-        "exclusiveMaximum" => "less than",
-        "multipleOf" => "a multiple of",
-        "minLength" => "at least this many characters:",
-        "maxLength" => "at most this many characters:",
-        "minItems" => "at least this many items:",
-        "default" => "default",
-        "format" => "format",
-        other => other,
-    };
-    format!("{words} {value}")
+    match key {
+        "exclusiveMinimum" => format!("greater than {value}"),
+        "exclusiveMaximum" => format!("less than {value}"),
+        "multipleOf" => format!("a multiple of {value}"),
+        "minLength" => format!("at least {value} characters"),
+        "maxLength" => format!("at most {value} characters"),
+        "minItems" => format!("at least {value} items"),
+        other => format!("{other} {value}"),
+    }
 }
 
 /// The sub-schemas of `node`, with the parameter path each belongs to.

@@ -160,6 +160,53 @@ impl Profile {
         validate::validate(self, definition, Some(server))
     }
 
+    /// `export` in the provider's request shape: OpenAI's Chat Completions
+    /// tool (`{"type": "function", "function": {…, "strict"}}`), Anthropic's
+    /// (`{"name", "description", "input_schema"}`, `strict` when strict),
+    /// Gemini's function declaration (`parameters` or
+    /// `parametersJsonSchema`), or for the hosts the MCP entry.
+    pub fn definition(self, export: &Export) -> Value {
+        let mut definition = serde_json::Map::new();
+        definition.insert("name".into(), Value::from(export.name.clone()));
+        definition.insert(
+            "description".into(),
+            Value::from(export.description.clone()),
+        );
+        let key = match self {
+            Profile::OpenAi | Profile::OpenAiStrict => "parameters",
+            Profile::Anthropic | Profile::AnthropicStrict => "input_schema",
+            Profile::Gemini => "parameters",
+            Profile::GeminiJson => "parametersJsonSchema",
+            Profile::McpHosts => "inputSchema",
+        };
+        if let Some(parameters) = &export.parameters {
+            definition.insert(key.into(), parameters.clone());
+        }
+        match self {
+            Profile::OpenAi | Profile::OpenAiStrict => {
+                definition.insert("strict".into(), Value::Bool(export.strict));
+                serde_json::json!({"type": "function", "function": definition})
+            }
+            Profile::AnthropicStrict => {
+                definition.insert("strict".into(), Value::Bool(true));
+                Value::Object(definition)
+            }
+            _ => Value::Object(definition),
+        }
+    }
+
+    /// A request's `tools` for `exports`: their [`Profile::definition`]s, in
+    /// one `functionDeclarations` entry for Gemini.
+    pub fn tools(self, exports: &[Export]) -> Value {
+        let definitions: Vec<Value> = exports.iter().map(|e| self.definition(e)).collect();
+        match self {
+            Profile::Gemini | Profile::GeminiJson => {
+                serde_json::json!([{"functionDeclarations": definitions}])
+            }
+            _ => Value::Array(definitions),
+        }
+    }
+
     /// The rules a whole tool set breaks (the hosts' count of tools).
     pub fn validate_set(self, tools: usize) -> Vec<Violation> {
         validate::validate_set(self, tools)

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolmetadata_build::lock::{Class, Lock};
-use toolmetadata_build::{Builder, Severity, json_lines_record};
+use toolmetadata_build::{Builder, Profile, Severity, json_lines_record};
 
 #[derive(Parser)]
 #[command(
@@ -42,6 +42,23 @@ enum Command {
         /// Files or directories.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Also check against a provider profile (repeatable): openai-strict,
+        /// openai, anthropic, anthropic-strict, gemini, gemini-json, mcp-hosts.
+        /// Its findings are errors.
+        #[arg(long = "profile", value_name = "NAME", value_parser = parse_profile)]
+        profiles: Vec<Profile>,
+        /// The server's name, for the hosts' prefixed tool names (mcp-hosts).
+        #[arg(long, value_name = "NAME")]
+        server_name: Option<String>,
+    },
+    /// Print the tools' definitions as a provider's request takes them (its
+    /// `tools`), exported for the profile; mapped names are said on stderr.
+    Export {
+        /// The directory of tool files.
+        dir: PathBuf,
+        /// The provider profile.
+        #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+        profile: Profile,
     },
     /// Print each file's tools/list entry, or its errors; exit status 1 if any has an error.
     List {
@@ -131,7 +148,8 @@ fn main() -> ExitCode {
         Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     let (paths, format) = match &cli.command {
-        Command::Check { paths } => (paths, None),
+        Command::Check { paths, .. } => (paths, None),
+        Command::Export { dir, profile } => return export_command(dir, *profile, &cli, color),
         Command::List { paths, format } => (paths, Some(*format)),
         Command::Lock {
             dir,
@@ -153,6 +171,19 @@ fn main() -> ExitCode {
     // The checks `cargo build` runs, across every file given: a file that
     // checks alone but clashes with another fails here as in the build.
     let mut builder = builder(&cli);
+    if let Command::Check {
+        profiles,
+        server_name,
+        ..
+    } = &cli.command
+    {
+        builder = builder
+            .profiles(profiles.iter().copied())
+            .profile_severity(Severity::Error);
+        if let Some(name) = server_name {
+            builder = builder.server_name(name);
+        }
+    }
     for path in paths {
         builder = if path.is_dir() {
             builder.dir(path)
@@ -494,5 +525,47 @@ fn manifest_command(
             eprintln!("error: cannot write into {}: {e}", out.display());
             ExitCode::from(2)
         }
+    }
+}
+
+/// A profile by its name, for clap.
+fn parse_profile(name: &str) -> Result<Profile, String> {
+    Profile::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        format!("no profile `{name}`; the profiles are {}", names.join(", "))
+    })
+}
+
+/// `toolmetadata export`: the definitions, as `profile`'s request takes them.
+fn export_command(dir: &Path, profile: Profile, cli: &Cli, color: bool) -> ExitCode {
+    let checked = match builder_of(dir, cli).check() {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if checked.has_errors() {
+        eprintln!("{}", checked.diagnostics().render(color));
+        return ExitCode::from(1);
+    }
+    let entries: Vec<serde_json::Value> = checked
+        .files()
+        .iter()
+        .filter_map(|f| checked.tool(f))
+        .map(|t| t.to_tools_list_entry())
+        .collect();
+    let exports = profile.export_set(&entries);
+    for export in exports.iter().filter(|e| e.name != e.mcp_name) {
+        eprintln!(
+            "note: `{}` is `{}` for {profile}: map a call of it back to `{}`",
+            export.mcp_name, export.name, export.mcp_name
+        );
+    }
+    let text = serde_json::to_string_pretty(&profile.tools(&exports)).unwrap_or_default();
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
     }
 }

@@ -13,6 +13,7 @@ use toolmetadata::{Diagnostic, Severity};
 
 use super::{Change, Class, Lock, version};
 use crate::load::{LoadedTool, shown};
+use crate::locate::{find_key, find_param};
 
 /// What the build learned from the lock.
 #[derive(Debug, Default)]
@@ -248,54 +249,4 @@ fn located(tool: &LoadedTool, changes: &[Change], message: String) -> Diagnostic
         (None, None) => {}
     }
     diagnostic
-}
-
-/// The line of `key` (TOML `key = …`, YAML `key: …`, JSON `"key": …`): the
-/// first place it starts a line, or else is quoted as a key.
-fn find_key(text: &str, key: &str) -> Option<Span> {
-    let at_line_start = text
-        .match_indices(key)
-        .map(|(at, _)| at)
-        .find(|&at| text[..at].ends_with('\n') || at == 0);
-    let quoted = format!("\"{key}\"");
-    let at = at_line_start.or_else(|| text.find(&quoted).map(|at| at + 1))?;
-    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
-    Some(Span::new(at, end.max(at + key.len())))
-}
-
-/// The quoted name of parameter `name` where it is declared (after a
-/// `name` key), in any of the formats.
-fn find_param(text: &str, name: &str) -> Option<Span> {
-    let quoted = format!("\"{name}\"");
-    let mut from = 0;
-    while let Some(found) = text[from..].find(&quoted) {
-        let at = from + found;
-        let before = text[..at].trim_end();
-        let before = before
-            .strip_suffix('=')
-            .or_else(|| before.strip_suffix(':'))
-            .map(str::trim_end);
-        if before.is_some_and(|b| b.ends_with("name") || b.ends_with("\"name\"")) {
-            return Some(Span::new(at, at + quoted.len()));
-        }
-        from = at + quoted.len();
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parameters_are_found_where_they_are_named() {
-        let toml = "description = \"the \\\"q\\\" tool\"\n[[parameters]]\nname = \"q\"\n";
-        let span = find_param(toml, "q").expect("found");
-        assert_eq!(&toml[span.start..span.end], "\"q\"");
-        assert!(span.start > 20, "not the description's");
-        let json = r#"{"parameters":[{"name": "q", "type":"string"}]}"#;
-        let span = find_param(json, "q").expect("found");
-        assert_eq!(&json[span.start..span.end], "\"q\"");
-        assert_eq!(find_param(json, "r"), None);
-    }
 }

@@ -1,0 +1,55 @@
+//! Where a key or a parameter is written in a tool file's text, in any of
+//! the formats: for diagnostics about a tool as a whole (its lock, its
+//! provider profiles) rather than about one value the reader saw.
+
+use toolmetadata::diagnostic::Span;
+
+/// The line of `key` (TOML `key = …`, YAML `key: …`, JSON `"key": …`): the
+/// first place it starts a line, or else is quoted as a key.
+pub(crate) fn find_key(text: &str, key: &str) -> Option<Span> {
+    let at_line_start = text
+        .match_indices(key)
+        .map(|(at, _)| at)
+        .find(|&at| text[..at].ends_with('\n') || at == 0);
+    let quoted = format!("\"{key}\"");
+    let at = at_line_start.or_else(|| text.find(&quoted).map(|at| at + 1))?;
+    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    Some(Span::new(at, end.max(at + key.len())))
+}
+
+/// The quoted name of parameter `name` where it is declared (after a
+/// `name` key), in any of the formats.
+pub(crate) fn find_param(text: &str, name: &str) -> Option<Span> {
+    let quoted = format!("\"{name}\"");
+    let mut from = 0;
+    while let Some(found) = text[from..].find(&quoted) {
+        let at = from + found;
+        let before = text[..at].trim_end();
+        let before = before
+            .strip_suffix('=')
+            .or_else(|| before.strip_suffix(':'))
+            .map(str::trim_end);
+        if before.is_some_and(|b| b.ends_with("name") || b.ends_with("\"name\"")) {
+            return Some(Span::new(at, at + quoted.len()));
+        }
+        from = at + quoted.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_found_where_they_are_named() {
+        let toml = "description = \"the \\\"q\\\" tool\"\n[[parameters]]\nname = \"q\"\n";
+        let span = find_param(toml, "q").expect("found");
+        assert_eq!(&toml[span.start..span.end], "\"q\"");
+        assert!(span.start > 20, "not the description's");
+        let json = r#"{"parameters":[{"name": "q", "type":"string"}]}"#;
+        let span = find_param(json, "q").expect("found");
+        assert_eq!(&json[span.start..span.end], "\"q\"");
+        assert_eq!(find_param(json, "r"), None);
+    }
+}
