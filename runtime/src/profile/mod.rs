@@ -15,7 +15,11 @@
 //!   What it had to move is listed in [`Export::moved`]: the model is no
 //!   longer held to it, though the server still checks every call;
 //! - [`Profile::validate`] checks a definition against the rules, and names
-//!   each one it breaks.
+//!   each one it breaks;
+//! - [`ToolSet::for_provider`](crate::ToolSet::for_provider) gives a
+//!   generated tool set's definitions in a provider's request shape, and
+//!   runs a call in its response shape with the same decoding, checks and
+//!   handlers as an MCP call: function calling without MCP.
 //!
 //! ```
 //! use toolmetadata::profile::Profile;
@@ -40,10 +44,12 @@
 //! assert!(Profile::OpenAiStrict.validate(&export).is_empty());
 //! ```
 
+mod call;
 mod export;
 pub mod rules;
 mod validate;
 
+pub use call::ProviderTools;
 pub use rules::Rule;
 
 use serde_json::Value;
