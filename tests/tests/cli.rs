@@ -428,3 +428,67 @@ fn diff_reads_two_git_revisions() {
         "{out:?}"
     );
 }
+
+/// `check --profile` reports what a provider would refuse or lose, as
+/// errors; `export --profile` prints the provider's `tools`, saying which
+/// names it mapped.
+#[test]
+fn profiles_are_checked_and_exported() {
+    let dir = files(&[
+        (
+            "api.lookup.toml",
+            "description = \"Look up\"\n\n[[parameters]]\nname = \"code\"\ntype = \"string\"\nrequired = true\nmaxLength = 8\n",
+        ),
+        ("ping.toml", "description = \"Ping\"\n"),
+    ]);
+    let check = Command::new(cli::binary())
+        .args(["--color", "never", "check", "--profile", "anthropic-strict"])
+        .arg(dir.path())
+        .output()
+        .expect("toolmetadata runs");
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[provider-profile]: anthropic-strict: tool `api.lookup` cannot hold the model to this constraint (`anthropic-strict/bounds`): `code`: at most 8 characters"),
+        "{stderr}"
+    );
+    let unknown = Command::new(cli::binary())
+        .args(["check", "--profile", "claude"])
+        .arg(dir.path())
+        .output()
+        .expect("toolmetadata runs");
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("no profile `claude`; the profiles are openai-strict")
+    );
+    let export = Command::new(cli::binary())
+        .args(["export", "--profile", "gemini"])
+        .arg(dir.path())
+        .output()
+        .expect("toolmetadata runs");
+    assert!(export.status.success(), "{export:?}");
+    let tools: serde_json::Value = serde_json::from_slice(&export.stdout).expect("JSON");
+    let declarations = &tools[0]["functionDeclarations"];
+    assert_eq!(declarations[0]["name"], "api.lookup");
+    assert_eq!(
+        declarations[0]["parameters"]["properties"]["code"]["maxLength"],
+        8
+    );
+    assert!(
+        declarations[1].get("parameters").is_none(),
+        "{declarations}"
+    );
+    let openai = Command::new(cli::binary())
+        .args(["export", "--profile", "openai-strict"])
+        .arg(dir.path())
+        .output()
+        .expect("toolmetadata runs");
+    let tools: serde_json::Value = serde_json::from_slice(&openai.stdout).expect("JSON");
+    assert_eq!(tools[0]["function"]["name"], "api_lookup");
+    assert_eq!(tools[0]["function"]["strict"], true);
+    assert!(
+        String::from_utf8_lossy(&openai.stderr)
+            .contains("`api.lookup` is `api_lookup` for openai-strict"),
+        "{openai:?}"
+    );
+}
