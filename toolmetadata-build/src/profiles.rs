@@ -42,8 +42,12 @@ impl Targets {
                     found.push(weakened(profile, tool, &file, export, severity));
                 }
             }
+            // Hosts list what `tools/list` shows: discoverable tools are
+            // behind the two meta-tools of discovery.
+            let hidden = tools.iter().filter(|t| t.tool.discoverable).count();
+            let listed = tools.len() - hidden + if hidden > 0 { 2 } else { 0 };
             if let (Some(first), Some(violation)) =
-                (tools.first(), profile.validate_set(tools.len()).first())
+                (tools.first(), profile.validate_set(listed).first())
             {
                 found.push(
                     Diagnostic::error(
@@ -131,6 +135,7 @@ fn weakened(
         .collect();
     let rules: Vec<&str> = {
         let mut ids: Vec<&str> = export.moved.iter().map(|m| m.rule.id).collect();
+        ids.sort_unstable();
         ids.dedup();
         ids
     };

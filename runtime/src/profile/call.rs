@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{Export, Profile};
 use crate::args::Map;
+use crate::metadata::Unsupported;
 use crate::tool_set::{CallOutcome, ToolSet};
 use crate::{Context, ToolError};
 
@@ -21,7 +22,7 @@ impl<T> ToolSet<T> {
     /// let tools = set.for_provider(Profile::OpenAiStrict);
     /// let request = json!({"model": "…", "messages": […], "tools": tools.definitions()});
     /// // … for each tool call of the response:
-    /// let outcome = tools.call(&tool_call, Context::new("search_notes"))?.await;
+    /// let outcome = tools.call(&tool_call)?.await;
     /// ```
     pub fn for_provider(&self, profile: Profile) -> ProviderTools<'_, T> {
         let entries: Vec<Value> = self
@@ -81,12 +82,14 @@ impl<'a, T> ProviderTools<'a, T> {
     /// (what strict profiles send) is an absent value, while the text
     /// `"null"` stays text. The arguments are then decoded and checked as an
     /// MCP call's are, every constraint included (those the export moved
-    /// into descriptions too), before the handler runs. An error says what
-    /// the call lacked.
+    /// into descriptions too), before the handler runs, with a [`Context`]
+    /// of that tool. There is no person to ask here: a tool with
+    /// `[confirm]` runs only when its `unsupported` is `proceed` (the
+    /// default), and is refused when it is `refuse`. An error says what the
+    /// call lacked.
     pub fn call(
         &self,
         call: &Value,
-        cx: Context,
     ) -> Result<impl Future<Output = CallOutcome> + Send + 'a, ToolError> {
         let (name, args) = parts(call)?;
         let export = self
@@ -94,9 +97,21 @@ impl<'a, T> ProviderTools<'a, T> {
             .iter()
             .find(|e| e.name == name)
             .ok_or_else(|| ToolError::new(format!("no tool `{name}` for {}", self.profile)))?;
+        let tool = export.mcp_name.as_str();
+        let confirm = self
+            .set
+            .entries
+            .iter()
+            .find(|e| e.name == tool)
+            .and_then(|e| e.confirm);
+        if confirm.is_some_and(|c| c.unsupported == Unsupported::Refuse) {
+            return Err(ToolError::new(format!(
+                "`{tool}` asks the person before it runs ([confirm], unsupported = \"refuse\"), and a call from a model has no one to ask"
+            )));
+        }
         self.set
-            .call(&export.mcp_name, args, cx)
-            .ok_or_else(|| ToolError::new(format!("no tool `{}`", export.mcp_name)))
+            .call(tool, args, Context::new(tool))
+            .ok_or_else(|| ToolError::new(format!("no tool `{tool}`")))
     }
 }
 
@@ -115,8 +130,10 @@ fn parts(call: &Value) -> Result<(String, Map), ToolError> {
         .find_map(|k| inner.get(*k))
         .cloned()
         .unwrap_or_else(|| Value::Object(Map::new()));
-    // OpenAI sends the arguments as JSON text.
+    // OpenAI sends the arguments as JSON text (empty, from some servers
+    // that follow its API, for a call without arguments).
     let arguments = match arguments {
+        Value::String(text) if text.trim().is_empty() => Value::Null,
         Value::String(text) => serde_json::from_str(&text)
             .map_err(|e| ToolError::new(format!("the arguments of `{name}` are not JSON: {e}")))?,
         other => other,
@@ -161,6 +178,11 @@ mod tests {
             "api_v1_lookup",
             r#"{"name":"api_v1_lookup","description":"Plain","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}"#,
         ),
+        ToolEntry::new(
+            "drop_table",
+            r#"{"name":"drop_table","description":"Drop","inputSchema":{"type":"object","properties":{}}}"#,
+        )
+        .confirm("Drop it?", crate::metadata::Unsupported::Refuse),
     ];
 
     fn dispatch<'a>(handler: &'a Echo, name: &str, call: Call) -> Option<CallFuture<'a>> {
@@ -194,11 +216,24 @@ mod tests {
             ("api_v1_lookup", "api_v1_lookup"),
         ] {
             let call = json!({"type": "function", "function": {"name": name, "arguments": "{\"q\":\"x\"}"}});
-            let outcome = tools.call(&call, Context::new("t")).expect("a call").await;
+            let outcome = tools.call(&call).expect("a call").await;
             let CallOutcome::Output(output) = outcome else {
                 panic!("{outcome:?}")
             };
             assert_eq!(output.text_content(), format!("{reached} {{\"q\":\"x\"}}"));
         }
+    }
+
+    #[test]
+    fn a_tool_that_must_ask_first_is_refused() {
+        let set = codegen::tool_set(Echo, ENTRIES, dispatch, Conversion::Lenient, "t", "0");
+        let tools = set.for_provider(Profile::Anthropic);
+        let call = json!({"type": "tool_use", "name": "drop_table", "input": {}});
+        let error = tools.call(&call).err().expect("refused");
+        assert!(
+            error.message().contains("no one to ask"),
+            "{}",
+            error.message()
+        );
     }
 }

@@ -64,14 +64,7 @@ pub(super) const GEMINI_KEYWORDS: &[&str] = &[
 ];
 /// Keywords that constrain nothing a model sends: dropped where refused,
 /// not moved into a description.
-const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$comment",
-    "title",
-    "examples",
-    "additionalProperties",
-];
+const ANNOTATIONS: &[&str] = &["$schema", "$id", "$comment", "title", "examples"];
 
 pub(super) fn export(profile: Profile, entry: &Value) -> Export {
     let mcp_name = entry["name"].as_str().unwrap_or_default().to_owned();
@@ -85,19 +78,23 @@ pub(super) fn export(profile: Profile, entry: &Value) -> Export {
     let mut strict = false;
     let parameters = match profile {
         Profile::OpenAiStrict => {
-            strict = true;
             let mut cx = Walk::new(&mut moved);
             openai_strict(&mut schema, "", &mut cx);
+            strict = cx.strict;
             Some(schema)
         }
-        Profile::OpenAi | Profile::Anthropic | Profile::GeminiJson => {
-            strip_extensions(&mut schema, true);
+        Profile::OpenAi | Profile::Anthropic => {
+            plain(&mut schema);
+            Some(schema)
+        }
+        Profile::GeminiJson => {
+            strip_extensions(&mut schema);
             Some(schema)
         }
         Profile::AnthropicStrict => {
-            strict = true;
             let mut cx = Walk::new(&mut moved);
             anthropic_strict(&mut schema, "", &mut cx);
+            strict = cx.strict;
             Some(schema)
         }
         Profile::Gemini => {
@@ -119,27 +116,28 @@ pub(super) fn export(profile: Profile, entry: &Value) -> Export {
 }
 
 /// The exports of a whole set: as [`export`], with names that two tools
-/// would share told apart.
+/// would share told apart. A name a provider takes stays as it is; a mapped
+/// name that meets another takes its MCP name's digest (and a number, in
+/// the unlikely case that meets one too): so a mapped name changes only when
+/// a tool of that very name joins the set.
 pub(super) fn export_set(profile: Profile, entries: &[Value]) -> Vec<Export> {
     let mut exports: Vec<Export> = entries.iter().map(|e| export(profile, e)).collect();
-    let mut seen = std::collections::HashSet::new();
-    // Unmapped names keep theirs; a mapped name that meets another gets its
-    // MCP name's digest.
-    let unmapped: Vec<String> = exports
+    let mut taken: std::collections::HashSet<String> = exports
         .iter()
         .filter(|e| e.name == e.mcp_name)
         .map(|e| e.name.clone())
         .collect();
-    for e in &exports {
-        if e.name == e.mcp_name {
-            seen.insert(e.name.clone());
-        }
-    }
     for e in exports.iter_mut().filter(|e| e.name != e.mcp_name) {
-        if seen.contains(&e.name) || unmapped.contains(&e.name) {
-            e.name = with_digest(&e.name, &e.mcp_name);
+        if taken.contains(&e.name) {
+            let mut name = with_digest(&e.name, &e.mcp_name);
+            let mut n = 1;
+            while taken.contains(&name) {
+                name = with_digest(&e.name, &format!("{}#{n}", e.mcp_name));
+                n += 1;
+            }
+            e.name = name;
         }
-        seen.insert(e.name.clone());
+        taken.insert(e.name.clone());
     }
     exports
 }
@@ -189,6 +187,8 @@ struct Walk<'a> {
     moved: &'a mut Vec<Moved>,
     /// What the node being walked lost, for its description.
     pending: Vec<String>,
+    /// Whether the schema can still be given as strict.
+    strict: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -196,7 +196,27 @@ impl<'a> Walk<'a> {
         Walk {
             moved,
             pending: Vec::new(),
+            strict: true,
         }
+    }
+
+    /// Says `text` in the node's description, losing nothing (a default,
+    /// which the server applies to an absent value anyway).
+    fn say(&mut self, text: String) {
+        self.pending.push(text);
+    }
+
+    /// The schema cannot be strict: the tool is given without `strict`, and
+    /// the provider does not hold the model to its schema.
+    fn not_strict(&mut self, parameter: &str, rule: &'static Rule, why: &str) {
+        if self.strict {
+            self.moved.push(Moved {
+                rule,
+                parameter: parameter.to_owned(),
+                what: format!("not strict: {why}"),
+            });
+        }
+        self.strict = false;
     }
 
     /// Notes that `what` leaves the schema of `parameter` under `rule`;
@@ -264,10 +284,24 @@ fn children<'n>(node: &'n mut Map<String, Value>, parameter: &str) -> Vec<(&'n m
                     }
                 }
             }
-            "items" => out.push((value, format!("{parameter}[]"))),
+            "items" | "prefixItems" => match value {
+                Value::Array(items) => {
+                    out.extend(items.iter_mut().map(|v| (v, format!("{parameter}[]"))));
+                }
+                _ => out.push((value, format!("{parameter}[]"))),
+            },
+            "additionalProperties" if value.is_object() => {
+                out.push((value, format!("{parameter}{{}}")));
+            }
             "anyOf" | "oneOf" | "allOf" => {
                 if let Some(items) = value.as_array_mut() {
                     out.extend(items.iter_mut().map(|v| (v, parameter.to_owned())));
+                }
+            }
+            "not" | "if" | "then" | "else" => out.push((value, parameter.to_owned())),
+            "$defs" | "definitions" => {
+                if let Some(defs) = value.as_object_mut() {
+                    out.extend(defs.values_mut().map(|v| (v, parameter.to_owned())));
                 }
             }
             _ => {}
@@ -276,19 +310,64 @@ fn children<'n>(node: &'n mut Map<String, Value>, parameter: &str) -> Vec<(&'n m
     out
 }
 
-/// Drops MCP's own keywords (`x-…`), and `$schema` where asked, everywhere.
-fn strip_extensions(schema: &mut Value, schema_key: bool) {
+/// Drops MCP's own keywords (`x-…`) and `$schema`, everywhere.
+fn strip_extensions(schema: &mut Value) {
     let Some(node) = schema.as_object_mut() else {
         return;
     };
-    node.retain(|k, _| !(k.starts_with("x-") || schema_key && k == "$schema"));
+    node.retain(|k, _| !(k.starts_with("x-") || k == "$schema"));
     for (child, _) in children(node, "") {
-        strip_extensions(child, schema_key);
+        strip_extensions(child);
+    }
+}
+
+/// [`strip_extensions`], and an object's `properties` and an array's
+/// `items` given where they are missing (OpenAI refuses either without).
+fn plain(schema: &mut Value) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    node.retain(|k, _| !(k.starts_with("x-") || k == "$schema"));
+    if is_type(node, "object") {
+        node.entry("properties").or_insert_with(|| json!({}));
+    }
+    if is_type(node, "array") {
+        node.entry("items").or_insert_with(|| json!({}));
+    }
+    for (child, _) in children(node, "") {
+        plain(child);
+    }
+}
+
+/// Whether `node`'s `type` is `name`, or a union holding it.
+pub(super) fn is_type(node: &Map<String, Value>, name: &str) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(types)) => types.iter().any(|t| t == name),
+        _ => false,
     }
 }
 
 fn is_object(node: &Map<String, Value>) -> bool {
-    node.get("type").and_then(Value::as_str) == Some("object") || node.contains_key("properties")
+    is_type(node, "object") || node.contains_key("properties")
+}
+
+/// An object of any keys (`additionalProperties` a schema, no properties):
+/// what a strict grammar cannot say.
+fn is_map(node: &Map<String, Value>) -> bool {
+    node.get("additionalProperties")
+        .is_some_and(Value::is_object)
+        && node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty)
+}
+
+/// Whether `node` says what its value is (strict grammars need one of these).
+fn is_typed(node: &Map<String, Value>) -> bool {
+    ["type", "anyOf", "enum", "const", "$ref"]
+        .iter()
+        .any(|k| node.contains_key(*k))
 }
 
 fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
@@ -296,17 +375,31 @@ fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         return;
     };
     node.retain(|k, _| !k.starts_with("x-") && k != "$schema");
+    // One schema in `allOf` is that schema (schemars writes references so).
+    if let Some(Value::Array(all)) = node.get("allOf")
+        && let [Value::Object(only)] = all.as_slice()
+    {
+        let only = only.clone();
+        node.remove("allOf");
+        for (key, value) in only {
+            node.entry(key).or_insert(value);
+        }
+    }
+    if let Some(one_of) = node.remove("oneOf") {
+        node.insert("anyOf".into(), one_of);
+        cx.move_out(
+            parameter,
+            &rules::STRICT_KEYWORDS,
+            "exactly one of these".to_owned(),
+        );
+    }
     for key in OPENAI_STRICT_REFUSED {
         if let Some(value) = node.remove(*key) {
             cx.move_out(parameter, &rules::STRICT_KEYWORDS, shown(key, &value));
         }
     }
     if let Some(default) = node.remove("default") {
-        cx.move_out(
-            parameter,
-            &rules::STRICT_KEYWORDS,
-            shown("default", &default),
-        );
+        cx.say(shown("default", &default));
     }
     if let Some(format) = node.get("format").cloned()
         && !format
@@ -316,33 +409,22 @@ fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         node.remove("format");
         cx.move_out(parameter, &rules::STRICT_KEYWORDS, shown("format", &format));
     }
-    if is_object(node) {
-        let required: Vec<String> = node
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let props = node
-            .entry("properties")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-            .map(|p| p.keys().cloned().collect::<Vec<_>>())
-            .unwrap_or_default();
-        if let Some(map) = node.get_mut("properties").and_then(Value::as_object_mut) {
-            for key in &props {
-                if !required.contains(key)
-                    && let Some(child) = map.get_mut(key)
-                {
-                    nullable(child);
-                }
-            }
-        }
-        node.insert("required".into(), json!(props));
-        node.insert("additionalProperties".into(), json!(false));
+    if is_map(node) {
+        node.entry("properties").or_insert_with(|| json!({}));
+        cx.not_strict(
+            parameter,
+            &rules::STRICT_NO_ADDITIONAL,
+            "an object of any keys",
+        );
+    } else if is_object(node) {
+        strict_object(node);
+    }
+    if is_type(node, "array") && !node.contains_key("items") {
+        node.insert("items".into(), json!({}));
+        cx.not_strict(parameter, &rules::STRICT_KEYWORDS, "an array of anything");
+    }
+    if !is_typed(node) {
+        cx.not_strict(parameter, &rules::STRICT_KEYWORDS, "a value of any type");
     }
     cx.describe(node);
     for (child, path) in children(node, parameter) {
@@ -350,12 +432,47 @@ fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
     }
 }
 
+/// An object as strict mode takes it: every property required (optional
+/// ones nullable), no other keys; `required` names only its properties.
+fn strict_object(node: &mut Map<String, Value>) {
+    let required: Vec<String> = node
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let props = node
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .map(|p| p.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    if let Some(map) = node.get_mut("properties").and_then(Value::as_object_mut) {
+        for key in &props {
+            if !required.contains(key)
+                && let Some(child) = map.get_mut(key)
+            {
+                nullable(child);
+            }
+        }
+    }
+    node.insert("required".into(), json!(props));
+    node.insert("additionalProperties".into(), json!(false));
+}
+
 /// `schema` also taking `null`, as strict mode says an optional value.
 fn nullable(schema: &mut Value) {
     let Some(node) = schema.as_object_mut() else {
         return;
     };
+    if let Some(value) = node.remove("const") {
+        node.insert("enum".into(), json!([value]));
+    }
     match node.get_mut("type") {
+        Some(Value::String(t)) if t == "null" => {}
         Some(Value::String(t)) => {
             let t = std::mem::take(t);
             node.insert("type".into(), json!([t, "null"]));
@@ -366,8 +483,20 @@ fn nullable(schema: &mut Value) {
             }
         }
         _ => {
-            let inner = Value::Object(std::mem::take(node));
-            node.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+            let takes_null = node
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().any(|s| s["type"] == "null"));
+            if let Some(Value::Array(values)) = node.get_mut("enum") {
+                if !values.iter().any(Value::is_null) {
+                    values.push(Value::Null);
+                }
+                return;
+            }
+            if !takes_null {
+                let inner = Value::Object(std::mem::take(node));
+                node.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+            }
             return;
         }
     }
@@ -402,7 +531,14 @@ fn anthropic_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
             shown("minItems", &min),
         );
     }
-    if is_object(node) {
+    if is_map(node) {
+        node.entry("properties").or_insert_with(|| json!({}));
+        cx.not_strict(
+            parameter,
+            &rules::STRICT_NO_ADDITIONAL,
+            "an object of any keys",
+        );
+    } else if is_object(node) {
         node.entry("properties").or_insert_with(|| json!({}));
         node.insert("additionalProperties".into(), json!(false));
     }
@@ -416,15 +552,35 @@ fn gemini(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
     let Some(node) = schema.as_object_mut() else {
         return;
     };
-    // A type union with null is one type, nullable.
+    // A type union is one type, nullable, or `anyOf` of single types.
     if let Some(Value::Array(types)) = node.get("type").cloned() {
         let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-        if named.len() == 1 {
-            node.insert("type".into(), named[0].clone());
-            if named.len() < types.len() {
-                node.insert("nullable".into(), json!(true));
+        if named.len() < types.len() {
+            node.insert("nullable".into(), json!(true));
+        }
+        match named.as_slice() {
+            [one] => {
+                node.insert("type".into(), (*one).clone());
+            }
+            several => {
+                node.remove("type");
+                let any: Vec<Value> = several.iter().map(|t| json!({"type": t})).collect();
+                node.insert("anyOf".into(), Value::Array(any));
             }
         }
+    }
+    if let Some(value) = node.remove("const") {
+        node.insert("enum".into(), json!([value]));
+    }
+    if let Some(values) = node.get("enum").and_then(Value::as_array)
+        && (!is_type(node, "string") || !values.iter().all(Value::is_string))
+    {
+        let values = node.remove("enum").unwrap_or_default();
+        cx.move_out(
+            parameter,
+            &rules::GEMINI_STRING_ENUM,
+            format!("one of {values}"),
+        );
     }
     let refused: Vec<String> = node
         .keys()
@@ -435,7 +591,11 @@ fn gemini(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         let Some(value) = node.remove(&key) else {
             continue;
         };
-        if !key.starts_with("x-") && !ANNOTATIONS.contains(&key.as_str()) {
+        let constrains = match key.as_str() {
+            "additionalProperties" => value.is_object(),
+            other => !other.starts_with("x-") && !ANNOTATIONS.contains(&other),
+        };
+        if constrains {
             cx.move_out(parameter, &rules::GEMINI_KEYWORDS, shown(&key, &value));
         }
     }
@@ -444,6 +604,15 @@ fn gemini(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
     {
         node.remove("format");
         cx.move_out(parameter, &rules::GEMINI_FORMAT, shown("format", &format));
+    }
+    // Gemini refuses a `required` that names no property.
+    let names: Vec<String> = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(Value::Array(required)) = node.get_mut("required") {
+        required.retain(|r| r.as_str().is_some_and(|r| names.iter().any(|n| n == r)));
     }
     cx.describe(node);
     for (child, path) in children(node, parameter) {

@@ -133,6 +133,7 @@ impl Profile {
                 GEMINI_KEYWORDS,
                 GEMINI_SINGLE_TYPE,
                 GEMINI_NONEMPTY_OBJECT,
+                GEMINI_STRING_ENUM,
                 GEMINI_FORMAT,
             ],
             Profile::GeminiJson => &[NAME_GEMINI, GEMINI_JSON_OBJECT],

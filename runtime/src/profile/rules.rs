@@ -62,6 +62,9 @@ rules! {
     GEMINI_NONEMPTY_OBJECT = "gemini/nonempty-properties",
         "An object has at least one property (a function without parameters has no `parameters`)",
         "agno-agi/agno#2112";
+    GEMINI_STRING_ENUM = "gemini/string-enum",
+        "`enum` is given for strings only",
+        "ai.google.dev API reference, `Schema.enum` (for a STRING type)";
     GEMINI_FORMAT = "gemini/format",
         "`format` is only `enum` or `date-time`",
         "ai.google.dev API reference, `Schema.format` (Developer API)";

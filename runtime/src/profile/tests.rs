@@ -133,3 +133,97 @@ fn every_rule_cites_its_source() {
         }
     }
 }
+
+/// Schemas MCP allows that generated entries never have (run-time tools,
+/// other servers' entries): nested objects, definitions, unions, `oneOf`,
+/// non-string enums, arrays without `items`, values of any type, `const`.
+fn unusual() -> Value {
+    json!({
+        "name": "2fa:reset",
+        "description": "Unusual",
+        "inputSchema": {
+            "type": "object",
+            "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}}},
+            "properties": {
+                "where": {
+                    "type": "object",
+                    "properties": {
+                        "city": {"type": "string"},
+                        "near": {"type": "object", "properties": {"lat": {"type": "number", "minimum": -90}}, "required": ["lat"]}
+                    },
+                    "required": ["city", "ghost"]
+                },
+                "id": {"type": ["string", "integer"]},
+                "maybe": {"type": ["string", "null"], "format": "uri"},
+                "shape": {"oneOf": [{"type": "string"}, {"type": "number"}]},
+                "level": {"type": "integer", "enum": [1, 2, 3]},
+                "list": {"type": "array"},
+                "anything": {},
+                "fixed": {"const": "v1"},
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2, "uniqueItems": true}
+            },
+            "required": ["where"]
+        }
+    })
+}
+
+#[test]
+fn unusual_schemas_export_to_what_each_profile_takes() {
+    for profile in Profile::ALL.iter().filter(|p| **p != Profile::McpHosts) {
+        let export = profile.export(&unusual());
+        let violations = profile.validate(&export);
+        assert!(
+            violations.is_empty(),
+            "{profile}: {violations:#?}\n{}",
+            serde_json::to_string_pretty(&export.parameters).unwrap_or_default()
+        );
+    }
+    // What strict grammars cannot say leaves the tool not strict, and says why.
+    let openai = Profile::OpenAiStrict.export(&unusual());
+    assert!(!openai.strict);
+    assert!(
+        openai
+            .moved
+            .iter()
+            .any(|m| m.what.starts_with("not strict")),
+        "{:?}",
+        openai.moved
+    );
+    assert_eq!(Profile::Gemini.export(&unusual()).name, "_2fa:reset");
+}
+
+#[test]
+fn a_map_cannot_be_said_to_gemini_and_the_check_says_so() {
+    let entry = json!({"name": "tag", "inputSchema": {"type": "object", "properties": {
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}}
+    }}});
+    for profile in [
+        Profile::OpenAi,
+        Profile::OpenAiStrict,
+        Profile::Anthropic,
+        Profile::AnthropicStrict,
+        Profile::GeminiJson,
+    ] {
+        let export = profile.export(&entry);
+        assert!(
+            profile.validate(&export).is_empty(),
+            "{profile}: {:?}",
+            profile.validate(&export)
+        );
+    }
+    let gemini = Profile::Gemini.export(&entry);
+    let found = Profile::Gemini.validate(&gemini);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule.id, "gemini/nonempty-properties");
+    assert_eq!(found[0].at, "/properties/labels");
+}
+
+#[test]
+fn a_default_is_said_but_not_lost() {
+    let export = Profile::OpenAiStrict.export(&entry());
+    assert!(
+        !export.moved.iter().any(|m| m.what.starts_with("default")),
+        "{:?}",
+        export.moved
+    );
+}

@@ -13,6 +13,14 @@ pub(super) fn validate(
 ) -> Vec<Violation> {
     let mut found = Found::default();
     for rule in profile.rules() {
+        // A definition given without `strict` is not held to the strict
+        // grammar's rules (the provider takes it as it takes any).
+        let strict_only = rule.id.starts_with("openai-strict/")
+            || rule.id.starts_with("strict/")
+            || rule.id.starts_with("anthropic-strict/");
+        if strict_only && !definition.strict {
+            continue;
+        }
         check(rule, definition, server, &mut found);
     }
     found.0
@@ -127,7 +135,8 @@ impl Limits {
     }
 }
 
-/// Calls `f` on every schema node with its JSON pointer and depth.
+/// Calls `f` on every schema node with its JSON pointer and how many
+/// objects deep it is.
 fn walk(
     node: &Value,
     at: &str,
@@ -138,15 +147,35 @@ fn walk(
         return;
     };
     f(map, at, depth);
+    let inner = if is_type(map, "object") || map.contains_key("properties") {
+        depth + 1
+    } else {
+        depth
+    };
     if let Some(props) = map.get("properties").and_then(Value::as_object) {
         for (name, child) in props {
-            walk(child, &format!("{at}/properties/{name}"), depth + 1, f);
+            walk(child, &format!("{at}/properties/{name}"), inner, f);
         }
     }
-    if let Some(items) = map.get("items") {
-        walk(items, &format!("{at}/items"), depth + 1, f);
+    for key in ["$defs", "definitions"] {
+        if let Some(defs) = map.get(key).and_then(Value::as_object) {
+            for (name, child) in defs {
+                walk(child, &format!("{at}/{key}/{name}"), depth, f);
+            }
+        }
     }
-    for key in ["anyOf", "oneOf", "allOf"] {
+    for key in ["items", "additionalProperties", "not", "if", "then", "else"] {
+        match map.get(key) {
+            Some(child @ Value::Object(_)) => walk(child, &format!("{at}/{key}"), inner, f),
+            Some(Value::Array(list)) if key == "items" => {
+                for (i, child) in list.iter().enumerate() {
+                    walk(child, &format!("{at}/items/{i}"), inner, f);
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
         if let Some(list) = map.get(key).and_then(Value::as_array) {
             for (i, child) in list.iter().enumerate() {
                 walk(child, &format!("{at}/{key}/{i}"), depth, f);
@@ -155,13 +184,7 @@ fn walk(
     }
 }
 
-fn is_type(node: &Map<String, Value>, name: &str) -> bool {
-    match node.get("type") {
-        Some(Value::String(t)) => t == name,
-        Some(Value::Array(types)) => types.iter().any(|t| t == name),
-        _ => false,
-    }
-}
+use super::export::is_type;
 
 fn check_node(
     rule: &'static Rule,
@@ -225,11 +248,23 @@ fn check_node(
             {
                 found.add(rule, at, format!("format {format}"));
             }
+            if node.contains_key("oneOf") {
+                found.add(rule, at, "`oneOf` (strict mode takes `anyOf`)".to_owned());
+            }
+            if !["type", "anyOf", "enum", "const", "$ref"]
+                .iter()
+                .any(|k| node.contains_key(*k))
+            {
+                found.add(rule, at, "a schema without a type".to_owned());
+            }
         }
         "openai-strict/limits" => {
             if let Some(props) = node.get("properties").and_then(Value::as_object) {
                 limits.properties += props.len();
                 limits.text += props.keys().map(String::len).sum::<usize>();
+            }
+            if let Some(value) = node.get("const").and_then(Value::as_str) {
+                limits.text += value.len();
             }
             if let Some(values) = node.get("enum").and_then(Value::as_array) {
                 limits.enum_values += values.len();
@@ -239,7 +274,9 @@ fn check_node(
                     .map(str::len)
                     .sum::<usize>();
             }
-            limits.depth = limits.depth.max(depth);
+            if is_type(node, "object") || node.contains_key("properties") {
+                limits.depth = limits.depth.max(depth);
+            }
         }
         "anthropic-strict/bounds" => {
             for key in ANTHROPIC_STRICT_REFUSED {
@@ -272,6 +309,15 @@ fn check_node(
                     .is_none_or(Map::is_empty) =>
         {
             found.add(rule, at, "an object without properties".to_owned());
+        }
+        "gemini/string-enum"
+            if node.contains_key("enum")
+                && (!is_type(node, "string")
+                    || !node["enum"]
+                        .as_array()
+                        .is_some_and(|v| v.iter().all(Value::is_string))) =>
+        {
+            found.add(rule, at, format!("enum {}", node["enum"]));
         }
         "gemini/format" => {
             if let Some(format) = node.get("format")

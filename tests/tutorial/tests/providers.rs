@@ -91,7 +91,7 @@ async fn every_profile_calls_reach_the_handler_as_mcp_calls_do() {
         ] {
             let call = provider_call(profile, &export.name, &arguments(export, &given));
             let outcome = tools
-                .call(&call, Context::new("search_notes"))
+                .call(&call)
                 .unwrap_or_else(|e| panic!("{profile}: {}", e.message()))
                 .await;
             assert_eq!(described(outcome), over_mcp(mcp).await, "{profile}: {call}");
@@ -121,12 +121,7 @@ async fn a_constraint_moved_into_the_description_is_still_enforced() {
         &export.name,
         &json!({"query": "milk", "limit": 0}),
     );
-    let outcome = described(
-        tools
-            .call(&call, Context::new("search_notes"))
-            .expect("a call")
-            .await,
-    );
+    let outcome = described(tools.call(&call).expect("a call").await);
     assert!(
         outcome.starts_with("invalid:") && outcome.contains("limit"),
         "{outcome}"
@@ -153,9 +148,35 @@ async fn calls_that_are_not_calls_say_why() {
         ),
     ] {
         let error = tools
-            .call(&call, Context::new("x"))
+            .call(&call)
             .err()
             .unwrap_or_else(|| panic!("{call} is refused"));
         assert!(error.message().contains(expected), "{}", error.message());
     }
+}
+
+/// No arguments at all (some OpenAI-compatible servers send `""`): the
+/// tool's own error about what it needs, as over MCP.
+#[tokio::test]
+async fn a_call_without_arguments_gets_the_tools_error() {
+    let set = tools::tool_set(Notes);
+    let tools = set.for_provider(Profile::OpenAi);
+    let call = json!({"type": "function", "function": {"name": "search_notes", "arguments": ""}});
+    let outcome = described(tools.call(&call).expect("a call").await);
+    assert_eq!(outcome, over_mcp(json!({})).await);
+    assert!(
+        outcome.contains("missing required argument `query`"),
+        "{outcome}"
+    );
+}
+
+/// A tool with `[confirm]` whose `unsupported` is `proceed` (the default)
+/// runs: a call from a model has no one to ask.
+#[tokio::test]
+async fn a_confirmed_tool_proceeds_as_its_metadata_says() {
+    let set = tools::tool_set(Notes);
+    let tools = set.for_provider(Profile::Anthropic);
+    let call = json!({"type": "tool_use", "id": "t", "name": "archive_note", "input": {"note": "buy milk"}});
+    let outcome = described(tools.call(&call).expect("a call").await);
+    assert_eq!(outcome, "output: archived \"buy milk\"");
 }
