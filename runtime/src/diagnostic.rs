@@ -210,6 +210,8 @@ rules! {
     /// A `[package.metadata.mcp]` table in `Cargo.toml` that cannot describe
     /// the server in its manifests (`toolmetadata-build`'s manifests).
     ServerManifest => "server-manifest",
+    /// A `[limits]` value that is not a duration, a count or a rate.
+    BadLimit => "bad-limit",
     /// A tool a targeted provider profile refuses, or whose constraints it
     /// cannot carry (`toolmetadata-build`'s `Builder::profiles`).
     ProviderProfile => "provider-profile",

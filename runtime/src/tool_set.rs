@@ -32,6 +32,8 @@ pub struct ToolEntry {
     pub scopes: &'static [&'static str],
     /// The tool's `toolVersion`, when declared.
     pub version: Option<&'static str>,
+    /// `[limits]`: what the server holds each call to.
+    pub limits: crate::metadata::Limits,
 }
 
 /// A generated tool's `[confirm]`.
@@ -55,7 +57,30 @@ impl ToolEntry {
             task: TaskSupport::Forbidden,
             scopes: &[],
             version: None,
+            limits: crate::metadata::Limits {
+                timeout: None,
+                concurrency: None,
+                rate: None,
+            },
         }
+    }
+
+    /// A call still running after `timeout` is cancelled (`[limits]`).
+    pub const fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.limits.timeout = Some(timeout);
+        self
+    }
+
+    /// At most `calls` calls run at once (`[limits]`).
+    pub const fn concurrency(mut self, calls: u32) -> Self {
+        self.limits.concurrency = Some(calls);
+        self
+    }
+
+    /// At most `calls` calls per caller in each `per` (`[limits]`).
+    pub const fn rate(mut self, calls: u32, per: std::time::Duration) -> Self {
+        self.limits.rate = Some(crate::metadata::Rate { calls, per });
+        self
     }
 
     /// The tool's `toolVersion`.

@@ -549,7 +549,20 @@ fn entry(tool: &Tool) -> TokenStream {
     let scopes = &tool.scopes;
     let scopes = (!scopes.is_empty()).then(|| quote!(.scopes(&[#(#scopes),*])));
     let version = tool.version.as_ref().map(|v| quote!(.version(#v)));
-    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version)
+    let millis = |d: std::time::Duration| {
+        let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        quote!(::core::time::Duration::from_millis(#ms))
+    };
+    let timeout = tool.limits.timeout.map(|t| {
+        let t = millis(t);
+        quote!(.timeout(#t))
+    });
+    let concurrency = tool.limits.concurrency.map(|n| quote!(.concurrency(#n)));
+    let rate = tool.limits.rate.map(|r| {
+        let (calls, per) = (r.calls, millis(r.per));
+        quote!(.rate(#calls, #per))
+    });
+    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version #timeout #concurrency #rate)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

@@ -35,6 +35,8 @@ pub(crate) struct Tool {
     pub(crate) scopes: Vec<String>,
     /// `toolVersion`, when declared.
     pub(crate) version: Option<String>,
+    /// `[limits]`.
+    pub(crate) limits: toolmetadata::metadata::Limits,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
@@ -188,6 +190,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         task: tool.task,
         scopes: tool.scopes.clone(),
         version: tool.version.clone(),
+        limits: tool.limits,
         params,
         outputs,
         enums,

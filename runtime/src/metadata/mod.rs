@@ -47,8 +47,8 @@ pub use load::{
     NESTED_SEARCH_ENTRIES, ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name,
 };
 pub use types::{
-    Confirm, Constraints, Hints, Icon, Literal, Number, ParamType, ScalarType, TaskSupport, Theme,
-    ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
+    Confirm, Constraints, Hints, Icon, Limits, Literal, Number, ParamType, Rate, ScalarType,
+    TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
 };
 pub use version::Version;
 // The parts of a `[confirm]` message, for the build script's check and the

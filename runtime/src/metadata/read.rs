@@ -47,6 +47,7 @@ pub(crate) struct RawTool {
     pub(crate) task: Option<Sp<String>>,
     pub(crate) scopes: Option<Sp<Vec<Item>>>,
     pub(crate) version: Option<Sp<String>>,
+    pub(crate) limits: Option<Sp<RawLimits>>,
 }
 
 #[derive(Debug, Default)]
@@ -113,6 +114,13 @@ pub(crate) struct RawConfirm {
 }
 
 #[derive(Debug, Default)]
+pub(crate) struct RawLimits {
+    pub(crate) timeout: Option<Sp<String>>,
+    pub(crate) concurrency: Option<Sp<u64>>,
+    pub(crate) rate: Option<Sp<String>>,
+}
+
+#[derive(Debug, Default)]
 pub(crate) struct RawIcon {
     pub(crate) index: usize,
     pub(crate) span: Span,
@@ -139,6 +147,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "task",
     "scopes",
     "toolVersion",
+    "limits",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -158,6 +167,7 @@ const PARAM_KEYS: &[&str] = &[
 ];
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
+const LIMITS_KEYS: &[&str] = &["timeout", "concurrency", "rate"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
 /// Reads the document tree of one file into a raw tool, reporting each
@@ -190,6 +200,7 @@ impl Reader<'_> {
                 "output" => tool.output = self.params(entry, true),
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
+                "limits" => tool.limits = self.limits(entry),
                 "icons" => tool.icons = self.icons(entry),
                 "task" => tool.task = self.string(entry, place),
                 "scopes" => tool.scopes = self.strings(entry, place),
@@ -486,6 +497,24 @@ self.report.error(
             }
         }
         Some(Sp::new(confirm, entry))
+    }
+
+    fn limits(&mut self, entry: &Entry) -> Option<Sp<RawLimits>> {
+        let Value::Table(entries) = &entry.node.value else {
+            self.mismatch(entry, "at top level", "a table");
+            return None;
+        };
+        let place = "in [limits]";
+        let mut limits = RawLimits::default();
+        for (key, field) in self.fields(entries, LIMITS_KEYS, place) {
+            match key {
+                "timeout" => limits.timeout = self.string(field, place),
+                "concurrency" => limits.concurrency = self.count(field, place),
+                "rate" => limits.rate = self.string(field, place),
+                _ => {}
+            }
+        }
+        Some(Sp::new(limits, entry))
     }
 
     fn icons(&mut self, entry: &Entry) -> Vec<RawIcon> {

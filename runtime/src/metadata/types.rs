@@ -39,6 +39,52 @@ pub struct ToolMetadata {
     /// to parse as a [`Version`](super::Version)); the catalog lock compares
     /// it to tell whether a change was bumped enough.
     pub version: Option<String>,
+    /// `[limits]` (ext): how long a call may run, how many run at once, how
+    /// often one caller may call; the server enforces them.
+    pub limits: Limits,
+}
+
+/// `[limits]` (ext): what the server holds each call of a tool to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// A call still running after this long is cancelled (its `Context`
+    /// sees the cancellation) and answered with a timeout.
+    pub timeout: Option<std::time::Duration>,
+    /// At most this many calls of the tool run at once (per server
+    /// instance); one more is refused, saying when to retry.
+    pub concurrency: Option<u32>,
+    /// At most this many calls per caller (its principal, or its address
+    /// without one) in each window; one more is refused until the window
+    /// has room.
+    pub rate: Option<Rate>,
+}
+
+impl Limits {
+    /// Whether no limit is set.
+    pub fn is_empty(&self) -> bool {
+        self.timeout.is_none() && self.concurrency.is_none() && self.rate.is_none()
+    }
+}
+
+/// A rate: `calls` per `per` (`rate = "10/min"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    /// Calls allowed in one window.
+    pub calls: u32,
+    /// The window.
+    pub per: std::time::Duration,
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = self.per.as_secs();
+        match (secs, self.per.subsec_millis()) {
+            (1, 0) => write!(f, "{} per second", self.calls),
+            (60, 0) => write!(f, "{} per minute", self.calls),
+            (3600, 0) => write!(f, "{} per hour", self.calls),
+            _ => write!(f, "{} per {} ms", self.calls, self.per.as_millis()),
+        }
+    }
 }
 
 impl ToolMetadata {

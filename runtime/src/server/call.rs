@@ -38,6 +38,8 @@ pub(super) struct Served {
     pub(super) task: TaskSupport,
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
     pub(super) scopes: Vec<String>,
+    /// `[limits]`, held.
+    pub(super) limits: Option<Arc<super::limits::Limiter>>,
 }
 
 /// The server's side of a call, behind its handler's [`Context`]: the
@@ -145,26 +147,66 @@ impl crate::context::Link for CallLink {
 
 impl Server {
     /// Runs the tool at `index` in a task of its own, ended when the client
-    /// cancels the call.
+    /// cancels the call, within the tool's `[limits]`.
     pub(super) async fn run_tool(
         &self,
         index: usize,
         args: Map<String, Value>,
-        link: CallLink,
+        mut link: CallLink,
     ) -> CallToolResult {
         let served = self.inner.catalog.tool(index);
         let name = served.tool.name.to_string();
+        let _admission = match &served.limits {
+            Some(limiter) => {
+                let caller = super::access::Caller::of(&link.request);
+                let key = caller
+                    .counted_as()
+                    .or_else(|| caller.owner())
+                    .unwrap_or_else(|| "local".to_owned());
+                match limiter.admit(&name, &key) {
+                    Ok(admission) => Some(admission),
+                    Err(refusal) => return refused(&refusal),
+                }
+            }
+            None => None,
+        };
         let cancel = link.cancel.clone();
+        // The handler's own token, so that a timeout cancels the call alone.
+        let stop = cancel.child_token();
+        link.cancel = stop.clone();
         let cx = Context::connected(&name, Arc::new(link), served.confirm.clone());
-        let task = tokio::spawn((served.handler)(args, cx));
+        let mut task = tokio::spawn((served.handler)(args, cx));
         let abort = task.abort_handle();
+        let timeout = served.limits.as_ref().and_then(|l| l.limits.timeout);
+        let expired = async {
+            match timeout {
+                Some(after) => tokio::time::sleep(after).await,
+                None => std::future::pending().await,
+            }
+        };
         let joined = tokio::select! {
-            joined = task => joined,
+            joined = &mut task => joined,
             () = cancel.cancelled() => {
                 abort.abort();
                 // Per request, so below INFO: a busy server would log little else.
                 tracing::debug!(tool = %name, "call cancelled by the client");
                 return error(format!("the call of `{name}` was cancelled"));
+            }
+            () = expired => {
+                // The handler sees its Context cancelled, and has a moment
+                // to stop on its own before it is stopped.
+                stop.cancel();
+                if tokio::time::timeout(TIMEOUT_GRACE, &mut task).await.is_err() {
+                    abort.abort();
+                }
+                let after = timeout.unwrap_or_default();
+                tracing::info!(tool = %name, "call timed out after {after:?}");
+                let mut result = error(format!(
+                    "the call of `{name}` timed out after {}, its limit",
+                    shown_duration(after)
+                ));
+                result.meta = Some(limit_meta("timeout", None));
+                return result;
             }
         };
         match joined {
@@ -181,6 +223,45 @@ impl Server {
                 error(format!("the tool `{name}` failed: internal error"))
             }
         }
+    }
+}
+
+/// How long a timed-out handler has to stop on its own once its `Context`
+/// is cancelled.
+const TIMEOUT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The `_meta` of a result a limit ended: which limit, and when to retry.
+fn limit_meta(limit: &str, retry_after: Option<std::time::Duration>) -> rmcp::model::MetaObject {
+    let mut detail = serde_json::json!({"limit": limit});
+    if let Some(after) = retry_after {
+        detail["retryAfterMs"] =
+            serde_json::json!(u64::try_from(after.as_millis()).unwrap_or(u64::MAX));
+    }
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.0.insert(LIMIT_META.to_owned(), detail);
+    meta
+}
+
+/// Where a result says which `[limits]` ended or refused the call.
+pub(crate) const LIMIT_META: &str = "io.toolmetadata/limit";
+
+/// A call a limit refused: its error, with the limit and when to retry.
+fn refused(refusal: &super::limits::Refusal) -> CallToolResult {
+    tracing::debug!(limit = refusal.limit, "call refused: {}", refusal.message);
+    let mut result = error(refusal.message.clone());
+    result.meta = Some(limit_meta(refusal.limit, Some(refusal.retry_after)));
+    result
+}
+
+/// `5 s`, `500 ms`, `2 min`.
+fn shown_duration(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(60_000) && ms >= 60_000 {
+        format!("{} min", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
     }
 }
 

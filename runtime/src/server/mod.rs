@@ -52,6 +52,7 @@ mod discovery;
 mod generation;
 #[cfg(feature = "http")]
 mod http;
+mod limits;
 mod log;
 mod mount;
 mod parse_budget;

@@ -131,6 +131,18 @@ impl Tools for Handler {
         Ok("slept".into())
     }
 
+    async fn throttled(&self, args: ThrottledArgs, cx: Context) -> ToolResult {
+        // As `slow`: a cancellation seen through the context is counted.
+        let counter = self.cancellations.clone();
+        let watcher = cx.clone();
+        tokio::spawn(async move {
+            watcher.cancelled().await;
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        tokio::time::sleep(Duration::from_millis(args.millis.max(0) as u64)).await;
+        Ok("done".into())
+    }
+
     async fn stats(&self, args: StatsArgs, _: Context) -> ToolResult<StatsOutput> {
         let count = args.numbers.len();
         Ok(StatsOutput {

@@ -6,6 +6,7 @@
 
 mod confirm;
 mod constraint;
+mod limits;
 mod param;
 mod protocol;
 mod scopes;
@@ -99,6 +100,11 @@ self.report.error(
             .map(|s| self.check_scopes(s))
             .unwrap_or_default();
         let version = raw.version.as_ref().and_then(|v| self.check_version(v));
+        let limits = raw
+            .limits
+            .as_ref()
+            .map(|l| self.check_limits(l))
+            .unwrap_or_default();
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -123,6 +129,7 @@ self.report.error(
             task,
             scopes,
             version,
+            limits,
         }
     }
 

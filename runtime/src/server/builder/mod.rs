@@ -203,6 +203,7 @@ impl ServerBuilder {
                 scopes: entry.scopes.iter().map(|s| (*s).to_owned()).collect(),
                 confirm,
                 task: entry.task,
+                limits: super::limits::Limiter::of(entry.limits),
             });
         }
         self
@@ -272,6 +273,7 @@ impl ServerBuilder {
             confirm,
             task: metadata.task,
             scopes: metadata.scopes.clone(),
+            limits: super::limits::Limiter::of(metadata.limits),
         });
         self
     }
