@@ -210,6 +210,9 @@ rules! {
     /// A `[package.metadata.mcp]` table in `Cargo.toml` that cannot describe
     /// the server in its manifests (`toolmetadata-build`'s manifests).
     ServerManifest => "server-manifest",
+    /// A `from` that names no source (`claim:NAME` or `header:NAME`), or a
+    /// bound parameter that also takes what only model arguments take.
+    BadSource => "bad-source",
     /// A `[limits]` value that is not a duration, a count or a rate.
     BadLimit => "bad-limit",
     /// A tool a targeted provider profile refuses, or whose constraints it

@@ -34,6 +34,44 @@ pub struct ToolEntry {
     pub version: Option<&'static str>,
     /// `[limits]`: what the server holds each call to.
     pub limits: crate::metadata::Limits,
+    /// The parameters the server fills in (`from`), left out of the entry.
+    pub bound: &'static [BoundEntry],
+}
+
+/// A generated tool's bound parameter (`from`): the server fills it in from
+/// the caller's token or the request, never from the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundEntry {
+    /// The parameter.
+    pub name: &'static str,
+    /// `true` for a claim of the verified token, `false` for a header.
+    pub claim: bool,
+    /// The claim's or the header's name.
+    pub key: &'static str,
+    /// Whether a call without it is refused.
+    pub required: bool,
+}
+
+impl BoundEntry {
+    /// The parameter `name` bound to the token's claim `key`.
+    pub const fn claim(name: &'static str, key: &'static str, required: bool) -> Self {
+        BoundEntry {
+            name,
+            claim: true,
+            key,
+            required,
+        }
+    }
+
+    /// The parameter `name` bound to the request's header `key`.
+    pub const fn header(name: &'static str, key: &'static str, required: bool) -> Self {
+        BoundEntry {
+            name,
+            claim: false,
+            key,
+            required,
+        }
+    }
 }
 
 /// A generated tool's `[confirm]`.
@@ -62,7 +100,14 @@ impl ToolEntry {
                 concurrency: None,
                 rate: None,
             },
+            bound: &[],
         }
+    }
+
+    /// The parameters the server fills in (`from`).
+    pub const fn bound(mut self, bound: &'static [BoundEntry]) -> Self {
+        self.bound = bound;
+        self
     }
 
     /// A call still running after `timeout` is cancelled (`[limits]`).

@@ -562,7 +562,21 @@ fn entry(tool: &Tool) -> TokenStream {
         let (calls, per) = (r.calls, millis(r.per));
         quote!(.rate(#calls, #per))
     });
-    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version #timeout #concurrency #rate)
+    let bound = (!tool.bound.is_empty()).then(|| {
+        let entries = tool
+            .bound
+            .iter()
+            .map(|(param, source, required)| match source {
+                toolmetadata::metadata::Source::Claim(key) => {
+                    quote!(::toolmetadata::codegen::BoundEntry::claim(#param, #key, #required))
+                }
+                toolmetadata::metadata::Source::Header(key) => {
+                    quote!(::toolmetadata::codegen::BoundEntry::header(#param, #key, #required))
+                }
+            });
+        quote!(.bound(&[#(#entries),*]))
+    });
+    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version #timeout #concurrency #rate #bound)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

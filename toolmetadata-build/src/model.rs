@@ -37,6 +37,8 @@ pub(crate) struct Tool {
     pub(crate) version: Option<String>,
     /// `[limits]`.
     pub(crate) limits: toolmetadata::metadata::Limits,
+    /// The bound parameters (`from`): name, source, required.
+    pub(crate) bound: Vec<(String, toolmetadata::metadata::Source, bool)>,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
@@ -191,6 +193,11 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         scopes: tool.scopes.clone(),
         version: tool.version.clone(),
         limits: tool.limits,
+        bound: tool
+            .parameters
+            .iter()
+            .filter_map(|p| p.from.clone().map(|s| (p.name.clone(), s, p.required)))
+            .collect(),
         params,
         outputs,
         enums,

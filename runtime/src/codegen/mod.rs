@@ -22,7 +22,7 @@ pub use crate::context::Context;
 pub use crate::metadata::{TaskSupport, Unsupported};
 pub use crate::result::{ToolOutput, ToolResult};
 pub use crate::tool_set::{
-    BoxFuture, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
+    BoundEntry, BoxFuture, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
 };
 
 /// A tool set: what the generated `tool_set(handler)` returns. The crate name

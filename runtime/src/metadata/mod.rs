@@ -48,7 +48,8 @@ pub use load::{
 };
 pub use types::{
     Confirm, Constraints, Hints, Icon, Limits, Literal, Number, ParamType, Rate, ScalarType,
-    TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported, Visibility,
+    Source, TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported,
+    Visibility,
 };
 pub use version::Version;
 // The parts of a `[confirm]` message, for the build script's check and the

@@ -75,6 +75,8 @@ pub(crate) struct RawParam {
     pub(crate) max_items: Option<Sp<u64>>,
     /// `header` (ext): the HTTP header the argument is mirrored into.
     pub(crate) header: Option<Sp<String>>,
+    /// `from` (ext): where a bound parameter's value comes from.
+    pub(crate) from: Option<Sp<String>>,
 }
 
 impl RawParam {
@@ -164,6 +166,7 @@ const PARAM_KEYS: &[&str] = &[
     "minItems",
     "maxItems",
     "header",
+    "from",
 ];
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
@@ -459,6 +462,7 @@ self.report.error(
                 "minItems" => param.min_items = self.count(entry, place),
                 "maxItems" => param.max_items = self.count(entry, place),
                 "header" => param.header = self.string(entry, place),
+                "from" => param.from = self.string(entry, place),
                 _ => {}
             }
         }

@@ -154,17 +154,19 @@ impl Serialize for ObjectSchema<'_> {
         struct Properties<'a>(&'a [ToolParameter]);
         impl Serialize for Properties<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let mut map = serializer.serialize_map(Some(self.0.len()))?;
-                for p in self.0 {
+                let mut map = serializer.serialize_map(None)?;
+                for p in self.0.iter().filter(|p| p.from.is_none()) {
                     map.serialize_entry(&p.name, &Property(p))?;
                 }
                 map.end()
             }
         }
+        // Bound parameters are the server's to fill in: the model never
+        // sees them.
         let required: Vec<&str> = self
             .0
             .iter()
-            .filter(|p| p.required)
+            .filter(|p| p.required && p.from.is_none())
             .map(|p| p.name.as_str())
             .collect();
         let mut map = serializer.serialize_map(None)?;

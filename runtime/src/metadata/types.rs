@@ -179,6 +179,30 @@ pub struct ToolParameter {
     /// The HTTP header the argument is mirrored into (ext, `header`): rendered
     /// as `x-mcp-header`, sent by clients as `Mcp-Param-<header>`.
     pub header: Option<String>,
+    /// Where the value comes from instead of the model (ext, `from`): a
+    /// claim of the verified token or a header of the request. Such a
+    /// parameter is left out of the `inputSchema`, a call that sets it is
+    /// refused, and the server fills it in before the arguments decode.
+    pub from: Option<Source>,
+}
+
+/// Where a bound parameter's value comes from (`from`, ext).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// `claim:NAME`: a claim of the caller's verified token (`sub`,
+    /// `tenant_id`, …).
+    Claim(String),
+    /// `header:NAME`: a header of the HTTP request (set by a gateway).
+    Header(String),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Claim(name) => write!(f, "claim:{name}"),
+            Source::Header(name) => write!(f, "header:{name}"),
+        }
+    }
 }
 
 /// A parameter type: a scalar or an array of scalars.

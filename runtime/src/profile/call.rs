@@ -98,12 +98,29 @@ impl<'a, T> ProviderTools<'a, T> {
             .find(|e| e.name == name)
             .ok_or_else(|| ToolError::new(format!("no tool `{name}` for {}", self.profile)))?;
         let tool = export.mcp_name.as_str();
-        let confirm = self
-            .set
-            .entries
-            .iter()
-            .find(|e| e.name == tool)
-            .and_then(|e| e.confirm);
+        let entry = self.set.entries.iter().find(|e| e.name == tool);
+        // Bound parameters come from a verified caller, which a model's
+        // call is not: never from the model, and a required one refuses.
+        for bound in entry.map_or(&[][..], |e| e.bound) {
+            let from = if bound.claim {
+                "token's claim"
+            } else {
+                "request's header"
+            };
+            if args.contains_key(bound.name) {
+                return Err(ToolError::new(format!(
+                    "`{tool}`: `{}` is not the model's to give: it comes from the caller's {from} `{}`",
+                    bound.name, bound.key
+                )));
+            }
+            if bound.required {
+                return Err(ToolError::new(format!(
+                    "`{tool}` needs `{}` from the caller's {from} `{}`, which a call from a model has not",
+                    bound.name, bound.key
+                )));
+            }
+        }
+        let confirm = entry.and_then(|e| e.confirm);
         if confirm.is_some_and(|c| c.unsupported == Unsupported::Refuse) {
             return Err(ToolError::new(format!(
                 "`{tool}` asks the person before it runs ([confirm], unsupported = \"refuse\"), and a call from a model has no one to ask"
@@ -179,6 +196,11 @@ mod tests {
             r#"{"name":"api_v1_lookup","description":"Plain","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}"#,
         ),
         ToolEntry::new(
+            "for_tenant",
+            r#"{"name":"for_tenant","description":"Bound","inputSchema":{"type":"object","properties":{}}}"#,
+        )
+        .bound(&[crate::codegen::BoundEntry::claim("tenant", "tenant_id", false)]),
+        ToolEntry::new(
             "drop_table",
             r#"{"name":"drop_table","description":"Drop","inputSchema":{"type":"object","properties":{}}}"#,
         )
@@ -235,5 +257,23 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    #[tokio::test]
+    async fn a_model_cannot_give_a_bound_parameter() {
+        let set = codegen::tool_set(Echo, ENTRIES, dispatch, Conversion::Lenient, "t", "0");
+        let tools = set.for_provider(Profile::Anthropic);
+        let call = json!({"type": "tool_use", "name": "for_tenant", "input": {"tenant": "other"}});
+        let error = tools.call(&call).err().expect("refused");
+        assert!(
+            error.message().contains("not the model's to give"),
+            "{}",
+            error.message()
+        );
+        let call = json!({"type": "tool_use", "name": "for_tenant", "input": {}});
+        let CallOutcome::Output(output) = tools.call(&call).expect("a call").await else {
+            panic!("ran")
+        };
+        assert_eq!(output.text_content(), "for_tenant {}");
     }
 }

@@ -40,6 +40,8 @@ pub(super) struct Served {
     pub(super) scopes: Vec<String>,
     /// `[limits]`, held.
     pub(super) limits: Option<Arc<super::limits::Limiter>>,
+    /// The parameters the server fills in (`from`).
+    pub(super) bound: Vec<super::bound::Bound>,
 }
 
 /// The server's side of a call, behind its handler's [`Context`]: the
@@ -156,6 +158,13 @@ impl Server {
     ) -> CallToolResult {
         let served = self.inner.catalog.tool(index);
         let name = served.tool.name.to_string();
+        let mut args = args;
+        if let Err(refusal) =
+            super::bound::fill(&name, &served.bound, &mut args, Some(&link.request))
+        {
+            tracing::debug!(tool = %name, "call refused: {refusal}");
+            return error(refusal);
+        }
         let _admission = match &served.limits {
             Some(limiter) => {
                 let caller = super::access::Caller::of(&link.request);

@@ -343,6 +343,21 @@ pub(super) async fn bind<S: Serves>(
             options.addr
         )));
     }
+    if options.verifier.is_none()
+        && let Some(served) = server
+            .tools()
+            .inner
+            .catalog
+            .served()
+            .iter()
+            .find(|s| super::bound::needs_claims(&s.bound))
+    {
+        return Err(ServerError::new(format!(
+            "the tool `{}` takes a parameter from the caller's token (`from = \"claim:…\"`), and this server verifies no token: \
+             set one with token_verifier (a JwtVerifier, feature `auth`)",
+            served.tool.name
+        )));
+    }
     let gate = match (options.verifier, &options.resource) {
         (Some(Verifier(verifier)), resource) => Some(Gate::new(
             verifier,

@@ -43,6 +43,7 @@ mod arguments;
 mod asker;
 #[cfg(feature = "http")]
 pub mod auth;
+mod bound;
 mod builder;
 mod cache;
 mod call;

@@ -752,3 +752,157 @@ async fn a_task_belongs_to_the_principal_that_started_it() {
         }
     }
 }
+
+const TENANT_REPORT: &str = r#"description = "Report on the caller's tenant"
+
+[[parameters]]
+name = "tenant"
+type = "string"
+required = true
+from = "claim:tenant_id"
+description = "The caller's tenant"
+
+[[parameters]]
+name = "region"
+type = "string"
+from = "header:X-Region"
+description = "The gateway's region"
+
+[[parameters]]
+name = "days"
+type = "int"
+default = 7
+description = "How many days back"
+"#;
+
+async fn tenant_report(args: Arguments, _: Context) -> ToolResult {
+    let tenant: String = args.get("tenant")?;
+    let region: Option<String> = args.get("region").ok();
+    let days: i64 = args.get("days")?;
+    Ok(format!(
+        "tenant={tenant} region={} days={days}",
+        region.as_deref().unwrap_or("-")
+    )
+    .into())
+}
+
+/// Bound parameters (`from`): the claim's value reaches the handler, the
+/// header's too; neither is in `tools/list`; a model that sets one is
+/// refused, and so is a token without the required claim.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bound_parameters_come_from_the_token_and_the_request() {
+    let jwks = Jwks::start(&[(EC1, Algorithm::ES256, "ec1")]).await;
+    let tool = ToolMetadata::from_toml_str("tenant_report", TENANT_REPORT).expect("metadata");
+    let server = Server::builder()
+        .tool(tool, tenant_report)
+        .build()
+        .expect("server");
+    let running = serve_server(&jwks, Duration::from_secs(30), server).await;
+    let mut with_tenant = claims(&running.resource, "");
+    with_tenant["tenant_id"] = json!("acme");
+    let token = format!(
+        "Bearer {}",
+        sign(EC1, Algorithm::ES256, "ec1", &with_tenant)
+    );
+    let call = |args: Value, extra: Vec<(&'static str, String)>| {
+        let url = running.url.clone();
+        let token = token.clone();
+        async move {
+            let body = toolmetadata_tests::mcp::request_2026(
+                1,
+                "tools/call",
+                json!({"name": "tenant_report", "arguments": args}),
+            );
+            let mut headers: Vec<(&str, &str)> = vec![("authorization", token.as_str())];
+            headers.extend(extra.iter().map(|(k, v)| (*k, v.as_str())));
+            let (status, text) = toolmetadata_tests::mcp::post_2026(
+                &url,
+                "tools/call",
+                Some("tenant_report"),
+                &headers,
+                body,
+            )
+            .await;
+            assert_eq!(status, 200, "{text}");
+            let message = toolmetadata_tests::mcp::message_of(&text);
+            (
+                message["result"]["isError"] == json!(true),
+                message["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        }
+    };
+    assert_eq!(
+        call(json!({}), vec![]).await,
+        (false, "tenant=acme region=- days=7".to_owned())
+    );
+    assert_eq!(
+        call(json!({"days": 1}), vec![("x-region", "eu-west".to_owned())]).await,
+        (false, "tenant=acme region=eu-west days=1".to_owned())
+    );
+    let (refused, why) = call(json!({"tenant": "someone-else"}), vec![]).await;
+    assert!(
+        refused && why.contains("`tenant` is not the caller's to give"),
+        "{why}"
+    );
+    // The model does not see them.
+    let body = toolmetadata_tests::mcp::request_2026(2, "tools/list", json!({}));
+    let (_, listed) = toolmetadata_tests::mcp::post_2026(
+        &running.url,
+        "tools/list",
+        None,
+        &[("authorization", token.as_str())],
+        body,
+    )
+    .await;
+    let schema = &toolmetadata_tests::mcp::message_of(&listed)["result"]["tools"][0]["inputSchema"];
+    assert_eq!(
+        schema["properties"],
+        json!({"days": {"type": "integer", "description": "How many days back", "default": 7}}),
+        "{schema}"
+    );
+    assert!(schema.get("required").is_none(), "{schema}");
+    // A token without the claim.
+    let bare = format!(
+        "Bearer {}",
+        sign(EC1, Algorithm::ES256, "ec1", &claims(&running.resource, ""))
+    );
+    let body = toolmetadata_tests::mcp::request_2026(
+        3,
+        "tools/call",
+        json!({"name": "tenant_report", "arguments": {}}),
+    );
+    let (_, text) = toolmetadata_tests::mcp::post_2026(
+        &running.url,
+        "tools/call",
+        Some("tenant_report"),
+        &[("authorization", bare.as_str())],
+        body,
+    )
+    .await;
+    let message = toolmetadata_tests::mcp::message_of(&text);
+    let why = message["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        why.contains("needs `tenant` from the caller's token (claim `tenant_id`)"),
+        "{why}"
+    );
+}
+
+/// A server whose tools take claims, with no token verifier, does not start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bound_claims_need_a_token_verifier() {
+    let tool = ToolMetadata::from_toml_str("tenant_report", TENANT_REPORT).expect("metadata");
+    let server = Server::builder()
+        .tool(tool, tenant_report)
+        .build()
+        .expect("server");
+    let err = server
+        .bind_http(HttpOptions::default().addr(free_addr()))
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("verifies no token"), "{err}");
+}

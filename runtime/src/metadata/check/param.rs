@@ -24,6 +24,7 @@ impl Checker<'_> {
                 .unwrap_or_default(),
             required: p.required.as_ref().is_some_and(|r| r.value),
             header: self.check_header(p, ty),
+            from: self.check_from(p),
             ..ToolParameter::default()
         };
         let Some(ty) = ty else {

@@ -11,7 +11,7 @@ use super::{Checker, two_places};
 use crate::diagnostic::Rule;
 use crate::metadata::read::{RawParam, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{ParamType, ScalarType, TaskSupport, ToolParameter};
+use crate::metadata::types::{ParamType, ScalarType, Source, TaskSupport, ToolParameter};
 
 /// RFC 9110 §5.6.2 `tchar`: what an HTTP field name may be made of.
 fn is_tchar(c: char) -> bool {
@@ -48,6 +48,51 @@ fn suggest_token(header: &str) -> Option<String> {
 
 impl Checker<'_> {
     /// The `header` of one parameter; `None` when absent or wrong.
+    /// `from`: `claim:NAME` or `header:NAME`, on an input parameter that
+    /// takes no value from the model (no `header` mirroring a model
+    /// argument).
+    pub(super) fn check_from(&mut self, p: &RawParam) -> Option<Source> {
+        let from = p.from.as_ref()?;
+        let who = p.reference();
+        let mut problem = |message: String, label: &str, help: &str| {
+            self.report.push(
+                self.report
+                    .error(Rule::BadSource, message)
+                    .with_primary(from.span, label.to_owned())
+                    .with_help(help.to_owned()),
+            );
+            None
+        };
+        if p.is_output {
+            return problem(
+                format!("{who}: `from` is only allowed on input parameters"),
+                "not allowed in `output`",
+                "`from` fills in a call's argument; remove it here",
+            );
+        }
+        if p.header.is_some() {
+            return problem(
+                format!(
+                    "{who}: a bound parameter (`from`) cannot also be mirrored into a header (`header`): the model never gives it"
+                ),
+                "bound here",
+                "remove `header`, or `from` if the model is to give the value",
+            );
+        }
+        let token = |s: &str| !s.is_empty() && s.chars().all(is_tchar);
+        match from.value.split_once(':') {
+            Some(("claim", name)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
+                Some(Source::Claim(name.to_owned()))
+            }
+            Some(("header", name)) if token(name) => Some(Source::Header(name.to_owned())),
+            _ => problem(
+                format!("{who}: `from` {} is not a source", quote(&from.value)),
+                "not `claim:NAME` or `header:NAME`",
+                "`from = \"claim:sub\"` takes the verified token's claim; `from = \"header:X-Tenant\"` the request's header",
+            ),
+        }
+    }
+
     pub(super) fn check_header(&mut self, p: &RawParam, ty: Option<ParamType>) -> Option<String> {
         let header = p.header.as_ref()?;
         let who = p.reference();
@@ -202,5 +247,41 @@ mod tests {
         assert!(!"é".chars().all(is_tchar));
         assert_eq!(suggest_token("X Region").as_deref(), Some("X-Region"));
         assert_eq!(suggest_token("::"), None);
+    }
+
+    #[test]
+    fn bound_parameters_name_their_source_and_leave_the_schema() {
+        use crate::metadata::{Source, ToolMetadata};
+        let param = |extra: &str| {
+            format!(
+                "description = \"d\"\n\n[[parameters]]\nname = \"tenant\"\ntype = \"string\"\nrequired = true\n{extra}"
+            )
+        };
+        let tool = ToolMetadata::from_toml_str("t", &param("from = \"claim:tenant_id\"\n"))
+            .expect("loads");
+        assert_eq!(
+            tool.parameters[0].from,
+            Some(Source::Claim("tenant_id".into()))
+        );
+        let entry = tool.to_tools_list_entry();
+        assert_eq!(entry["inputSchema"]["properties"], serde_json::json!({}));
+        assert!(entry["inputSchema"].get("required").is_none());
+        for (extra, expected) in [
+            ("from = \"cookie:x\"\n", "is not a source"),
+            ("from = \"claim:\"\n", "is not a source"),
+            ("from = \"header:X Y\"\n", "is not a source"),
+            (
+                "from = \"claim:sub\"\nheader = \"Tenant\"\n",
+                "cannot also be mirrored into a header",
+            ),
+        ] {
+            let errors = ToolMetadata::from_toml_str("t", &param(extra)).expect_err(extra);
+            let found = errors.iter().find(|d| d.rule().code() == "bad-source");
+            assert!(
+                found.is_some_and(|d| d.message().contains(expected) && d.line_column().is_some()),
+                "{extra}: {}",
+                errors.render(false)
+            );
+        }
     }
 }

@@ -204,6 +204,11 @@ impl ServerBuilder {
                 confirm,
                 task: entry.task,
                 limits: super::limits::Limiter::of(entry.limits),
+                bound: entry
+                    .bound
+                    .iter()
+                    .map(super::bound::Bound::of_entry)
+                    .collect(),
             });
         }
         self
@@ -274,6 +279,7 @@ impl ServerBuilder {
             task: metadata.task,
             scopes: metadata.scopes.clone(),
             limits: super::limits::Limiter::of(metadata.limits),
+            bound: super::bound::Bound::of_metadata(&metadata),
         });
         self
     }

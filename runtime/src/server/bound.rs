@@ -1,0 +1,155 @@
+//! Bound parameters (`from`): values the server fills in from the caller's
+//! verified token or the request, never from the model. A call that sets
+//! one itself is refused (a prompt-injected model naming another tenant is
+//! the confused deputy); a required one the caller lacks refuses the call.
+
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value};
+
+use crate::metadata::Source;
+
+/// One bound parameter of a served tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Bound {
+    pub(super) name: String,
+    pub(super) source: Source,
+    pub(super) required: bool,
+}
+
+impl Bound {
+    /// From a generated entry.
+    pub(super) fn of_entry(entry: &crate::tool_set::BoundEntry) -> Bound {
+        Bound {
+            name: entry.name.to_owned(),
+            source: if entry.claim {
+                Source::Claim(entry.key.to_owned())
+            } else {
+                Source::Header(entry.key.to_owned())
+            },
+            required: entry.required,
+        }
+    }
+
+    /// Those of run-time metadata.
+    pub(super) fn of_metadata(tool: &crate::metadata::ToolMetadata) -> Vec<Bound> {
+        tool.parameters
+            .iter()
+            .filter_map(|p| {
+                p.from.clone().map(|source| Bound {
+                    name: p.name.clone(),
+                    source,
+                    required: p.required,
+                })
+            })
+            .collect()
+    }
+
+    fn said(&self) -> String {
+        match &self.source {
+            Source::Claim(claim) => format!("the caller's token (claim `{claim}`)"),
+            Source::Header(header) => format!("the request's header `{header}`"),
+        }
+    }
+}
+
+/// Fills the bound parameters of `tool` into `args` from `request`, or says
+/// why the call is refused.
+pub(super) fn fill(
+    tool: &str,
+    bound: &[Bound],
+    args: &mut Map<String, Value>,
+    request: Option<&RequestContext<RoleServer>>,
+) -> Result<(), String> {
+    for b in bound {
+        if args.contains_key(&b.name) {
+            return Err(format!(
+                "`{tool}`: `{}` is not the caller's to give: it comes from {}",
+                b.name,
+                b.said()
+            ));
+        }
+        match request.and_then(|r| value_of(&b.source, r)) {
+            Some(value) => {
+                args.insert(b.name.clone(), value);
+            }
+            None if b.required => {
+                return Err(format!(
+                    "`{tool}` needs `{}` from {}, which this call does not have",
+                    b.name,
+                    b.said()
+                ));
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// The value of `source` for this request: a claim of the principal the
+/// HTTP layer verified, or a header; nothing on stdio.
+fn value_of(source: &Source, request: &RequestContext<RoleServer>) -> Option<Value> {
+    #[cfg(feature = "http")]
+    {
+        let parts = request.extensions.get::<axum::http::request::Parts>()?;
+        match source {
+            Source::Claim(claim) => parts
+                .extensions
+                .get::<super::auth::Principal>()
+                .and_then(|p| p.claims().get(claim))
+                .filter(|v| !v.is_null())
+                .cloned(),
+            Source::Header(header) => {
+                let mut values = parts.headers.get_all(header.as_str()).iter();
+                let first = values.next()?;
+                // Two values would be two answers to one question.
+                if values.next().is_some() {
+                    return None;
+                }
+                first
+                    .to_str()
+                    .ok()
+                    .map(|v| Value::String(v.trim().to_owned()))
+            }
+        }
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = (source, request);
+        None
+    }
+}
+
+/// Whether any of `bound` needs a verified token's claim.
+#[cfg(feature = "http")]
+pub(super) fn needs_claims(bound: &[Bound]) -> bool {
+    bound.iter().any(|b| matches!(b.source, Source::Claim(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(required: bool) -> Vec<Bound> {
+        vec![Bound {
+            name: "tenant".into(),
+            source: Source::Claim("tenant_id".into()),
+            required,
+        }]
+    }
+
+    #[test]
+    fn a_model_that_sets_a_bound_parameter_is_refused() {
+        let mut args = Map::new();
+        args.insert("tenant".into(), Value::from("someone-else"));
+        let refused = fill("t", &bound(false), &mut args, None).expect_err("refused");
+        assert!(refused.contains("not the caller's to give"), "{refused}");
+    }
+
+    #[test]
+    fn a_required_bound_value_missing_refuses_the_call() {
+        let mut args = Map::new();
+        let refused = fill("t", &bound(true), &mut args, None).expect_err("refused");
+        assert!(refused.contains("claim `tenant_id`"), "{refused}");
+        assert!(fill("t", &bound(false), &mut Map::new(), None).is_ok());
+    }
+}
