@@ -117,7 +117,7 @@ impl Allowed {
             shown.dedup();
             shown.join(", ")
         };
-        Err(ToolError::new(if self.rules.is_empty() {
+        Err(crate::tools::RunCommandFailure::NotAllowed.error(if self.rules.is_empty() {
             format!(
                 "`{program}` is not allowed: this server allows no programs (start it with --allow-command PROGRAM)"
             )

@@ -624,3 +624,49 @@ async fn a_root_given_as_a_symlink_confines_to_its_target() {
     }
     client.cancel().await.expect("close");
 }
+
+/// `run_command` declares `not_allowed` (`[[failures]]`): a program off the
+/// allow list is that failure, with its class and a correlation id in the
+/// result's `_meta` that the server's log names too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_failure_carries_its_class_and_correlation_id() {
+    let ws = workspace();
+    let args = server_args(&ws);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = http_server(BIN, &args).await;
+    let (client, _) = http_client(&server.url).await;
+    let result = call(&client, "run_command", json!({"program": "rm"})).await;
+    assert!(is_error(&result));
+    let failure = result
+        .meta
+        .as_ref()
+        .and_then(|m| m.0.get("io.modelcontextprotocol/toolFailure"))
+        .cloned()
+        .expect("toolFailure in _meta");
+    assert_eq!(failure["class"], "governance");
+    assert_eq!(failure["code"], "not_allowed");
+    assert_eq!(failure["retryable"], false);
+    let id = failure["correlationId"]
+        .as_str()
+        .expect("correlationId")
+        .to_owned();
+    assert_eq!(id.len(), 36, "{id}");
+    let logged = async {
+        loop {
+            if server
+                .logs
+                .lock()
+                .expect("logs")
+                .iter()
+                .any(|l| l.contains(&id))
+            {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), logged)
+        .await
+        .expect("the log names the correlation id");
+    client.cancel().await.expect("close");
+}

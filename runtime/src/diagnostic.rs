@@ -213,6 +213,11 @@ rules! {
     /// A `from` that names no source (`claim:NAME` or `header:NAME`), or a
     /// bound parameter that also takes what only model arguments take.
     BadSource => "bad-source",
+    /// A `[[failures]]` entry without a `snake_case` code, a known class or a
+    /// description.
+    BadFailure => "bad-failure",
+    /// One failure code declared twice.
+    DuplicateFailure => "duplicate-failure",
     /// A `[limits]` value that is not a duration, a count or a rate.
     BadLimit => "bad-limit",
     /// A tool a targeted provider profile refuses, or whose constraints it

@@ -161,7 +161,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 #[cfg(feature = "load")]
 pub use metadata::Loader;
 pub use metadata::ToolMetadata;
-pub use result::{Content, IntoToolOutput, ToolError, ToolOutput, ToolResult};
+pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
 pub(crate) use tool_set::BoxFuture;
 pub use tool_set::{CallOutcome, ToolSet};
 

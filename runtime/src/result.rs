@@ -162,6 +162,19 @@ impl IntoToolOutput for Vec<Content> {
 /// message.
 pub struct ToolError {
     message: String,
+    failure: Option<Failure>,
+}
+
+/// What a declared failure says besides its message (`[[failures]]`): the
+/// server sends it in the result's `_meta`, for clients to act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The declared code.
+    pub code: std::borrow::Cow<'static, str>,
+    /// Whose failure it is.
+    pub class: crate::metadata::FailureClass,
+    /// Whether the same call may succeed later.
+    pub retryable: bool,
 }
 
 impl ToolError {
@@ -169,6 +182,25 @@ impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            failure: None,
+        }
+    }
+
+    /// A failure the tool declares (`[[failures]]`), with this message: the
+    /// generated `{Tool}Failure::Code.error(message)` makes these.
+    pub fn declared(
+        code: &'static str,
+        class: crate::metadata::FailureClass,
+        retryable: bool,
+        message: impl Into<String>,
+    ) -> Self {
+        ToolError {
+            message: message.into(),
+            failure: Some(Failure {
+                code: std::borrow::Cow::Borrowed(code),
+                class,
+                retryable,
+            }),
         }
     }
 
@@ -176,12 +208,18 @@ impl ToolError {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The declared failure, when it is one.
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
+    }
 }
 
 impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolError")
             .field("message", &self.message)
+            .field("failure", &self.failure)
             .finish()
     }
 }
@@ -201,7 +239,7 @@ impl<E: std::error::Error> From<E> for ToolError {
             message.push_str(&s.to_string());
             source = s.source();
         }
-        ToolError { message }
+        ToolError::new(message)
     }
 }
 

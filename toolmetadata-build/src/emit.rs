@@ -157,7 +157,57 @@ fn tool_items(tool: &Tool) -> TokenStream {
     if let Some(name) = &tool.output_type {
         out.extend(output_struct(tool, name));
     }
+    if !tool.failures.is_empty() {
+        out.extend(failure_enum(tool));
+    }
     out
+}
+
+/// `{Tool}Failure`: a variant per declared failure, and the error that
+/// returns it.
+fn failure_enum(tool: &Tool) -> TokenStream {
+    let name = ident(&tool.failure_type);
+    let allow = allow();
+    let summary = doc(&format!(
+        "The failures `{}` declares (`[[failures]]`): return one with `Err({}::Variant.error(message))`.",
+        tool.name, tool.failure_type
+    ));
+    let variants: Vec<Ident> = tool
+        .failures
+        .iter()
+        .map(|f| ident(&toolmetadata::metadata::names::type_stem(&f.code)))
+        .collect();
+    let docs = tool.failures.iter().map(|f| doc(&f.description));
+    let codes: Vec<&str> = tool.failures.iter().map(|f| f.code.as_str()).collect();
+    let classes = tool.failures.iter().map(|f| match f.class {
+        toolmetadata::metadata::FailureClass::Capability => quote!(Capability),
+        toolmetadata::metadata::FailureClass::Reliability => quote!(Reliability),
+        toolmetadata::metadata::FailureClass::Governance => quote!(Governance),
+    });
+    let retryable = tool.failures.iter().map(|f| f.retryable);
+    let (v1, v2) = (variants.iter(), variants.iter());
+    quote! {
+        #summary
+        #allow
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq)]
+        pub enum #name {
+            #(#docs #v1,)*
+        }
+
+        #allow
+        impl #name {
+            /// This failure, with `message` for the model: what the handler returns.
+            pub fn error(
+                self,
+                message: impl ::core::convert::Into<::std::string::String>,
+            ) -> ::toolmetadata::codegen::ToolError {
+                let (code, class, retryable) = match self {
+                    #(Self::#v2 => (#codes, ::toolmetadata::codegen::FailureClass::#classes, #retryable),)*
+                };
+                ::toolmetadata::codegen::ToolError::declared(code, class, retryable, message)
+            }
+        }
+    }
 }
 
 fn rust_type(ty: &FieldType) -> TokenStream {

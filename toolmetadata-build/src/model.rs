@@ -39,6 +39,9 @@ pub(crate) struct Tool {
     pub(crate) limits: toolmetadata::metadata::Limits,
     /// The bound parameters (`from`): name, source, required.
     pub(crate) bound: Vec<(String, toolmetadata::metadata::Source, bool)>,
+    /// `[[failures]]`, and the enum that names them.
+    pub(crate) failures: Vec<toolmetadata::metadata::DeclaredFailure>,
+    pub(crate) failure_type: String,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,
     pub(crate) params: Vec<Field>,
@@ -124,6 +127,9 @@ pub(crate) fn type_names(
         names.extend(enums(&prefix, output, &|_| false));
         names.push(prefix);
     }
+    if !tool.failures.is_empty() {
+        names.push(format!("{stem}Failure"));
+    }
     names
 }
 
@@ -193,6 +199,8 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         scopes: tool.scopes.clone(),
         version: tool.version.clone(),
         limits: tool.limits,
+        failures: tool.failures.clone(),
+        failure_type: format!("{}Failure", names::type_stem(&tool.name)),
         bound: tool
             .parameters
             .iter()

@@ -19,8 +19,8 @@ pub use crate::args::decoder::{Decoder, Params};
 pub use crate::args::spec::ParamSpec;
 pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
 pub use crate::context::Context;
-pub use crate::metadata::{TaskSupport, Unsupported};
-pub use crate::result::{ToolOutput, ToolResult};
+pub use crate::metadata::{FailureClass, TaskSupport, Unsupported};
+pub use crate::result::{ToolError, ToolOutput, ToolResult};
 pub use crate::tool_set::{
     BoundEntry, BoxFuture, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
 };

@@ -47,9 +47,9 @@ pub use load::{
     NESTED_SEARCH_ENTRIES, ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name,
 };
 pub use types::{
-    Confirm, Constraints, Hints, Icon, Limits, Literal, Number, ParamType, Rate, ScalarType,
-    Source, TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta, UnknownType, Unsupported,
-    Visibility,
+    Confirm, Constraints, DeclaredFailure, FailureClass, Hints, Icon, Limits, Literal, Number,
+    ParamType, Rate, ScalarType, Source, TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta,
+    UnknownType, Unsupported, Visibility,
 };
 pub use version::Version;
 // The parts of a `[confirm]` message, for the build script's check and the

@@ -48,6 +48,16 @@ pub(crate) struct RawTool {
     pub(crate) scopes: Option<Sp<Vec<Item>>>,
     pub(crate) version: Option<Sp<String>>,
     pub(crate) limits: Option<Sp<RawLimits>>,
+    pub(crate) failures: Vec<RawFailure>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct RawFailure {
+    pub(crate) span: Span,
+    pub(crate) code: Option<Sp<String>>,
+    pub(crate) class: Option<Sp<String>>,
+    pub(crate) retryable: Option<Sp<bool>>,
+    pub(crate) description: Option<Sp<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -150,6 +160,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "scopes",
     "toolVersion",
     "limits",
+    "failures",
 ];
 const PARAM_KEYS: &[&str] = &[
     "name",
@@ -171,6 +182,7 @@ const PARAM_KEYS: &[&str] = &[
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
 const LIMITS_KEYS: &[&str] = &["timeout", "concurrency", "rate"];
+const FAILURE_KEYS: &[&str] = &["code", "class", "retryable", "description"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
 /// Reads the document tree of one file into a raw tool, reporting each
@@ -204,6 +216,7 @@ impl Reader<'_> {
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
                 "limits" => tool.limits = self.limits(entry),
+                "failures" => tool.failures = self.failures(entry),
                 "icons" => tool.icons = self.icons(entry),
                 "task" => tool.task = self.string(entry, place),
                 "scopes" => tool.scopes = self.strings(entry, place),
@@ -519,6 +532,31 @@ self.report.error(
             }
         }
         Some(Sp::new(limits, entry))
+    }
+
+    fn failures(&mut self, entry: &Entry) -> Vec<RawFailure> {
+        let Some(tables) = self.tables(entry, "failure") else {
+            return Vec::new();
+        };
+        let mut failures = Vec::with_capacity(tables.len());
+        for (_, span, entries) in tables {
+            let place = "in [[failures]]";
+            let mut failure = RawFailure {
+                span,
+                ..RawFailure::default()
+            };
+            for (key, field) in self.fields(entries, FAILURE_KEYS, place) {
+                match key {
+                    "code" => failure.code = self.string(field, place),
+                    "class" => failure.class = self.string(field, place),
+                    "retryable" => failure.retryable = self.boolean(field, place),
+                    "description" => failure.description = self.string(field, place),
+                    _ => {}
+                }
+            }
+            failures.push(failure);
+        }
+        failures
     }
 
     fn icons(&mut self, entry: &Entry) -> Vec<RawIcon> {

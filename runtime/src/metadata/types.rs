@@ -42,6 +42,55 @@ pub struct ToolMetadata {
     /// `[limits]` (ext): how long a call may run, how many run at once, how
     /// often one caller may call; the server enforces them.
     pub limits: Limits,
+    /// `[[failures]]` (ext): the failures the tool declares, which its
+    /// handler returns by code and clients can act on.
+    pub failures: Vec<DeclaredFailure>,
+}
+
+/// A failure a tool declares (`[[failures]]`, ext).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredFailure {
+    /// Its code, `snake_case`: stable, for clients and operators to branch on.
+    pub code: String,
+    /// Whose failure it is.
+    pub class: FailureClass,
+    /// Whether the same call may succeed later.
+    pub retryable: bool,
+    /// What it means.
+    pub description: String,
+}
+
+/// Whose failure a tool failure is, as SEP-3313 (draft) classes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureClass {
+    /// The tool cannot do what was asked (bad input for it, not found,
+    /// unsupported).
+    Capability,
+    /// Something it depends on failed (a timeout, an outage, a bug).
+    Reliability,
+    /// Policy refused it (not allowed, over a limit).
+    Governance,
+}
+
+impl FailureClass {
+    /// `capability`, `reliability` or `governance`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Capability => "capability",
+            FailureClass::Reliability => "reliability",
+            FailureClass::Governance => "governance",
+        }
+    }
+
+    /// The class named `name`.
+    pub fn from_name(name: &str) -> Option<FailureClass> {
+        Some(match name {
+            "capability" => FailureClass::Capability,
+            "reliability" => FailureClass::Reliability,
+            "governance" => FailureClass::Governance,
+            _ => return None,
+        })
+    }
 }
 
 /// `[limits]` (ext): what the server holds each call of a tool to.

@@ -17,7 +17,7 @@ use super::Server;
 use super::asker::Asker;
 use super::store::{TaskChange, TaskStore};
 use crate::ask::{Answer, AskError, Question};
-use crate::metadata::TaskSupport;
+use crate::metadata::{FailureClass, TaskSupport};
 use crate::roots::{ClientRoots, RootsError};
 use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
 
@@ -209,27 +209,61 @@ impl Server {
                     abort.abort();
                 }
                 let after = timeout.unwrap_or_default();
-                tracing::info!(tool = %name, "call timed out after {after:?}");
+                let mut meta = limit_meta("timeout", None);
+                let id = tool_failure(&mut meta, FailureClass::Reliability, "timeout", true);
+                tracing::info!(tool = %name, correlation_id = %id, "call timed out after {after:?}");
                 let mut result = error(format!(
                     "the call of `{name}` timed out after {}, its limit",
                     shown_duration(after)
                 ));
-                result.meta = Some(limit_meta("timeout", None));
+                result.meta = Some(meta);
                 return result;
             }
         };
         match joined {
             Ok(CallOutcome::Output(output)) => to_result(output),
             Ok(CallOutcome::InvalidArguments(errors)) => error(errors.to_string()),
-            Ok(CallOutcome::Failed(failure)) => error(failure.message()),
+            Ok(CallOutcome::Failed(failure)) => match failure.failure() {
+                None => error(failure.message()),
+                Some(declared) => {
+                    let mut meta = rmcp::model::MetaObject::new();
+                    let id = tool_failure(
+                        &mut meta,
+                        declared.class,
+                        &declared.code,
+                        declared.retryable,
+                    );
+                    tracing::warn!(
+                        tool = %name,
+                        code = %declared.code,
+                        correlation_id = %id,
+                        "call failed: {}",
+                        failure.message()
+                    );
+                    let mut result = error(failure.message());
+                    result.meta = Some(meta);
+                    result
+                }
+            },
             Err(e) => {
                 let why = if e.is_panic() {
                     "panicked"
                 } else {
                     "was stopped"
                 };
-                tracing::error!(tool = %name, "the handler {why}: {e}");
-                error(format!("the tool `{name}` failed: internal error"))
+                let mut meta = rmcp::model::MetaObject::new();
+                let id = tool_failure(
+                    &mut meta,
+                    FailureClass::Reliability,
+                    "internal_error",
+                    false,
+                );
+                tracing::error!(tool = %name, correlation_id = %id, "the handler {why}: {e}");
+                let mut result = error(format!(
+                    "the tool `{name}` failed: internal error (correlation id {id})"
+                ));
+                result.meta = Some(meta);
+                result
             }
         }
     }
@@ -256,10 +290,41 @@ pub(crate) const LIMIT_META: &str = "io.toolmetadata/limit";
 
 /// A call a limit refused: its error, with the limit and when to retry.
 fn refused(refusal: &super::limits::Refusal) -> CallToolResult {
-    tracing::debug!(limit = refusal.limit, "call refused: {}", refusal.message);
+    let mut meta = limit_meta(refusal.limit, Some(refusal.retry_after));
+    let (class, code) = match refusal.limit {
+        "rate" => (FailureClass::Governance, "rate_limited"),
+        _ => (FailureClass::Reliability, "busy"),
+    };
+    let id = tool_failure(&mut meta, class, code, true);
+    tracing::debug!(limit = refusal.limit, correlation_id = %id, "call refused: {}", refusal.message);
     let mut result = error(refusal.message.clone());
-    result.meta = Some(limit_meta(refusal.limit, Some(refusal.retry_after)));
+    result.meta = Some(meta);
     result
+}
+
+/// Where a result says how the call failed, for clients to act on: the
+/// shape of SEP-3313's `ToolFailure` (a draft, so the key may change).
+pub(crate) const TOOL_FAILURE_META: &str = "io.modelcontextprotocol/toolFailure";
+
+/// Puts the failure into `meta` with a fresh correlation id, which it
+/// returns for the log line that goes with it.
+fn tool_failure(
+    meta: &mut rmcp::model::MetaObject,
+    class: FailureClass,
+    code: &str,
+    retryable: bool,
+) -> String {
+    let id = uuid::Uuid::new_v4().to_string();
+    meta.0.insert(
+        TOOL_FAILURE_META.to_owned(),
+        serde_json::json!({
+            "class": class.as_str(),
+            "code": code,
+            "retryable": retryable,
+            "correlationId": id,
+        }),
+    );
+    id
 }
 
 /// `5 s`, `500 ms`, `2 min`.

@@ -17,6 +17,18 @@ fn limit_of(result: &toolmetadata::server::rmcp::model::CallToolResult) -> serde
         .expect("the limit in _meta")
 }
 
+/// The SEP-3313 (draft) failure in `_meta`, with its correlation id.
+fn failure_of(result: &toolmetadata::server::rmcp::model::CallToolResult) -> serde_json::Value {
+    let meta = result.meta.as_ref().expect("_meta");
+    let failure = meta
+        .0
+        .get("io.modelcontextprotocol/toolFailure")
+        .cloned()
+        .expect("toolFailure in _meta");
+    assert_eq!(failure["correlationId"].as_str().map(str::len), Some(36));
+    failure
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_past_its_timeout_is_cancelled() {
     let (client, _) = stdio(BIN, &[]).await;
@@ -27,6 +39,12 @@ async fn a_call_past_its_timeout_is_cancelled() {
         "the call of `throttled` timed out after 500 ms, its limit"
     );
     assert_eq!(limit_of(&result), json!({"limit": "timeout"}));
+    let failure = failure_of(&result);
+    assert_eq!(
+        (failure["class"].as_str(), failure["code"].as_str()),
+        (Some("reliability"), Some("timeout"))
+    );
+    assert_eq!(failure["retryable"], true);
     // The handler's Context saw the cancellation.
     let seen = text(&call(&client, "cancellations", json!({})).await);
     assert_eq!(seen, "1");
@@ -75,6 +93,11 @@ async fn a_call_past_the_rate_is_refused_until_the_window_has_room() {
     );
     let limit = limit_of(&refused);
     assert_eq!(limit["limit"], "rate");
+    let failure = failure_of(&refused);
+    assert_eq!(
+        (failure["class"].as_str(), failure["code"].as_str()),
+        (Some("governance"), Some("rate_limited"))
+    );
     let retry = limit["retryAfterMs"].as_u64().expect("retryAfterMs");
     assert!((50_000..=60_000).contains(&retry), "{retry}");
     // Other tools are not limited.

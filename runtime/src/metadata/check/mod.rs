@@ -6,6 +6,7 @@
 
 mod confirm;
 mod constraint;
+mod failures;
 mod limits;
 mod param;
 mod protocol;
@@ -105,6 +106,7 @@ self.report.error(
             .as_ref()
             .map(|l| self.check_limits(l))
             .unwrap_or_default();
+        let failures = self.check_failures(&raw.failures);
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -130,6 +132,7 @@ self.report.error(
             scopes,
             version,
             limits,
+            failures,
         }
     }
 
