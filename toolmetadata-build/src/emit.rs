@@ -175,7 +175,7 @@ fn failure_enum(tool: &Tool) -> TokenStream {
     let variants: Vec<Ident> = tool
         .failures
         .iter()
-        .map(|f| ident(&toolmetadata::metadata::names::type_stem(&f.code)))
+        .map(|f| ident(&toolmetadata::metadata::names::variant_name(&f.code)))
         .collect();
     let docs = tool.failures.iter().map(|f| doc(&f.description));
     let codes: Vec<&str> = tool.failures.iter().map(|f| f.code.as_str()).collect();

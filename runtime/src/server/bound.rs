@@ -68,7 +68,12 @@ pub(super) fn fill(
                 b.said()
             ));
         }
-        match request.and_then(|r| value_of(&b.source, r)) {
+        let found = match request {
+            Some(request) => value_of(&b.source, request)
+                .map_err(|why| format!("`{tool}` needs `{}` from {}: {why}", b.name, b.said()))?,
+            None => None,
+        };
+        match found {
             Some(value) => {
                 args.insert(b.name.clone(), value);
             }
@@ -86,36 +91,42 @@ pub(super) fn fill(
 }
 
 /// The value of `source` for this request: a claim of the principal the
-/// HTTP layer verified, or a header; nothing on stdio.
-fn value_of(source: &Source, request: &RequestContext<RoleServer>) -> Option<Value> {
+/// HTTP layer verified, or a header; nothing on stdio. A header given twice
+/// (or not as text) refuses the call: a client adding its own next to the
+/// gateway's must not choose which counts.
+fn value_of(
+    source: &Source,
+    request: &RequestContext<RoleServer>,
+) -> Result<Option<Value>, &'static str> {
     #[cfg(feature = "http")]
     {
-        let parts = request.extensions.get::<axum::http::request::Parts>()?;
+        let Some(parts) = request.extensions.get::<axum::http::request::Parts>() else {
+            return Ok(None);
+        };
         match source {
-            Source::Claim(claim) => parts
+            Source::Claim(claim) => Ok(parts
                 .extensions
                 .get::<super::auth::Principal>()
                 .and_then(|p| p.claims().get(claim))
                 .filter(|v| !v.is_null())
-                .cloned(),
+                .cloned()),
             Source::Header(header) => {
                 let mut values = parts.headers.get_all(header.as_str()).iter();
-                let first = values.next()?;
-                // Two values would be two answers to one question.
+                let Some(first) = values.next() else {
+                    return Ok(None);
+                };
                 if values.next().is_some() {
-                    return None;
+                    return Err("the header is given more than once");
                 }
-                first
-                    .to_str()
-                    .ok()
-                    .map(|v| Value::String(v.trim().to_owned()))
+                let text = first.to_str().map_err(|_| "the header is not text")?;
+                Ok(Some(Value::String(text.trim().to_owned())))
             }
         }
     }
     #[cfg(not(feature = "http"))]
     {
         let _ = (source, request);
-        None
+        Ok(None)
     }
 }
 
@@ -123,6 +134,15 @@ fn value_of(source: &Source, request: &RequestContext<RoleServer>) -> Option<Val
 #[cfg(feature = "http")]
 pub(super) fn needs_claims(bound: &[Bound]) -> bool {
     bound.iter().any(|b| matches!(b.source, Source::Claim(_)))
+}
+
+/// The headers `bound` takes values from.
+#[cfg(feature = "http")]
+pub(super) fn headers(bound: &[Bound]) -> impl Iterator<Item = &str> {
+    bound.iter().filter_map(|b| match &b.source {
+        Source::Header(h) => Some(h.as_str()),
+        Source::Claim(_) => None,
+    })
 }
 
 #[cfg(test)]

@@ -162,10 +162,10 @@ impl Server {
         if let Err(refusal) =
             super::bound::fill(&name, &served.bound, &mut args, Some(&link.request))
         {
-            tracing::debug!(tool = %name, "call refused: {refusal}");
+            tracing::info!(tool = %name, refusal = ?refusal, "call refused");
             return error(refusal);
         }
-        let _admission = match &served.limits {
+        let admission = match &served.limits {
             Some(limiter) => {
                 let caller = super::access::Caller::of(&link.request);
                 let key = caller
@@ -184,7 +184,13 @@ impl Server {
         let stop = cancel.child_token();
         link.cancel = stop.clone();
         let cx = Context::connected(&name, Arc::new(link), served.confirm.clone());
-        let mut task = tokio::spawn((served.handler)(args, cx));
+        let call = (served.handler)(args, cx);
+        // The admission (a concurrency permit) is the task's: it is given
+        // back when the handler has really stopped, not when the answer left.
+        let mut task = tokio::spawn(async move {
+            let _held = admission;
+            call.await
+        });
         let abort = task.abort_handle();
         let timeout = served.limits.as_ref().and_then(|l| l.limits.timeout);
         let expired = async {
@@ -205,12 +211,26 @@ impl Server {
                 // The handler sees its Context cancelled, and has a moment
                 // to stop on its own before it is stopped.
                 stop.cancel();
-                if tokio::time::timeout(TIMEOUT_GRACE, &mut task).await.is_err() {
-                    abort.abort();
+                match tokio::time::timeout(TIMEOUT_GRACE, &mut task).await {
+                    // It finished after all: its effect happened, so its
+                    // answer is the call's.
+                    Ok(Ok(outcome @ (CallOutcome::Output(_) | CallOutcome::Failed(_)))) => {
+                        return self.answer(&name, Ok(outcome));
+                    }
+                    Ok(_) => {}
+                    Err(_) => abort.abort(),
                 }
                 let after = timeout.unwrap_or_default();
                 let mut meta = limit_meta("timeout", None);
-                let id = tool_failure(&mut meta, FailureClass::Reliability, "timeout", true);
+                // Retrying repeats whatever the call did before it was
+                // stopped: only an idempotent tool says that is safe.
+                let idempotent = served
+                    .tool
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.idempotent_hint)
+                    .unwrap_or(false);
+                let id = tool_failure(&mut meta, FailureClass::Reliability, "timeout", idempotent);
                 tracing::info!(tool = %name, correlation_id = %id, "call timed out after {after:?}");
                 let mut result = error(format!(
                     "the call of `{name}` timed out after {}, its limit",
@@ -220,6 +240,15 @@ impl Server {
                 return result;
             }
         };
+        self.answer(&name, joined)
+    }
+
+    /// The result of a call of `name` that ended with `joined`.
+    fn answer(
+        &self,
+        name: &str,
+        joined: Result<CallOutcome, tokio::task::JoinError>,
+    ) -> CallToolResult {
         match joined {
             Ok(CallOutcome::Output(output)) => to_result(output),
             Ok(CallOutcome::InvalidArguments(errors)) => error(errors.to_string()),
@@ -237,8 +266,8 @@ impl Server {
                         tool = %name,
                         code = %declared.code,
                         correlation_id = %id,
-                        "call failed: {}",
-                        failure.message()
+                        message = ?failure.message(),
+                        "call failed"
                     );
                     let mut result = error(failure.message());
                     result.meta = Some(meta);
@@ -296,7 +325,12 @@ fn refused(refusal: &super::limits::Refusal) -> CallToolResult {
         _ => (FailureClass::Reliability, "busy"),
     };
     let id = tool_failure(&mut meta, class, code, true);
-    tracing::debug!(limit = refusal.limit, correlation_id = %id, "call refused: {}", refusal.message);
+    tracing::info!(
+        limit = refusal.limit,
+        correlation_id = %id,
+        message = ?refusal.message,
+        "call refused"
+    );
     let mut result = error(refusal.message.clone());
     result.meta = Some(meta);
     result

@@ -56,6 +56,7 @@ pub struct HttpOptions {
     max_streams: usize,
     max_streams_per_client: usize,
     server_card: Option<String>,
+    trusted_headers: Vec<String>,
 }
 
 impl Default for HttpOptions {
@@ -78,6 +79,7 @@ impl Default for HttpOptions {
             max_streams: 512,
             max_streams_per_client: 16,
             server_card: None,
+            trusted_headers: Vec::new(),
         }
     }
 }
@@ -228,6 +230,16 @@ impl HttpOptions {
         self.server_card = Some(card.into());
         self
     }
+
+    /// Trust the request header `name` as a bound parameter's source
+    /// (`from = "header:NAME"`) on an address other than loopback: the
+    /// server takes it as sent, so only do this behind a gateway that sets
+    /// it and drops any value a client sent. Without it, such a server does
+    /// not bind beyond loopback.
+    pub fn trust_header(mut self, name: impl Into<String>) -> Self {
+        self.trusted_headers.push(name.into().to_ascii_lowercase());
+        self
+    }
 }
 
 /// A token verifier, shared by every request.
@@ -357,6 +369,19 @@ pub(super) async fn bind<S: Serves>(
              set one with token_verifier (a JwtVerifier, feature `auth`)",
             served.tool.name
         )));
+    }
+    if !options.addr.ip().is_loopback() {
+        for served in server.tools().inner.catalog.served() {
+            if let Some(header) = super::bound::headers(&served.bound)
+                .find(|h| !options.trusted_headers.contains(&h.to_ascii_lowercase()))
+            {
+                return Err(ServerError::new(format!(
+                    "the tool `{}` takes a parameter from the header `{header}`, which any client can send: \
+                     behind a gateway that sets it (and drops a client's), say so with trust_header(\"{header}\")",
+                    served.tool.name
+                )));
+            }
+        }
     }
     let gate = match (options.verifier, &options.resource) {
         (Some(Verifier(verifier)), resource) => Some(Gate::new(

@@ -847,6 +847,13 @@ async fn bound_parameters_come_from_the_token_and_the_request() {
         refused && why.contains("`tenant` is not the caller's to give"),
         "{why}"
     );
+    // A client adding its own header beside the gateway's is refused.
+    let (refused, why) = call(
+        json!({}),
+        vec![("x-region", "eu".to_owned()), ("x-region", "us".to_owned())],
+    )
+    .await;
+    assert!(refused && why.contains("given more than once"), "{why}");
     // The model does not see them.
     let body = toolmetadata_tests::mcp::request_2026(2, "tools/list", json!({}));
     let (_, listed) = toolmetadata_tests::mcp::post_2026(
@@ -889,6 +896,40 @@ async fn bound_parameters_come_from_the_token_and_the_request() {
     assert!(
         why.contains("needs `tenant` from the caller's token (claim `tenant_id`)"),
         "{why}"
+    );
+}
+
+/// A header any client can send is trusted beyond loopback only when the
+/// operator says a gateway sets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bound_header_beyond_loopback_needs_trust() {
+    const REGIONAL: &str = "description = \"Regional\"\n\n[[parameters]]\nname = \"region\"\ntype = \"string\"\nfrom = \"header:X-Region\"\n";
+    let server = || {
+        let tool = ToolMetadata::from_toml_str("regional", REGIONAL).expect("metadata");
+        Server::builder().tool(tool, who).build().expect("server")
+    };
+    let everywhere = || {
+        HttpOptions::default()
+            .addr(SocketAddr::from(([0, 0, 0, 0], 0)))
+            .allow_non_loopback(true)
+            .bearer_token("t")
+    };
+    let err = server().bind_http(everywhere()).await.expect_err("refused");
+    assert!(
+        err.to_string().contains("trust_header(\"X-Region\")"),
+        "{err}"
+    );
+    assert!(
+        server()
+            .bind_http(everywhere().trust_header("x-region"))
+            .await
+            .is_ok()
+    );
+    assert!(
+        server()
+            .bind_http(HttpOptions::default().addr(free_addr()))
+            .await
+            .is_ok()
     );
 }
 

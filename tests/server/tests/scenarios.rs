@@ -154,7 +154,19 @@ async fn handler_error_and_panic(client: &Client) {
     assert_eq!(text(&r), "fail: this tool always fails");
     let r = call(client, "boom", json!({})).await;
     assert!(is_error(&r));
-    assert_eq!(text(&r), "the tool `boom` failed: internal error");
+    // The correlation id in the text is the one in `_meta`, and the log's.
+    let failure = r
+        .meta
+        .as_ref()
+        .and_then(|m| m.0.get("io.modelcontextprotocol/toolFailure"))
+        .cloned()
+        .expect("toolFailure");
+    assert_eq!(failure["code"], "internal_error");
+    let id = failure["correlationId"].as_str().expect("correlationId");
+    assert_eq!(
+        text(&r),
+        format!("the tool `boom` failed: internal error (correlation id {id})")
+    );
     assert!(
         !text(&r).contains("a handler bug"),
         "no panic payload leaks"

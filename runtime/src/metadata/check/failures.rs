@@ -9,6 +9,9 @@ use crate::metadata::read::RawFailure;
 use crate::metadata::tree::quote;
 use crate::metadata::types::{DeclaredFailure, FailureClass};
 
+/// The codes the server gives the failures it reports itself.
+const RESERVED: &[&str] = &["timeout", "busy", "rate_limited", "internal_error"];
+
 impl Checker<'_> {
     pub(super) fn check_failures(&mut self, raw: &[RawFailure]) -> Vec<DeclaredFailure> {
         let mut seen = HashMap::new();
@@ -38,10 +41,24 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            if let Some(first) = seen.insert(code.value.clone(), code.span) {
+            if RESERVED.contains(&code.value.as_str()) {
+                self.report.push(
+                    self.report
+                        .error(Rule::BadFailure, format!("failure code {} is the server's own", quote(&code.value)))
+                        .with_primary(code.span, "reserved")
+                        .with_help(format!("the server reports {} itself (limits, panics): name the tool's failure otherwise", RESERVED.join(", "))),
+                );
+                continue;
+            }
+            // Two codes of one variant name would be one variant.
+            let variant = crate::metadata::names::variant_name(&code.value);
+            if let Some(first) = seen.insert(variant, code.span) {
                 let d = self.report.error(
                     Rule::DuplicateFailure,
-                    format!("failure code {} is declared twice", quote(&code.value)),
+                    format!(
+                        "failure code {} is declared twice (codes that differ only in `_` name one variant)",
+                        quote(&code.value)
+                    ),
                 );
                 self.report.push(
                     two_places(
@@ -110,7 +127,7 @@ impl Checker<'_> {
 mod tests {
     use crate::metadata::{FailureClass, ToolMetadata};
 
-    const TOOL: &str = "description = \"d\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"governance\"\ndescription = \"Not on the allow list\"\n\n[[failures]]\ncode = \"busy\"\nclass = \"reliability\"\nretryable = true\ndescription = \"Try again\"\n";
+    const TOOL: &str = "description = \"d\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"governance\"\ndescription = \"Not on the allow list\"\n\n[[failures]]\ncode = \"directory_down\"\nclass = \"reliability\"\nretryable = true\ndescription = \"Try again\"\n";
 
     #[test]
     fn failures_are_read_with_their_class() {
@@ -124,12 +141,29 @@ mod tests {
     fn bad_and_twice_declared_failures_are_located() {
         for (from, to, code, line) in [
             (
-                "code = \"busy\"",
+                "code = \"directory_down\"",
                 "code = \"not_allowed\"",
                 "duplicate-failure",
                 9,
             ),
-            ("code = \"busy\"", "code = \"Busy!\"", "bad-failure", 9),
+            (
+                "code = \"directory_down\"",
+                "code = \"Down!\"",
+                "bad-failure",
+                9,
+            ),
+            (
+                "code = \"directory_down\"",
+                "code = \"timeout\"",
+                "bad-failure",
+                9,
+            ),
+            (
+                "code = \"directory_down\"",
+                "code = \"not__allowed\"",
+                "duplicate-failure",
+                9,
+            ),
             (
                 "class = \"reliability\"",
                 "class = \"transient\"",

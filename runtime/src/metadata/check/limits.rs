@@ -46,7 +46,7 @@ impl Checker<'_> {
                 r,
                 "rate",
                 rate(&r.value),
-                "calls per window, such as \"10/min\", \"5/s\", \"100/h\" or \"3/10s\"",
+                "calls per window, from 1 to 10000, such as \"10/min\", \"5/s\", \"100/h\" or \"3/10s\"",
             )
         });
         Limits {
@@ -98,7 +98,12 @@ fn duration(text: &str) -> Option<Duration> {
 /// `"10/min"`, `"5/s"`, `"100/h"`, `"3/10s"`.
 fn rate(text: &str) -> Option<Rate> {
     let (calls, per) = text.split_once('/')?;
-    let calls: u32 = calls.trim().parse().ok().filter(|n| *n > 0)?;
+    // The server keeps one instant per call in a caller's window.
+    let calls: u32 = calls
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=10_000).contains(n))?;
     let per = per.trim();
     let per = match per {
         "s" | "sec" | "second" => Duration::from_secs(1),

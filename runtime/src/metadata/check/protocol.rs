@@ -13,6 +13,23 @@ use crate::metadata::read::{RawParam, Sp};
 use crate::metadata::tree::quote;
 use crate::metadata::types::{ParamType, ScalarType, Source, TaskSupport, ToolParameter};
 
+/// Headers a parameter may not take its value from: the protocol's, the
+/// credentials, the connection's.
+const RESERVED_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "host",
+    "origin",
+    "connection",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "accept",
+];
+
 /// RFC 9110 §5.6.2 `tchar`: what an HTTP field name may be made of.
 fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric()
@@ -48,7 +65,8 @@ fn suggest_token(header: &str) -> Option<String> {
 
 impl Checker<'_> {
     /// The `header` of one parameter; `None` when absent or wrong.
-    /// `from`: `claim:NAME` or `header:NAME`, on an input parameter that
+    /// `from`: `claim:NAME` or `header:NAME` (a string parameter, and not a
+    /// header of the protocol or a credential), on an input parameter that
     /// takes no value from the model (no `header` mirroring a model
     /// argument).
     pub(super) fn check_from(&mut self, p: &RawParam) -> Option<Source> {
@@ -84,7 +102,28 @@ impl Checker<'_> {
             Some(("claim", name)) if !name.is_empty() && !name.contains(char::is_whitespace) => {
                 Some(Source::Claim(name.to_owned()))
             }
-            Some(("header", name)) if token(name) => Some(Source::Header(name.to_owned())),
+            Some(("header", name)) if token(name) => {
+                let lower = name.to_ascii_lowercase();
+                if RESERVED_HEADERS.contains(&lower.as_str()) || lower.starts_with("mcp-") {
+                    return problem(
+                        format!(
+                            "{who}: `from` names the header `{name}`, which is the protocol's or a credential, not a value to hand a tool"
+                        ),
+                        "not a header to bind",
+                        "bind a header your gateway sets, such as `header:X-Tenant`",
+                    );
+                }
+                if p.ty.as_ref().is_some_and(|t| t.value != "string") {
+                    return problem(
+                        format!(
+                            "{who}: a header-bound parameter is a `string` (a header's value is text)"
+                        ),
+                        "not a string parameter",
+                        "make it `type = \"string\"`, and parse it in the handler",
+                    );
+                }
+                Some(Source::Header(name.to_owned()))
+            }
             _ => problem(
                 format!("{who}: `from` {} is not a source", quote(&from.value)),
                 "not `claim:NAME` or `header:NAME`",
@@ -263,6 +302,16 @@ mod tests {
             tool.parameters[0].from,
             Some(Source::Claim("tenant_id".into()))
         );
+        let typed = ToolMetadata::from_toml_str(
+            "t",
+            "description = \"d\"\n\n[[parameters]]\nname = \"n\"\ntype = \"int\"\nfrom = \"header:X-N\"\n",
+        )
+        .expect_err("a header is text");
+        assert!(
+            typed
+                .render(false)
+                .contains("a header-bound parameter is a `string`")
+        );
         let entry = tool.to_tools_list_entry();
         assert_eq!(entry["inputSchema"]["properties"], serde_json::json!({}));
         assert!(entry["inputSchema"].get("required").is_none());
@@ -273,6 +322,14 @@ mod tests {
             (
                 "from = \"claim:sub\"\nheader = \"Tenant\"\n",
                 "cannot also be mirrored into a header",
+            ),
+            (
+                "from = \"header:Authorization\"\n",
+                "the protocol's or a credential",
+            ),
+            (
+                "from = \"header:Mcp-Param-Tenant\"\n",
+                "the protocol's or a credential",
             ),
         ] {
             let errors = ToolMetadata::from_toml_str("t", &param(extra)).expect_err(extra);
