@@ -355,7 +355,7 @@ pub(super) async fn bind<S: Serves>(
             options.addr
         )));
     }
-    if options.verifier.is_none()
+    if options.verifier.as_ref().is_none_or(|v| !v.0.has_claims())
         && let Some(served) = server
             .tools()
             .inner
@@ -365,8 +365,8 @@ pub(super) async fn bind<S: Serves>(
             .find(|s| super::bound::needs_claims(&s.bound))
     {
         return Err(ServerError::new(format!(
-            "the tool `{}` takes a parameter from the caller's token (`from = \"claim:…\"`), and this server verifies no token: \
-             set one with token_verifier (a JwtVerifier, feature `auth`)",
+            "the tool `{}` takes a parameter from the caller's token (`from = \"claim:…\"`), and this server verifies no token with claims \
+             (none, or the static bearer_token): set one with token_verifier (a JwtVerifier, feature `auth`)",
             served.tool.name
         )));
     }

@@ -946,4 +946,19 @@ async fn bound_claims_need_a_token_verifier() {
         .await
         .expect_err("refused");
     assert!(err.to_string().contains("verifies no token"), "{err}");
+    // The static bearer token stands for no one: it has no claims to give.
+    let tool = ToolMetadata::from_toml_str("tenant_report", TENANT_REPORT).expect("metadata");
+    let server = Server::builder()
+        .tool(tool, tenant_report)
+        .build()
+        .expect("server");
+    let err = server
+        .bind_http(
+            HttpOptions::default()
+                .addr(free_addr())
+                .bearer_token("s3cret"),
+        )
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("static bearer_token"), "{err}");
 }

@@ -13,6 +13,13 @@ use crate::BoxFuture;
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The principal `token` stands for, or why it is refused.
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, Rejection>>;
+
+    /// Whether the principals it verifies carry a token's claims (default
+    /// `true`): a server whose tools take parameters from claims (`from =
+    /// "claim:…"`) does not bind with a verifier that has none to give.
+    fn has_claims(&self) -> bool {
+        true
+    }
 }
 
 /// Why a token was refused.
@@ -111,6 +118,11 @@ impl TokenVerifier for StaticToken {
             ))
         };
         Box::pin(std::future::ready(outcome))
+    }
+
+    /// The static token stands for no one in particular: no claims.
+    fn has_claims(&self) -> bool {
+        false
     }
 }
 
