@@ -12,6 +12,9 @@ use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, TaskSupport
 
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
+mod extras;
+use extras::{failure_enum, manifests};
+
 pub(crate) fn module(module: &Module) -> TokenStream {
     // Extending with owned streams moves their tokens; interpolating them in
     // `quote!` would copy every token of every tool once more.
@@ -81,31 +84,6 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     out
 }
 
-/// The server's manifests as JSON text (`Builder::manifests`).
-fn manifests(manifests: &crate::manifest::Manifests) -> TokenStream {
-    let pretty = |value: &serde_json::Value| {
-        let text = serde_json::to_string_pretty(value).unwrap_or_default();
-        Lit::string(&text)
-    };
-    let server_json = pretty(&manifests.server_json);
-    let bundle = pretty(&manifests.bundle);
-    let card = pretty(&manifests.server_card);
-    let allow = allow();
-    quote! {
-        /// The server's manifests, written at build time from `Cargo.toml`'s
-        /// `[package.metadata.mcp]` and the tools.
-        #allow
-        pub mod manifests {
-            /// The MCP registry's `server.json`: this crate as a `cargo` package.
-            pub const SERVER_JSON: &str = #server_json;
-            /// An MCP bundle's `manifest.json` (`.mcpb`), for this binary.
-            pub const BUNDLE_MANIFEST: &str = #bundle;
-            /// The server card, to serve with `HttpOptions::server_card`.
-            pub const SERVER_CARD: &str = #card;
-        }
-    }
-}
-
 /// On every generated item: in a binary crate, generated items the program
 /// does not use (a tool's argument it ignores, `tool_set` when it never serves
 /// the set) are not the user's dead code to fix.
@@ -161,53 +139,6 @@ fn tool_items(tool: &Tool) -> TokenStream {
         out.extend(failure_enum(tool));
     }
     out
-}
-
-/// `{Tool}Failure`: a variant per declared failure, and the error that
-/// returns it.
-fn failure_enum(tool: &Tool) -> TokenStream {
-    let name = ident(&tool.failure_type);
-    let allow = allow();
-    let summary = doc(&format!(
-        "The failures `{}` declares (`[[failures]]`): return one with `Err({}::Variant.error(message))`.",
-        tool.name, tool.failure_type
-    ));
-    let variants: Vec<Ident> = tool
-        .failures
-        .iter()
-        .map(|f| ident(&toolmetadata::metadata::names::variant_name(&f.code)))
-        .collect();
-    let docs = tool.failures.iter().map(|f| doc(&f.description));
-    let codes: Vec<&str> = tool.failures.iter().map(|f| f.code.as_str()).collect();
-    let classes = tool.failures.iter().map(|f| match f.class {
-        toolmetadata::metadata::FailureClass::Capability => quote!(Capability),
-        toolmetadata::metadata::FailureClass::Reliability => quote!(Reliability),
-        toolmetadata::metadata::FailureClass::Governance => quote!(Governance),
-    });
-    let retryable = tool.failures.iter().map(|f| f.retryable);
-    let (v1, v2) = (variants.iter(), variants.iter());
-    quote! {
-        #summary
-        #allow
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq)]
-        pub enum #name {
-            #(#docs #v1,)*
-        }
-
-        #allow
-        impl #name {
-            /// This failure, with `message` for the model: what the handler returns.
-            pub fn error(
-                self,
-                message: impl ::core::convert::Into<::std::string::String>,
-            ) -> ::toolmetadata::codegen::ToolError {
-                let (code, class, retryable) = match self {
-                    #(Self::#v2 => (#codes, ::toolmetadata::codegen::FailureClass::#classes, #retryable),)*
-                };
-                ::toolmetadata::codegen::ToolError::declared(code, class, retryable, message)
-            }
-        }
-    }
 }
 
 fn rust_type(ty: &FieldType) -> TokenStream {

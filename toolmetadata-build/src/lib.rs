@@ -34,6 +34,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 mod check;
 mod emit;
+mod error;
 mod load;
 mod locate;
 pub mod lock;
@@ -43,9 +44,9 @@ mod profiles;
 mod write;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use error::Error;
 pub use toolmetadata::Severity;
 use toolmetadata::metadata::ToolMetadata;
 pub use toolmetadata::profile::Profile;
@@ -601,74 +602,3 @@ pub fn json_lines_record<'a>(
 fn valid_module_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
-
-/// Why generating failed: bad metadata (every diagnostic of every file), a file
-/// that could not be read or written, or a builder option that does not fit.
-///
-/// `Display` and `Debug` print the same rustc-style text, so both
-/// `fn main() -> Result<(), Error>` and `.unwrap()` read well.
-pub struct Error {
-    kind: ErrorKind,
-}
-
-enum ErrorKind {
-    Metadata(Diagnostics),
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    Config(String),
-}
-
-impl Error {
-    fn metadata(diagnostics: Diagnostics) -> Self {
-        Error {
-            kind: ErrorKind::Metadata(diagnostics),
-        }
-    }
-
-    fn io(path: &Path, error: std::io::Error) -> Self {
-        Error {
-            kind: ErrorKind::Io {
-                path: path.to_owned(),
-                error,
-            },
-        }
-    }
-
-    fn config(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Config(message.into()),
-        }
-    }
-
-    /// The diagnostics, when the metadata was bad.
-    pub fn diagnostics(&self) -> Option<&Diagnostics> {
-        match &self.kind {
-            ErrorKind::Metadata(d) => Some(d),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            ErrorKind::Metadata(d) => f.write_str(&d.render(false)),
-            ErrorKind::Io { path, error } => {
-                write!(f, "error: cannot read or write {}: {error}", path.display())
-            }
-            ErrorKind::Config(message) => write!(f, "error: {message}"),
-        }
-    }
-}
-
-impl fmt::Debug for Error {
-    /// The same text as `Display`: `main` returning `Err` prints it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f)?;
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for Error {}

@@ -52,6 +52,7 @@
 //! README on crates.io: it must show the line `mcp-name: NAME` (as text:
 //! crates.io drops HTML comments).
 
+mod inputs;
 mod table;
 
 use std::path::Path;
@@ -60,7 +61,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use toolmetadata::{Diagnostic, Diagnostics, Rule, SourceFile, ToolMetadata};
 
-use table::{Argument, ServerTable, Variable};
+use inputs::{Argument, ServerTable, Variable};
 
 /// The registry's `server.json` schema these are written for.
 pub const SERVER_JSON_SCHEMA: &str =
@@ -209,9 +210,9 @@ impl Manifests {
                 package
                     .description
                     .clone()
-                    .map(|d| table::Located::new(d, table.span))
+                    .map(|d| inputs::Located::new(d, table.span))
             })
-            .unwrap_or_else(|| table::Located::new(String::new(), table.span));
+            .unwrap_or_else(|| inputs::Located::new(String::new(), table.span));
         let chars = description.value.chars().count();
         if chars == 0 || chars > 100 {
             problems.push(

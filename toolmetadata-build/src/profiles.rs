@@ -23,23 +23,27 @@ pub(crate) struct Targets {
 impl Targets {
     /// Every finding for `tools`.
     pub(crate) fn check(&self, tools: &[LoadedTool]) -> Vec<Diagnostic> {
+        if self.profiles.is_empty() {
+            return Vec::new();
+        }
         let severity = self.severity.unwrap_or(Severity::Warning);
         let entries: Vec<serde_json::Value> =
             tools.iter().map(|t| t.tool.to_tools_list_entry()).collect();
+        // Each file read once, for every profile's diagnostics.
+        let files: Vec<Arc<SourceFile>> = tools.iter().map(source).collect();
         let mut found = Vec::new();
         for &profile in &self.profiles {
             let exports = profile.export_set(&entries);
-            for (tool, export) in tools.iter().zip(&exports) {
-                let file = source(tool);
+            for ((tool, export), file) in tools.iter().zip(&exports).zip(&files) {
                 let violations = match &self.server_name {
                     Some(server) => profile.validate_for_server(export, server),
                     None => profile.validate(export),
                 };
                 for violation in violations {
-                    found.push(refused(profile, tool, &file, &violation, severity));
+                    found.push(refused(profile, tool, file, &violation, severity));
                 }
                 if !export.moved.is_empty() {
-                    found.push(weakened(profile, tool, &file, export, severity));
+                    found.push(weakened(profile, tool, file, export, severity));
                 }
             }
             // Hosts list what `tools/list` shows: discoverable tools are

@@ -21,6 +21,7 @@ mod load;
 #[doc(hidden)]
 pub mod names;
 pub(crate) mod pattern;
+mod policy;
 #[cfg(feature = "load")]
 pub(crate) mod read;
 mod render;

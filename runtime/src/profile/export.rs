@@ -6,7 +6,7 @@ use super::rules::{self, Rule};
 use super::{Export, Moved, Profile};
 
 /// Keywords OpenAI's strict mode refuses (beside `default` and formats).
-const OPENAI_STRICT_REFUSED: &[&str] = &[
+pub(super) const OPENAI_STRICT_REFUSED: &[&str] = &[
     "allOf",
     "not",
     "dependentRequired",
@@ -410,12 +410,7 @@ fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         cx.move_out(parameter, &rules::STRICT_KEYWORDS, shown("format", &format));
     }
     if is_map(node) {
-        node.entry("properties").or_insert_with(|| json!({}));
-        cx.not_strict(
-            parameter,
-            &rules::STRICT_NO_ADDITIONAL,
-            "an object of any keys",
-        );
+        map_not_strict(node, parameter, cx);
     } else if is_object(node) {
         strict_object(node);
     }
@@ -430,6 +425,17 @@ fn openai_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
     for (child, path) in children(node, parameter) {
         openai_strict(child, &path, cx);
     }
+}
+
+/// An object of any keys, which no strict grammar says: `properties` given
+/// as empty, and the tool not strict.
+fn map_not_strict(node: &mut Map<String, Value>, parameter: &str, cx: &mut Walk<'_>) {
+    node.entry("properties").or_insert_with(|| json!({}));
+    cx.not_strict(
+        parameter,
+        &rules::STRICT_NO_ADDITIONAL,
+        "an object of any keys",
+    );
 }
 
 /// An object as strict mode takes it: every property required (optional
@@ -532,12 +538,7 @@ fn anthropic_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         );
     }
     if is_map(node) {
-        node.entry("properties").or_insert_with(|| json!({}));
-        cx.not_strict(
-            parameter,
-            &rules::STRICT_NO_ADDITIONAL,
-            "an object of any keys",
-        );
+        map_not_strict(node, parameter, cx);
     } else if is_object(node) {
         node.entry("properties").or_insert_with(|| json!({}));
         node.insert("additionalProperties".into(), json!(false));

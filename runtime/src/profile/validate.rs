@@ -2,7 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use super::export::{ANTHROPIC_STRICT_REFUSED, GEMINI_KEYWORDS, OPENAI_STRICT_FORMATS};
+use super::export::{
+    ANTHROPIC_STRICT_REFUSED, GEMINI_KEYWORDS, OPENAI_STRICT_FORMATS, OPENAI_STRICT_REFUSED,
+    is_type,
+};
 use super::rules::{self, Rule};
 use super::{Export, Profile, Violation};
 
@@ -184,8 +187,6 @@ fn walk(
     }
 }
 
-use super::export::is_type;
-
 fn check_node(
     rule: &'static Rule,
     node: &Map<String, Value>,
@@ -227,16 +228,7 @@ fn check_node(
             );
         }
         "openai-strict/keywords" => {
-            for key in [
-                "allOf",
-                "not",
-                "dependentRequired",
-                "dependentSchemas",
-                "if",
-                "then",
-                "else",
-                "default",
-            ] {
+            for key in OPENAI_STRICT_REFUSED.iter().chain(&["default"]).copied() {
                 if node.contains_key(key) {
                     found.add(rule, at, format!("`{key}`"));
                 }

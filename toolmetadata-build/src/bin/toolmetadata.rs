@@ -468,20 +468,10 @@ fn manifest_command(
     color: bool,
 ) -> ExitCode {
     use toolmetadata_build::manifest::{Manifests, Package};
-    let checked = match builder_of(dir, cli).check() {
+    let checked = match checked_tools(dir, cli, color) {
         Ok(checked) => checked,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    for warning in checked.ignored_warnings() {
-        warn(&warning, color);
-    }
-    if checked.has_errors() {
-        eprintln!("{}", checked.diagnostics().render(color));
-        return ExitCode::from(1);
-    }
     let mut package = match Package::from_cargo_metadata(cargo_toml) {
         Ok(package) => package,
         Err(e) => {
@@ -538,17 +528,10 @@ fn parse_profile(name: &str) -> Result<Profile, String> {
 
 /// `toolmetadata export`: the definitions, as `profile`'s request takes them.
 fn export_command(dir: &Path, profile: Profile, cli: &Cli, color: bool) -> ExitCode {
-    let checked = match builder_of(dir, cli).check() {
+    let checked = match checked_tools(dir, cli, color) {
         Ok(checked) => checked,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    if checked.has_errors() {
-        eprintln!("{}", checked.diagnostics().render(color));
-        return ExitCode::from(1);
-    }
     let entries: Vec<serde_json::Value> = checked
         .files()
         .iter()
@@ -568,4 +551,25 @@ fn export_command(dir: &Path, profile: Profile, cli: &Cli, color: bool) -> ExitC
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(2),
     }
+}
+
+/// The checked tools of `dir`, their warnings printed; the exit status when
+/// they cannot be read or have errors (printed too).
+fn checked_tools(
+    dir: &Path,
+    cli: &Cli,
+    color: bool,
+) -> Result<toolmetadata_build::Checked, ExitCode> {
+    let checked = builder_of(dir, cli).check().map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(2)
+    })?;
+    for warning in checked.ignored_warnings() {
+        warn(&warning, color);
+    }
+    if checked.has_errors() {
+        eprintln!("{}", checked.diagnostics().render(color));
+        return Err(ExitCode::from(1));
+    }
+    Ok(checked)
 }

@@ -1,0 +1,224 @@
+//! [`HttpOptions`]: how the HTTP server listens, whom it accepts, and the
+//! bounds of what each client may hold.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::server::auth::{ProtectedResource, StaticToken, TokenVerifier};
+
+/// How the HTTP server listens and whom it accepts.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub(super) addr: SocketAddr,
+    pub(super) allow_non_loopback: bool,
+    pub(super) allowed_hosts: Vec<String>,
+    pub(super) allowed_origins: Vec<String>,
+    pub(super) verifier: Option<Verifier>,
+    pub(super) resource: Option<ProtectedResource>,
+    pub(super) max_body_bytes: usize,
+    pub(super) max_sessions: usize,
+    pub(super) max_sessions_per_client: usize,
+    pub(super) session_idle_timeout: Duration,
+    pub(super) header_read_timeout: Duration,
+    pub(super) body_read_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) max_connections_per_client: usize,
+    pub(super) max_streams: usize,
+    pub(super) max_streams_per_client: usize,
+    pub(super) server_card: Option<String>,
+    pub(super) trusted_headers: Vec<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            allow_non_loopback: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            verifier: None,
+            resource: None,
+            max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 1000,
+            max_sessions_per_client: 100,
+            session_idle_timeout: Duration::from_secs(300),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            max_connections_per_client: 256,
+            max_streams: 512,
+            max_streams_per_client: 16,
+            server_card: None,
+            trusted_headers: Vec::new(),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Listen on `addr` (default `127.0.0.1:8080`; port 0 picks a free port).
+    pub fn addr(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// Allow listening on an address other than loopback (such as `0.0.0.0`).
+    /// Without this, such an address is refused at startup.
+    pub fn allow_non_loopback(mut self, allow: bool) -> Self {
+        self.allow_non_loopback = allow;
+        self
+    }
+
+    /// Accept this `Host` (a host name, without port) besides the loopback
+    /// names `localhost`, `127.0.0.1` and `::1`.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Accept requests whose `Origin` is exactly this (`https://app.example`)
+    /// besides loopback origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins
+            .push(origin.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Require `Authorization: Bearer <token>` with exactly this token on
+    /// every request; its bearer holds every scope ([`StaticToken`]).
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.token_verifier(StaticToken::new(token))
+    }
+
+    /// Require a bearer token on every request and check it with
+    /// `verifier` (such as a `JwtVerifier`, feature `auth`), which also says
+    /// which scopes it grants; replaces [`HttpOptions::bearer_token`].
+    pub fn token_verifier(mut self, verifier: impl TokenVerifier) -> Self {
+        self.verifier = Some(Verifier(Arc::new(verifier)));
+        self
+    }
+
+    /// Publish Protected Resource Metadata (RFC 9728) at
+    /// `/.well-known/oauth-protected-resource` (and its form with the
+    /// resource's path), and point `401` answers at it. Needs a token
+    /// verifier.
+    pub fn protected_resource(mut self, resource: ProtectedResource) -> Self {
+        self.resource = Some(resource);
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// The most sessions kept at once (default 1000). A new session beyond
+    /// it closes its own client's least recently used session, or else
+    /// another client's that is inactive (no stream open, unused for a
+    /// minute or a quarter of the idle timeout); a closed session's client
+    /// gets 404 on its next request and starts over, as the protocol
+    /// provides. Without such a session the new one is refused with 503:
+    /// one client never closes another's active sessions.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// The most sessions one client keeps at once (default 100); its new
+    /// session beyond it closes its own least recently used one. A client is
+    /// the principal its token names or, without one (or with the shared
+    /// [`bearer_token`](Self::bearer_token)), its address: behind a proxy
+    /// every client has the proxy's, so raise this there or authenticate.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_client = sessions;
+        self
+    }
+
+    /// How long a session may go unused before it is closed (default 5
+    /// minutes).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's headers, and how long an
+    /// idle connection stays open (default 10 seconds).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's body (default 30 seconds);
+    /// a late body gets 408.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once (default 1024); more wait to be
+    /// accepted.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// The most connections one address (an IPv6 host by its /64) holds at
+    /// once (default 256); more are answered 503 and closed. Connections
+    /// are counted before any token is read, so behind a proxy, where every
+    /// client has the proxy's address, this caps them all: raise it there.
+    pub fn max_connections_per_client(mut self, connections: usize) -> Self {
+        self.max_connections_per_client = connections;
+        self
+    }
+
+    /// The most standalone SSE streams (`GET /mcp`) open at once (default
+    /// 512), so that streams, each holding a connection, leave the other
+    /// connections to requests; more get 429.
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams;
+        self
+    }
+
+    /// The most standalone SSE streams one client holds open at once
+    /// (default 16; a client is as for
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client)); more get
+    /// 429.
+    pub fn max_streams_per_client(mut self, streams: usize) -> Self {
+        self.max_streams_per_client = streams;
+        self
+    }
+
+    /// Serve this server card (a JSON document of the
+    /// `io.modelcontextprotocol/server-card` extension, such as the
+    /// `SERVER_CARD` that `toolmetadata-build` generates from `Cargo.toml`)
+    /// at `GET /mcp/server-card`, as `application/mcp-server-card+json`, to
+    /// any origin and without a token: it describes the server to clients
+    /// that have not connected yet. It carries an ETag, and `If-None-Match`
+    /// is answered `304`. A card that is not a JSON object with `$schema`,
+    /// `name`, `version` and `description` fails the bind.
+    pub fn server_card(mut self, card: impl Into<String>) -> Self {
+        self.server_card = Some(card.into());
+        self
+    }
+
+    /// Trust the request header `name` as a bound parameter's source
+    /// (`from = "header:NAME"`) on an address other than loopback: the
+    /// server takes it as sent, so only do this behind a gateway that sets
+    /// it and drops any value a client sent. Without it, such a server does
+    /// not bind beyond loopback.
+    pub fn trust_header(mut self, name: impl Into<String>) -> Self {
+        self.trusted_headers.push(name.into().to_ascii_lowercase());
+        self
+    }
+}
+
+/// A token verifier, shared by every request.
+#[derive(Clone)]
+pub(super) struct Verifier(pub(super) Arc<dyn TokenVerifier>);
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenVerifier")
+    }
+}
