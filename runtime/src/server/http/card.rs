@@ -160,4 +160,30 @@ mod tests {
             StatusCode::NO_CONTENT
         );
     }
+
+    /// A hostile `If-None-Match`: thousands of tags, odd spacing, a `*` among them, the card's tag
+    /// last. Each is answered, none panics.
+    #[test]
+    fn hostile_if_none_match_lists_are_read_safely() {
+        let card = ServerCard::new(CARD).expect("card");
+        let many: String = (0..5000).map(|i| format!("W/\"t{i}\" , ")).collect();
+        for (value, expected) in [
+            (many.clone(), StatusCode::OK),
+            // `*` counts only alone (RFC 9110); the card's own tag anywhere.
+            (format!("{many}*"), StatusCode::OK),
+            (
+                format!("{many}{}", card.etag.to_str().unwrap_or_default()),
+                StatusCode::NOT_MODIFIED,
+            ),
+            (",,,  ,".to_owned(), StatusCode::OK),
+            ("\"".to_owned(), StatusCode::OK),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::IF_NONE_MATCH,
+                HeaderValue::from_str(&value).expect("a header value"),
+            );
+            assert_eq!(card.answer(&Method::GET, &headers).status(), expected);
+        }
+    }
 }
