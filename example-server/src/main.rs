@@ -198,6 +198,11 @@ struct Cli {
     /// reads as failed, from every instance, once it has lapsed.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     task_lease_secs: u64,
+    /// Export spans and metrics over OTLP/HTTP to this base URL (an
+    /// OpenTelemetry collector's, `http://127.0.0.1:4318`): spans to
+    /// URL/v1/traces, metrics to URL/v1/metrics.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -213,6 +218,10 @@ Press Ctrl-D to stop.";
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.list {
+        print!("{}", catalog::table(cli.read_only));
+        return ExitCode::SUCCESS;
+    }
     // rmcp's per-request INFO lines stay out unless RUST_LOG asks for them.
     use tracing_subscriber::prelude::*;
     let filter: tracing_subscriber::filter::Targets = toolmetadata::server::log_filter()
@@ -222,17 +231,46 @@ async fn main() -> ExitCode {
                 .parse()
                 .unwrap_or_default()
         });
-    tracing_subscriber::fmt()
+    // The requests' spans are for --otlp-endpoint: in the log they would
+    // repeat their attributes on every line (a line names its tool already).
+    let filter = filter.with_target(
+        toolmetadata::server::SPAN_TARGET,
+        tracing_subscriber::filter::LevelFilter::OFF,
+    );
+    let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
-        .finish()
-        .with(filter)
-        .init();
-    if cli.list {
-        print!("{}", catalog::table(cli.read_only));
-        return ExitCode::SUCCESS;
+        .with_filter(filter);
+    let telemetry = match &cli.otlp_endpoint {
+        None => None,
+        Some(url) => match toolmetadata::telemetry::Otlp::new(url)
+            .service_name(env!("CARGO_PKG_NAME"))
+            .install()
+        {
+            Ok(telemetry) => Some(telemetry),
+            Err(e) => {
+                eprintln!("error: --otlp-endpoint: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    // The exported spans do not follow RUST_LOG: the requests' spans and
+    // what happens in them, but rmcp's own.
+    let traced = telemetry.as_ref().map(|t| {
+        t.layer().with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_default(tracing::Level::INFO)
+                .with_target("rmcp", tracing::Level::WARN),
+        )
+    });
+    tracing_subscriber::registry().with(log).with(traced).init();
+    let outcome = run(cli).await;
+    if let Some(telemetry) = telemetry
+        && let Err(e) = telemetry.shutdown().await
+    {
+        eprintln!("warning: {e}");
     }
-    match run(cli).await {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -152,6 +152,8 @@ mod result;
 pub mod roots;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "otlp")]
+pub mod telemetry;
 mod text;
 mod tool_set;
 

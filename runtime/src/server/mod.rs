@@ -65,6 +65,7 @@ mod resources;
 mod roots;
 pub mod store;
 mod task;
+mod telemetry;
 mod uri_template;
 
 use std::fmt;
@@ -84,6 +85,7 @@ pub use mount::Mounted;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
+pub use telemetry::SPAN_TARGET;
 
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};

@@ -25,8 +25,10 @@ use super::asker::Asker;
 use super::call::CallLink;
 use super::catalog::Entry;
 use super::prompts::Completes;
+use super::telemetry::{Operation, Target};
 use crate::Context;
 use crate::metadata::TaskSupport;
+use tracing::Instrument;
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -52,72 +54,36 @@ impl ServerHandler for Server {
         info
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let caller = Caller::of(&context);
-        let tools = self.inner.catalog.listed(self.shows_all(&context), &caller);
-        let tag = super::catalog::list_tag(&tools);
-        let mut result = ListToolsResult::with_all_items(tools);
-        let mut meta = rmcp::model::MetaObject::default();
-        meta.0.insert(
-            super::catalog::LIST_TAG_META.to_owned(),
-            serde_json::Value::String(tag),
-        );
-        result.meta = Some(meta);
-        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
-            // A list filtered for an authenticated caller varies by
-            // authorization: no shared cache may hand it to another caller.
-            let scope = if caller.is_authenticated() {
-                rmcp::model::CacheScope::Private
-            } else {
-                scope
-            };
-            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
-        }
-        Ok(result)
-    }
-
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // A tool with `task` metadata, called by a client that can poll:
-        // answered with a task handle, the handler running on.
-        if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
-            return Ok(response);
-        }
-        let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
-        asker
-            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
-            .await?;
-        let link = CallLink {
-            cancel: context.ct.clone(),
-            request: Arc::new(context),
-            asker: asker.clone(),
-            roots: self.roots.clone(),
-            task: None,
+        // A name the server has not is no span's name nor a metric's series.
+        let target = match self.inner.catalog.find(&request.name) {
+            Some(_) => Target::Tool(&request.name),
+            None => Target::None,
         };
-        let args = request.arguments.unwrap_or_default();
-        let Some(result) = self.route(&request.name, args, link).await else {
-            return Err(ErrorData::new(
-                ErrorCode::INVALID_PARAMS,
-                format!(
-                    "unknown tool `{}`",
-                    crate::text::shorten(&request.name, 100)
-                ),
-                None,
-            ));
-        };
-        // A question the client has not answered yet ends this attempt,
-        // whatever the handler made of it.
-        match asker.input_required(&self.inner.ask)? {
-            Some(input) => Ok(input.into()),
-            None => Ok(result.into()),
+        let operation = Operation::start("tools/call", target, &context);
+        let span = operation.span().clone();
+        let response = self.serve_call(request, context).instrument(span).await;
+        match &response {
+            Ok(CallToolResponse::Complete(result)) => operation.finish_call(result),
+            other => operation.finish_with(other),
         }
+        response
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let operation = Operation::start("tools/list", Target::None, &context);
+        let span = operation.span().clone();
+        let response = self.serve_list(request, context).instrument(span).await;
+        operation.finish_with(&response);
+        response
     }
 
     async fn list_resources(
@@ -171,44 +137,12 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let not_found = || {
-            ErrorData::resource_not_found(
-                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
-                None,
-            )
-        };
-        if let Some(found) = self
-            .inner
-            .resources
-            .iter()
-            .find(|r| r.resource.uri == request.uri)
-        {
-            let contents = ResourceContents::TextResourceContents {
-                uri: found.resource.uri.clone(),
-                mime_type: found.resource.mime_type.clone(),
-                text: found.text.clone(),
-                meta: None,
-            };
-            return Ok(ReadResourceResult::new(vec![contents]).into());
-        }
-        let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
-            let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;
-            Some((t, vars))
-        }) else {
-            return Err(not_found());
-        };
-        let cx = self.plain_context(&template.template.name, context);
-        match (template.handler)(request.uri.clone(), vars, cx).await {
-            Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
-            Err(e) => Err(ErrorData::invalid_params(
-                format!(
-                    "cannot read `{}`: {}",
-                    crate::text::shorten(&request.uri, 200),
-                    e.message()
-                ),
-                None,
-            )),
-        }
+        let operation =
+            Operation::start("resources/read", Target::Resource(&request.uri), &context);
+        let span = operation.span().clone();
+        let response = self.serve_read(request, context).instrument(span).await;
+        operation.finish_with(&response);
+        response
     }
 
     async fn list_prompts(
@@ -237,52 +171,21 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let Some(served) = self
+        let known = self
             .inner
             .prompts
             .iter()
-            .find(|p| p.prompt.name == request.name)
-        else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown prompt `{}`",
-                    crate::text::shorten(&request.name, 100)
-                ),
-                None,
-            ));
+            .any(|p| p.prompt.name == request.name);
+        let target = if known {
+            Target::Prompt(&request.name)
+        } else {
+            Target::None
         };
-        let args = request.arguments.unwrap_or_default();
-        let missing: Vec<&str> = served
-            .prompt
-            .arguments
-            .iter()
-            .flatten()
-            .filter(|a| a.required == Some(true) && !args.contains_key(&a.name))
-            .map(|a| a.name.as_str())
-            .collect();
-        if !missing.is_empty() {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "prompt `{}`: missing required argument{} {}",
-                    served.prompt.name,
-                    if missing.len() == 1 { "" } else { "s" },
-                    missing
-                        .iter()
-                        .map(|m| format!("`{m}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None,
-            ));
-        }
-        let cx = self.plain_context(&served.prompt.name, context);
-        match (served.handler)(args, cx).await {
-            Ok(result) => Ok(result.into()),
-            Err(e) => Err(ErrorData::invalid_params(
-                format!("prompt `{}`: {}", served.prompt.name, e.message()),
-                None,
-            )),
-        }
+        let operation = Operation::start("prompts/get", target, &context);
+        let span = operation.span().clone();
+        let response = self.serve_prompt(request, context).instrument(span).await;
+        operation.finish_with(&response);
+        response
     }
 
     async fn complete(
@@ -371,6 +274,176 @@ impl ServerHandler for Server {
 }
 
 impl Server {
+    /// `tools/list`, in its span.
+    async fn serve_list(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let caller = Caller::of(&context);
+        let tools = self.inner.catalog.listed(self.shows_all(&context), &caller);
+        let tag = super::catalog::list_tag(&tools);
+        let mut result = ListToolsResult::with_all_items(tools);
+        let mut meta = rmcp::model::MetaObject::default();
+        meta.0.insert(
+            super::catalog::LIST_TAG_META.to_owned(),
+            serde_json::Value::String(tag),
+        );
+        result.meta = Some(meta);
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            // A list filtered for an authenticated caller varies by
+            // authorization: no shared cache may hand it to another caller.
+            let scope = if caller.is_authenticated() {
+                rmcp::model::CacheScope::Private
+            } else {
+                scope
+            };
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
+    }
+
+    /// `resources/read`, in its span.
+    async fn serve_read(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let not_found = || {
+            ErrorData::resource_not_found(
+                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
+                None,
+            )
+        };
+        if let Some(found) = self
+            .inner
+            .resources
+            .iter()
+            .find(|r| r.resource.uri == request.uri)
+        {
+            let contents = ResourceContents::TextResourceContents {
+                uri: found.resource.uri.clone(),
+                mime_type: found.resource.mime_type.clone(),
+                text: found.text.clone(),
+                meta: None,
+            };
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
+        let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
+            let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;
+            Some((t, vars))
+        }) else {
+            return Err(not_found());
+        };
+        let cx = self.plain_context(&template.template.name, context);
+        match (template.handler)(request.uri.clone(), vars, cx).await {
+            Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
+            Err(e) => Err(ErrorData::invalid_params(
+                format!(
+                    "cannot read `{}`: {}",
+                    crate::text::shorten(&request.uri, 200),
+                    e.message()
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// `prompts/get`, in its span.
+    async fn serve_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(served) = self
+            .inner
+            .prompts
+            .iter()
+            .find(|p| p.prompt.name == request.name)
+        else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt `{}`",
+                    crate::text::shorten(&request.name, 100)
+                ),
+                None,
+            ));
+        };
+        let args = request.arguments.unwrap_or_default();
+        let missing: Vec<&str> = served
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !args.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "prompt `{}`: missing required argument{} {}",
+                    served.prompt.name,
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None,
+            ));
+        }
+        let cx = self.plain_context(&served.prompt.name, context);
+        match (served.handler)(args, cx).await {
+            Ok(result) => Ok(result.into()),
+            Err(e) => Err(ErrorData::invalid_params(
+                format!("prompt `{}`: {}", served.prompt.name, e.message()),
+                None,
+            )),
+        }
+    }
+
+    /// `tools/call`, in its span.
+    async fn serve_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // A tool with `task` metadata, called by a client that can poll:
+        // answered with a task handle, the handler running on.
+        if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
+            return Ok(response);
+        }
+        let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
+        asker
+            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
+            .await?;
+        let link = CallLink {
+            cancel: context.ct.clone(),
+            request: Arc::new(context),
+            asker: asker.clone(),
+            roots: self.roots.clone(),
+            task: None,
+        };
+        let args = request.arguments.unwrap_or_default();
+        let Some(result) = self.route(&request.name, args, link).await else {
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "unknown tool `{}`",
+                    crate::text::shorten(&request.name, 100)
+                ),
+                None,
+            ));
+        };
+        // A question the client has not answered yet ends this attempt,
+        // whatever the handler made of it.
+        match asker.input_required(&self.inner.ask)? {
+            Some(input) => Ok(input.into()),
+            None => Ok(result.into()),
+        }
+    }
+
     /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
     /// tool (a protocol error).
     async fn route(

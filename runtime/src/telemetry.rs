@@ -1,0 +1,266 @@
+//! Exporting the server's spans and metrics over OTLP/HTTP (feature `otlp`).
+//!
+//! The server makes a `tracing` span per request, named and attributed as
+//! the OpenTelemetry semantic conventions for MCP say (`tools/call
+//! get_weather`, `mcp.method.name`, `gen_ai.tool.name`, `error.type`,
+//! `mcp.session.id`…), whose parent is the trace context the client sent in
+//! `params._meta`; and it records `mcp.server.operation.duration`. [`Otlp`]
+//! sends both to an OpenTelemetry collector (or any OTLP/HTTP receiver):
+//! spans to `ENDPOINT/v1/traces`, metrics to `ENDPOINT/v1/metrics`.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use tracing_subscriber::prelude::*;
+//!
+//! let telemetry = toolmetadata::telemetry::Otlp::new("http://127.0.0.1:4318")
+//!     .service_name("weather")
+//!     .install()?;
+//! tracing_subscriber::registry().with(telemetry.layer()).init();
+//! // … serve; then, before the process ends, send what is buffered:
+//! telemetry.shutdown().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! An application that sets up OpenTelemetry its own way needs only the
+//! `otel` feature: the spans then join its `tracing-opentelemetry` layer, the
+//! trace context is read with its global propagator and the metric recorded
+//! on its global meter provider.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
+use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+/// Where and how to export: build with [`Otlp::new`], then
+/// [`install`](Otlp::install).
+#[derive(Clone, Debug)]
+#[must_use = "telemetry is exported only once installed"]
+pub struct Otlp {
+    endpoint: String,
+    service_name: Option<String>,
+    headers: HashMap<String, String>,
+    timeout: Duration,
+    metrics_interval: Duration,
+}
+
+impl Otlp {
+    /// Export to the OTLP/HTTP receiver at `endpoint`, its base URL
+    /// (`http://127.0.0.1:4318`): `/v1/traces` and `/v1/metrics` are added.
+    pub fn new(endpoint: impl Into<String>) -> Otlp {
+        Otlp {
+            endpoint: endpoint.into(),
+            service_name: None,
+            headers: HashMap::new(),
+            timeout: Duration::from_secs(10),
+            metrics_interval: Duration::from_secs(60),
+        }
+    }
+
+    /// The `service.name` of the spans' and metrics' resource (else the
+    /// SDK's default, which reads `OTEL_SERVICE_NAME`).
+    pub fn service_name(mut self, name: impl Into<String>) -> Otlp {
+        self.service_name = Some(name.into());
+        self
+    }
+
+    /// A header sent with every export: an API key a vendor's endpoint asks
+    /// for, say.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Otlp {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+
+    /// How long one export may take, connection and answer included
+    /// (10 s unless set).
+    pub fn timeout(mut self, timeout: Duration) -> Otlp {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How often metrics are sent (every 60 s unless set; at shutdown too).
+    pub fn metrics_interval(mut self, interval: Duration) -> Otlp {
+        self.metrics_interval = interval;
+        self
+    }
+
+    /// Starts exporting: spans in batches and metrics periodically, each on
+    /// a thread of the SDK's, the HTTP requests on the current Tokio
+    /// runtime. Sets the global meter provider, tracer provider and
+    /// propagator (W3C Trace Context and Baggage), so that the server's
+    /// metrics and the client's trace context are taken up. Put
+    /// [`Telemetry::layer`] in the `tracing` subscriber for the spans.
+    ///
+    /// # Errors
+    ///
+    /// Outside a Tokio runtime, for an endpoint that is not an `http` or
+    /// `https` URL, or when the exporter cannot be built.
+    pub fn install(self) -> Result<Telemetry, TelemetryError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+            TelemetryError("telemetry::Otlp::install needs a Tokio runtime".to_owned())
+        })?;
+        let base = self.endpoint.trim_end_matches('/');
+        let uri: hyper::Uri = base
+            .parse()
+            .map_err(|e| TelemetryError(format!("the OTLP endpoint `{base}`: {e}")))?;
+        if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+            return Err(TelemetryError(format!(
+                "the OTLP endpoint `{base}` is not an http or https URL"
+            )));
+        }
+        let client = OnRuntime::new(runtime, self.timeout)?;
+        let spans = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_http_client(client.clone())
+            .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+            .with_endpoint(format!("{base}/v1/traces"))
+            .with_timeout(self.timeout)
+            .with_headers(self.headers.clone())
+            .build()
+            .map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))?;
+        let metrics = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .with_http_client(client)
+            .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+            .with_endpoint(format!("{base}/v1/metrics"))
+            .with_timeout(self.timeout)
+            .with_headers(self.headers)
+            .build()
+            .map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))?;
+        let mut resource = opentelemetry_sdk::Resource::builder();
+        if let Some(name) = self.service_name {
+            resource = resource.with_service_name(name);
+        }
+        let resource = resource.build();
+        let tracer = SdkTracerProvider::builder()
+            .with_batch_exporter(spans)
+            .with_resource(resource.clone())
+            .build();
+        let meter = SdkMeterProvider::builder()
+            .with_reader(
+                PeriodicReader::builder(metrics)
+                    .with_interval(self.metrics_interval)
+                    .build(),
+            )
+            .with_resource(resource)
+            .build();
+        opentelemetry::global::set_tracer_provider(tracer.clone());
+        opentelemetry::global::set_meter_provider(meter.clone());
+        opentelemetry::global::set_text_map_propagator(
+            opentelemetry::propagation::TextMapCompositePropagator::new(vec![
+                Box::new(opentelemetry_sdk::propagation::TraceContextPropagator::new()),
+                Box::new(opentelemetry_sdk::propagation::BaggagePropagator::new()),
+            ]),
+        );
+        Ok(Telemetry { tracer, meter })
+    }
+}
+
+/// Telemetry being exported: the layer for the `tracing` subscriber, and
+/// the [`shutdown`](Telemetry::shutdown) that sends what is left.
+pub struct Telemetry {
+    tracer: SdkTracerProvider,
+    meter: SdkMeterProvider,
+}
+
+impl fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Telemetry").finish_non_exhaustive()
+    }
+}
+
+impl Telemetry {
+    /// The `tracing` layer that turns spans into OpenTelemetry spans and
+    /// exports them. It takes every span its filter lets through: the
+    /// server's are of target [`crate::server::SPAN_TARGET`] at INFO.
+    pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + use<S>
+    where
+        S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+    {
+        use opentelemetry::trace::TracerProvider as _;
+        tracing_opentelemetry::layer().with_tracer(self.tracer.tracer("toolmetadata"))
+    }
+
+    /// Sends the spans and metrics not sent yet and stops exporting,
+    /// waiting at most the export timeout for each (on a blocking thread:
+    /// the SDK's shutdown blocks).
+    ///
+    /// # Errors
+    ///
+    /// When what was left could not be sent.
+    pub async fn shutdown(self) -> Result<(), TelemetryError> {
+        let Telemetry { tracer, meter } = self;
+        tokio::task::spawn_blocking(move || {
+            let spans = tracer.shutdown();
+            let metrics = meter.shutdown();
+            match (spans, metrics) {
+                (Ok(()), Ok(())) => Ok(()),
+                (spans, metrics) => Err(TelemetryError(format!(
+                    "telemetry not all sent: spans {spans:?}, metrics {metrics:?}"
+                ))),
+            }
+        })
+        .await
+        .map_err(|e| TelemetryError(format!("telemetry shutdown: {e}")))?
+    }
+}
+
+/// Why telemetry could not be set up or sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TelemetryError(String);
+
+impl fmt::Display for TelemetryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TelemetryError {}
+
+type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
+
+/// The exporters' HTTP client: hyper, each request run on the
+/// application's Tokio runtime, since the SDK's export threads have none.
+#[derive(Clone, Debug)]
+struct OnRuntime {
+    client: opentelemetry_http::hyper::HyperClient<Connector>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl OnRuntime {
+    fn new(runtime: tokio::runtime::Handle, timeout: Duration) -> Result<Self, TelemetryError> {
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+            .map_err(|e| TelemetryError(format!("no TLS for OTLP: {e}")))?
+            .https_or_http()
+            .enable_http1()
+            .build();
+        Ok(OnRuntime {
+            client: opentelemetry_http::hyper::HyperClient::new(connector, timeout, None),
+            runtime,
+        })
+    }
+}
+
+impl HttpClient for OnRuntime {
+    fn send_bytes<'life0, 'async_trait>(
+        &'life0 self,
+        request: Request<Bytes>,
+    ) -> Pin<Box<dyn Future<Output = Result<Response<Bytes>, HttpError>> + Send + 'async_trait>>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        let client = self.client.clone();
+        let sent = self
+            .runtime
+            .spawn(async move { client.send_bytes(request).await });
+        Box::pin(async move { sent.await.map_err(|e| Box::new(e) as HttpError)? })
+    }
+}
