@@ -163,6 +163,71 @@ toolmetadata-build = {{ path = {build:?} }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
+/// [`write_ours`] with policy: every tool under `[limits]` (a timeout, a
+/// concurrency and a rate no benchmark reaches, so that each call pays for
+/// them and none is refused), the runtime's `otlp` feature, and a `main`
+/// that exports spans and metrics to `BENCH_OTLP_ENDPOINT` when it is set
+/// (exporter on) and installs nothing otherwise (exporter off: the spans
+/// are made for no subscriber, the metric recorded on the no-op meter).
+pub fn write_ours_with_policy(dir: &Path, n: usize, paths: &Paths) -> std::io::Result<()> {
+    write_ours(dir, n, paths)?;
+    for i in 0..n {
+        let file = dir.join("tools").join(format!("{}.toml", tool_name(i)));
+        let mut text = std::fs::read_to_string(&file)?;
+        text.push_str("\n[limits]\ntimeout = \"30s\"\nconcurrency = 64\nrate = \"10000/s\"\n");
+        std::fs::write(&file, text)?;
+    }
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)?
+        .replace(
+            &format!("name = \"bench-ours-{n}\""),
+            &format!("name = \"bench-ours-policy-{n}\""),
+        )
+        .replace(r#"features = ["server"]"#, r#"features = ["server", "otlp"]"#)
+        .replace(
+            "[build-dependencies]",
+            "tracing = \"0.1\"\ntracing-subscriber = { version = \"0.3\", default-features = false, features = [\"registry\", \"std\"] }\n\n[build-dependencies]",
+        );
+    std::fs::write(&manifest, text)?;
+    let main = dir.join("src/main.rs");
+    let text = std::fs::read_to_string(&main)?;
+    let Some(at) = text.find("#[tokio::main]") else {
+        return Err(std::io::Error::other("no main in the generated server"));
+    };
+    let mut text = text[..at].to_owned();
+    text.push_str(
+        r#"#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let telemetry = match std::env::var("BENCH_OTLP_ENDPOINT") {
+        Ok(url) => {
+            use tracing_subscriber::prelude::*;
+            let telemetry = toolmetadata::telemetry::Otlp::new(url)
+                .metrics_interval(std::time::Duration::from_secs(1))
+                .install()?;
+            let only_ours = tracing_subscriber::filter::Targets::new()
+                .with_target("toolmetadata", tracing::Level::INFO);
+            tracing_subscriber::registry()
+                .with(telemetry.layer().with_filter(only_ours))
+                .init();
+            Some(telemetry)
+        }
+        Err(_) => None,
+    };
+    toolmetadata::server::Server::builder()
+        .tool_set(tools::tool_set(Handler))
+        .build()?
+        .serve_stdio()
+        .await?;
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown().await?;
+    }
+    Ok(())
+}
+"#,
+    );
+    std::fs::write(&main, text)
+}
+
 /// The same server with rmcp's `#[tool]` macros and serde/schemars derives.
 pub fn write_rmcp(dir: &Path, n: usize) -> std::io::Result<()> {
     write_rmcp_on(dir, n, Transport::Stdio)

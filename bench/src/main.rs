@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p toolmetadata-bench            # everything
 //! cargo run --release -p toolmetadata-bench -- --quick # fewer runs and calls, shorter phases
-//! cargo run --release -p toolmetadata-bench -- --http  # only the HTTP rows (also --compile, --stdio, --peer, --cold, --criterion)
+//! cargo run --release -p toolmetadata-bench -- --http  # only the HTTP rows (also --compile, --stdio, --peer, --cold, --criterion, --policy)
 //! ```
 //!
 //! It generates both servers for N = 10, 50, 200 tools under
@@ -19,6 +19,7 @@ mod cold;
 mod http;
 mod http_rows;
 mod peer;
+mod policy;
 mod stdio;
 
 use std::path::{Path, PathBuf};
@@ -46,13 +47,14 @@ struct Settings {
 }
 
 /// The flags that pick parts of the suite.
-const SECTION_FLAGS: [&str; 6] = [
+const SECTION_FLAGS: [&str; 7] = [
     "--compile",
     "--stdio",
     "--http",
     "--peer",
     "--cold",
     "--criterion",
+    "--policy",
 ];
 
 /// The parts of the suite to run; all of them without a flag.
@@ -63,6 +65,8 @@ struct Sections {
     peer: bool,
     criterion: bool,
     cold: bool,
+    /// What `[limits]` and telemetry cost a call.
+    policy: bool,
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -352,7 +356,7 @@ async fn main() {
         }
         if a != "--quick" && !SECTION_FLAGS.contains(&a.as_str()) {
             eprintln!(
-                "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --cold, --criterion (none: all)"
+                "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --cold, --criterion, --policy (none: all)"
             );
             std::process::exit(2);
         }
@@ -366,6 +370,7 @@ async fn main() {
         peer: has("--peer") || (all && peer::npm_available().is_ok()),
         criterion: has("--criterion") || (all && !quick),
         cold: has("--cold") || (all && !quick),
+        policy: all || has("--policy"),
     };
     if all && let Err(why) = peer::npm_available() {
         eprintln!("peer rows skipped: {why}");
@@ -430,6 +435,17 @@ async fn main() {
     } else {
         None
     };
+    let policy_table = if sections.policy {
+        match policy::rows(&settings, ticks).await {
+            Ok(table) => Some(table),
+            Err(e) => {
+                eprintln!("policy rows left out: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
     let peer_table = if sections.peer {
         Some(peer::rows(&settings).await)
     } else {
@@ -485,6 +501,9 @@ async fn main() {
     }
     if floors.lines().count() > 2 {
         println!("Floors:\n\n{floors}");
+    }
+    if let Some(policy) = policy_table {
+        println!("Policy: limits and telemetry against none:\n\n{policy}");
     }
     if let Some(peer) = peer_table {
         println!("Peer: example-server against the Node filesystem server, stdio:\n\n{peer}");

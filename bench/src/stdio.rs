@@ -41,7 +41,7 @@ fn spawn_server(binary: &Path) -> Result<tokio::process::Child, String> {
 const STDIO_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `future`, or an error naming `what` after [`STDIO_TIMEOUT`].
-async fn within<T, E: std::fmt::Display>(
+pub(super) async fn within<T, E: std::fmt::Display>(
     what: &str,
     future: impl std::future::Future<Output = Result<T, E>>,
 ) -> Result<T, String> {

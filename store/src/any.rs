@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange, TaskRecord,
-    TaskStore,
+    LimitStore, ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
+    TaskRecord, TaskStore,
 };
 
 #[cfg(feature = "postgres")]
@@ -98,6 +98,35 @@ impl ReplayStore for Store {
         expires_at_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         each!(self, s => s.first_use(fingerprint, expires_at_ms))
+    }
+}
+
+impl LimitStore for Store {
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        calls: u32,
+        window_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        each!(self, s => s.take_rate(key, calls, window_ms))
+    }
+
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        max: u32,
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        each!(self, s => s.acquire(key, holder, max, expires_at_ms))
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        each!(self, s => s.release(key, holder))
     }
 }
 

@@ -7,7 +7,9 @@
 //! - single use of a `requestState` ([`ReplayStore`]): an accepted
 //!   confirmation runs its call once, whichever instances the retry reaches;
 //! - 2025-11-25 sessions (rmcp's [`SessionStore`]): a session outlives the
-//!   instance that opened it.
+//!   instance that opened it;
+//! - `[limits]` ([`LimitStore`]): a caller's rate and a tool's calls at once
+//!   are counted for every instance.
 //!
 //! Each store is behind a feature (`redis`, `postgres`), so a server compiles
 //! only the client it uses (and without either, only [`Options`]). `connect`
@@ -28,6 +30,7 @@
 //! [`TaskStore`]: toolmetadata::server::store::TaskStore
 //! [`ReplayStore`]: toolmetadata::server::store::ReplayStore
 //! [`SessionStore`]: toolmetadata::server::store::SessionStore
+//! [`LimitStore`]: toolmetadata::server::store::LimitStore
 //! [`StoreError::Unavailable`]: toolmetadata::server::store::StoreError::Unavailable
 
 #[cfg(any(feature = "redis", feature = "postgres"))]

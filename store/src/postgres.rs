@@ -1,7 +1,9 @@
 //! The store on PostgreSQL.
 //!
-//! Three tables, created when missing: `{ns}_tasks` (a task's JSON and its
-//! expiry), `{ns}_used_states` and `{ns}_sessions`. An insert is one
+//! Five tables, created when missing: `{ns}_tasks` (a task's JSON and its
+//! expiry), `{ns}_used_states`, `{ns}_sessions`, and for `[limits]`
+//! `{ns}_rate` (each admission of a rate key, by time) and `{ns}_slots` (the
+//! holders of a tool's slots, by expiry). An insert is one
 //! statement that adds the task only while fewer than the bound are live, in
 //! all and for its owner (the `owner` column holds [`TaskRecord::quota_key`],
 //! an anonymous client's address included; so concurrent inserts may pass a bound by as many
@@ -9,7 +11,8 @@
 //! up its oldest finished task); an update locks the row (`FOR UPDATE`),
 //! applies the change in Rust ([`TaskRecord::apply`]) and writes it back. A
 //! state's first use is the `INSERT … ON CONFLICT` that creates (or replaces
-//! an expired) marker. Expired rows of every table are deleted every 256th
+//! an expired) marker. A rate or a slot is taken in a transaction that holds
+//! an advisory lock on its key, on the database's clock. Expired rows of every table are deleted every 256th
 //! write.
 //!
 //! Connections come from a `deadpool-postgres` pool; a connection that
@@ -23,8 +26,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange, TaskRecord,
-    TaskStore,
+    LimitStore, ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
+    TaskRecord, TaskStore,
 };
 
 use crate::shared::{self, MAX_ID_LEN, bounded, unix_ms};
@@ -64,6 +67,15 @@ struct Sql {
     load_session: String,
     store_session: String,
     delete_session: String,
+    lock_limit: String,
+    forget_rate: String,
+    count_rate: String,
+    add_rate: String,
+    forget_slots: String,
+    renew_slot: String,
+    count_slots: String,
+    add_slot: String,
+    release_slot: String,
 }
 
 impl Sql {
@@ -79,7 +91,15 @@ impl Sql {
                  CREATE TABLE IF NOT EXISTS {ns}_used_states (
                      fingerprint text PRIMARY KEY, expires_at_ms bigint NOT NULL);
                  CREATE TABLE IF NOT EXISTS {ns}_sessions (
-                     id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);"
+                     id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);
+                 CREATE TABLE IF NOT EXISTS {ns}_rate (
+                     key text NOT NULL, at_ms bigint NOT NULL, expires_at_ms bigint NOT NULL);
+                 CREATE INDEX IF NOT EXISTS {ns}_rate_key ON {ns}_rate (key, at_ms);
+                 CREATE INDEX IF NOT EXISTS {ns}_rate_expiry ON {ns}_rate (expires_at_ms);
+                 CREATE TABLE IF NOT EXISTS {ns}_slots (
+                     key text NOT NULL, holder text NOT NULL, expires_at_ms bigint NOT NULL,
+                     PRIMARY KEY (key, holder));
+                 CREATE INDEX IF NOT EXISTS {ns}_slots_expiry ON {ns}_slots (expires_at_ms);"
             ),
             insert_task: format!(
                 "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner)
@@ -119,7 +139,9 @@ impl Sql {
             purge: format!(
                 "DELETE FROM {ns}_tasks WHERE expires_at_ms <= $1;
                  DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
-                 DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1"
+                 DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1;
+                 DELETE FROM {ns}_rate WHERE expires_at_ms <= {NOW_MS};
+                 DELETE FROM {ns}_slots WHERE expires_at_ms <= {NOW_MS}"
             ),
             load_session: format!(
                 "SELECT state FROM {ns}_sessions WHERE id = $1 AND expires_at_ms > $2"
@@ -130,9 +152,33 @@ impl Sql {
                      expires_at_ms = EXCLUDED.expires_at_ms"
             ),
             delete_session: format!("DELETE FROM {ns}_sessions WHERE id = $1"),
+            // One key's rate or slots at a time, on the database's clock.
+            lock_limit: format!(
+                "SELECT pg_advisory_xact_lock(hashtextextended('{ns}/limits/' || $1, 0)),
+                        {NOW_MS}"
+            ),
+            forget_rate: format!("DELETE FROM {ns}_rate WHERE key = $1 AND at_ms <= $2"),
+            count_rate: format!(
+                "SELECT count(*), min(at_ms) FROM {ns}_rate WHERE key = $1 AND at_ms > $2"
+            ),
+            add_rate: format!(
+                "INSERT INTO {ns}_rate (key, at_ms, expires_at_ms) VALUES ($1, $2, $3)"
+            ),
+            forget_slots: format!("DELETE FROM {ns}_slots WHERE key = $1 AND expires_at_ms <= $2"),
+            renew_slot: format!(
+                "UPDATE {ns}_slots SET expires_at_ms = $3 WHERE key = $1 AND holder = $2"
+            ),
+            count_slots: format!("SELECT count(*) FROM {ns}_slots WHERE key = $1"),
+            add_slot: format!(
+                "INSERT INTO {ns}_slots (key, holder, expires_at_ms) VALUES ($1, $2, $3)"
+            ),
+            release_slot: format!("DELETE FROM {ns}_slots WHERE key = $1 AND holder = $2"),
         }
     }
 }
+
+/// The database's clock in Unix milliseconds, as SQL.
+const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 /// Milliseconds as PostgreSQL's `bigint`.
 fn ms(value: u64) -> i64 {
@@ -363,6 +409,136 @@ impl ReplayStore for PostgresStore {
                 .map_err(|e| e.to_string())?;
             Ok::<_, String>(row.is_some())
         }))
+    }
+}
+
+impl PostgresStore {
+    async fn take_rate_in(
+        &self,
+        key: &str,
+        calls: u32,
+        window_ms: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        let window = ms(window_ms.max(1));
+        bounded(&self.name, self.options.timeout, async {
+            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
+            self.maybe_purge(&client).await?;
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            let now: i64 = tx
+                .query_one(&self.sql.lock_limit, &[&key])
+                .await
+                .map_err(|e| e.to_string())?
+                .get(1);
+            let since = now.saturating_sub(window);
+            tx.execute(&self.sql.forget_rate, &[&key, &since])
+                .await
+                .map_err(|e| e.to_string())?;
+            let row = tx
+                .query_one(&self.sql.count_rate, &[&key, &since])
+                .await
+                .map_err(|e| e.to_string())?;
+            let (count, oldest): (i64, Option<i64>) = (row.get(0), row.get(1));
+            let wait = if count >= i64::from(calls) {
+                let oldest = oldest.unwrap_or(now);
+                Some(
+                    u64::try_from(oldest.saturating_add(window) - now)
+                        .unwrap_or(0)
+                        .max(1),
+                )
+            } else {
+                tx.execute(
+                    &self.sql.add_rate,
+                    &[&key, &now, &now.saturating_add(window)],
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+                None
+            };
+            tx.commit().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(wait)
+        })
+        .await
+    }
+
+    async fn acquire_in(
+        &self,
+        key: &str,
+        holder: &str,
+        max: u32,
+        lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        bounded(&self.name, self.options.timeout, async {
+            let mut client = self.pool.get().await.map_err(|e| e.to_string())?;
+            let tx = client.transaction().await.map_err(|e| e.to_string())?;
+            let now: i64 = tx
+                .query_one(&self.sql.lock_limit, &[&key])
+                .await
+                .map_err(|e| e.to_string())?
+                .get(1);
+            let expires = now.saturating_add(ms(lease_ms));
+            tx.execute(&self.sql.forget_slots, &[&key, &now])
+                .await
+                .map_err(|e| e.to_string())?;
+            let renewed = tx
+                .execute(&self.sql.renew_slot, &[&key, &holder, &expires])
+                .await
+                .map_err(|e| e.to_string())?;
+            let held = renewed == 1 || {
+                let count: i64 = tx
+                    .query_one(&self.sql.count_slots, &[&key])
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .get(0);
+                count < i64::from(max)
+                    && tx
+                        .execute(&self.sql.add_slot, &[&key, &holder, &expires])
+                        .await
+                        .map_err(|e| e.to_string())?
+                        == 1
+            };
+            tx.commit().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(held)
+        })
+        .await
+    }
+}
+
+impl LimitStore for PostgresStore {
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        calls: u32,
+        window_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        Box::pin(self.take_rate_in(key, calls, window_ms))
+    }
+
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        max: u32,
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.acquire_in(key, holder, max, shared::lease_ms(expires_at_ms)))
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            bounded(&self.name, self.options.timeout, async {
+                let client = self.pool.get().await.map_err(|e| e.to_string())?;
+                client
+                    .execute(&self.sql.release_slot, &[&key, &holder])
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            Ok(())
+        })
     }
 }
 

@@ -11,6 +11,11 @@
 //!   expiry: the one `SET` that creates it is its first use. They are bounded
 //!   by their lifetime (each costs the server a question first).
 //! - A session is `{ns}:session:{id}`, kept for the session TTL.
+//! - A rate's window is the sorted set `{ns}:rate:{key}` of its admissions
+//!   by time, and a tool's slots of concurrency `{ns}:slots:{key}`, its
+//!   holders by expiry: each taken in one script, on the Redis server's
+//!   clock (instances' clocks may differ), and expiring with their last
+//!   entry.
 //!
 //! The connection manager reconnects by itself; every call is bounded by the
 //! timeout.
@@ -21,8 +26,8 @@ use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange, TaskRecord,
-    TaskStore,
+    LimitStore, ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
+    TaskRecord, TaskStore,
 };
 
 use crate::shared::{self, MAX_ID_LEN, MAX_UPDATE_TRIES, bounded, unix_ms};
@@ -36,6 +41,8 @@ pub struct RedisStore {
     options: Options,
     insert: Script,
     swap: Script,
+    rate: Script,
+    acquire: Script,
 }
 
 impl fmt::Debug for RedisStore {
@@ -100,6 +107,41 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 ";
 
+/// Counts an admission in a sliding window, on Redis's clock: 0 admitted,
+/// else the milliseconds until the oldest admission leaves the window.
+/// KEYS: window, sequence (unique members). ARGV: calls, window ms.
+const RATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local wait = tonumber(oldest[2]) + window - now
+  if wait < 1 then wait = 1 end
+  return wait
+end
+redis.call('ZADD', KEYS[1], now, now .. ':' .. redis.call('INCR', KEYS[2]))
+redis.call('PEXPIRE', KEYS[1], window)
+return 0
+";
+
+/// Takes or extends a slot, on Redis's clock: 1 held, 0 all taken.
+/// KEYS: slots. ARGV: holder, max, lease ms.
+const ACQUIRE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1])
+   and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+";
+
 impl RedisStore {
     /// Connects to the Redis at `url` (`redis://[:password@]host[:port][/db]`).
     ///
@@ -134,6 +176,8 @@ impl RedisStore {
             options,
             insert: Script::new(INSERT),
             swap: Script::new(SWAP),
+            rate: Script::new(RATE),
+            acquire: Script::new(ACQUIRE),
         })
     }
 
@@ -265,6 +309,68 @@ impl ReplayStore for RedisStore {
                 )
                 .await?;
             Ok(set.is_some())
+        })
+    }
+}
+
+impl LimitStore for RedisStore {
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        calls: u32,
+        window_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let wait: u64 = bounded(
+                &self.name,
+                self.options.timeout,
+                self.rate
+                    .key(self.key("rate", key))
+                    .key(format!("{}:rate_sequence", self.options.namespace))
+                    .arg(calls)
+                    .arg(window_ms.max(1))
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            Ok((wait > 0).then_some(wait))
+        })
+    }
+
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+        max: u32,
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let held: i64 = bounded(
+                &self.name,
+                self.options.timeout,
+                self.acquire
+                    .key(self.key("slots", key))
+                    .arg(holder)
+                    .arg(max)
+                    .arg(shared::lease_ms(expires_at_ms))
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            Ok(held == 1)
+        })
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let _: i64 = self
+                .run(redis::cmd("ZREM").arg(self.key("slots", key)).arg(holder))
+                .await?;
+            Ok(())
         })
     }
 }

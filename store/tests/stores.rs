@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolmetadata::server::store::{
-    ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord, TaskState,
-    TaskStore,
+    LimitStore, ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord,
+    TaskState, TaskStore,
 };
 use toolmetadata_store::{Options, Store, connect};
 
@@ -66,7 +66,8 @@ async fn clean(url: &str, namespace: &str) {
     tokio::spawn(connection);
     client
         .batch_execute(&format!(
-            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions"
+            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions,
+                 {namespace}_rate, {namespace}_slots"
         ))
         .await
         .expect("drop");
@@ -486,4 +487,118 @@ async fn bad_urls_and_namespaces_are_refused_clearly() {
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(e.to_string().contains("postgres at 127.0.0.1:1"), "{e}");
     assert!(!e.to_string().contains("secret"), "{e}");
+}
+
+/// A rate is counted across instances: of many calls at once through two
+/// connections, exactly the allowed number pass; a refusal says how long
+/// until the oldest leaves the window, and after that one more passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_is_the_fleets_and_says_when_to_retry() {
+    for url in urls() {
+        let ns = namespace();
+        let (a, b) = pair(&url, Options::default().namespace(&ns)).await;
+        let mut racers = Vec::new();
+        for i in 0..20 {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            racers.push(tokio::spawn(async move {
+                store.take_rate("k", 5, 60_000).await
+            }));
+        }
+        let mut admitted = 0;
+        for racer in racers {
+            match racer.await.expect("join").expect("take_rate") {
+                None => admitted += 1,
+                Some(wait) => assert!(wait > 0 && wait <= 60_000, "{url}: {wait}"),
+            }
+        }
+        assert_eq!(admitted, 5, "{url}");
+        // Another key has its own window.
+        assert_eq!(a.take_rate("other", 5, 60_000).await.expect("rate"), None);
+
+        // A short window: full, then open again once its oldest has left.
+        assert_eq!(a.take_rate("short", 2, 600).await.expect("rate"), None);
+        assert_eq!(b.take_rate("short", 2, 600).await.expect("rate"), None);
+        let wait = a
+            .take_rate("short", 2, 600)
+            .await
+            .expect("rate")
+            .unwrap_or_else(|| panic!("{url}: the third in the window is refused"));
+        assert!(wait <= 600, "{url}: {wait}");
+        tokio::time::sleep(Duration::from_millis(wait + 50)).await;
+        assert_eq!(
+            b.take_rate("short", 2, 600).await.expect("rate"),
+            None,
+            "{url}"
+        );
+        clean(&url, &ns).await;
+    }
+}
+
+/// Slots of concurrency: of many holders at once, exactly `max` get one;
+/// a holder renews its own even when all are taken; a released slot is
+/// free at once, a lapsed lease once it has expired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slots_are_shared_leased_and_given_back() {
+    for url in urls() {
+        let ns = namespace();
+        let (a, b) = pair(&url, Options::default().namespace(&ns)).await;
+        let mut racers = Vec::new();
+        for i in 0..16 {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            racers.push(tokio::spawn(async move {
+                let holder = format!("h{i}");
+                let held = store.acquire("tool", &holder, 3, now_ms() + 60_000).await;
+                (holder, held)
+            }));
+        }
+        let mut holders = Vec::new();
+        for racer in racers {
+            let (holder, held) = racer.await.expect("join");
+            if held.expect("acquire") {
+                holders.push(holder);
+            }
+        }
+        assert_eq!(holders.len(), 3, "{url}: {holders:?}");
+        assert!(
+            b.acquire("tool", &holders[0], 3, now_ms() + 60_000)
+                .await
+                .expect("renew"),
+            "{url}: a holder renews its own slot when all are taken"
+        );
+        assert!(
+            !a.acquire("tool", "late", 3, now_ms() + 60_000)
+                .await
+                .expect("acquire")
+        );
+        b.release("tool", &holders[1]).await.expect("release");
+        assert!(
+            a.acquire("tool", "late", 3, now_ms() + 60_000)
+                .await
+                .expect("acquire"),
+            "{url}: a released slot is free"
+        );
+        b.release("tool", "nobody")
+            .await
+            .expect("releasing nothing");
+
+        // An instance that died stops renewing: its slot lapses.
+        assert!(
+            a.acquire("once", "dead", 1, now_ms() + 300)
+                .await
+                .expect("acquire")
+        );
+        assert!(
+            !b.acquire("once", "alive", 1, now_ms() + 60_000)
+                .await
+                .expect("acquire")
+        );
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        assert!(
+            b.acquire("once", "alive", 1, now_ms() + 60_000)
+                .await
+                .expect("acquire"),
+            "{url}: a lapsed slot is free"
+        );
+        clean(&url, &ns).await;
+    }
 }

@@ -172,7 +172,10 @@ impl Server {
                     .counted_as()
                     .or_else(|| caller.owner())
                     .unwrap_or_else(|| "local".to_owned());
-                match limiter.admit(&name, &key) {
+                match limiter
+                    .admit(&name, &key, self.inner.stores.limits.as_ref())
+                    .await
+                {
                     Ok(admission) => Some(admission),
                     Err(refusal) => return refused(&refusal),
                 }

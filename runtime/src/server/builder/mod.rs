@@ -20,7 +20,9 @@ use super::catalog::Catalog;
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
-use super::store::{InMemoryReplayStore, InMemoryTaskStore, ReplayStore, Stores, TaskStore};
+use super::store::{
+    InMemoryReplayStore, InMemoryTaskStore, LimitStore, ReplayStore, Stores, TaskStore,
+};
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
@@ -54,6 +56,7 @@ pub struct ServerBuilder {
     task_ttl: Option<Duration>,
     task_lease: Option<Duration>,
     replay_store: Option<Arc<dyn ReplayStore>>,
+    limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
     list_extras: ListExtras,
@@ -354,13 +357,25 @@ impl ServerBuilder {
         self
     }
 
-    /// One store for tasks, used `requestState`s and sessions (such as
-    /// `toolmetadata-store`'s Redis and PostgreSQL stores): what instances
-    /// behind one balancer share.
+    /// Where `[limits]` are counted, so that a tool's concurrency and each
+    /// caller's rate are the fleet's rather than each instance's (default:
+    /// nowhere; each instance holds them alone). A slot of concurrency is
+    /// leased for the [`task_lease`](Self::task_lease), renewed while its
+    /// call runs. When the store fails, each instance holds the limits
+    /// alone until it answers again.
+    pub fn limit_store(mut self, store: impl LimitStore) -> Self {
+        self.limit_store = Some(Arc::new(store));
+        self
+    }
+
+    /// One store for tasks, used `requestState`s, sessions and limits (such
+    /// as `toolmetadata-store`'s Redis and PostgreSQL stores): what
+    /// instances behind one balancer share.
     #[cfg(feature = "http")]
     pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
         self.task_store = Some(store.clone());
         self.replay_store = Some(store.clone());
+        self.limit_store = Some(store.clone());
         self.session_store = Some(store);
         self
     }
@@ -418,6 +433,10 @@ impl ServerBuilder {
                     self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
                 )),
                 stores: Stores {
+                    limits: self.limit_store.map(|store| super::limits::SharedLimits {
+                        store,
+                        lease: self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
+                    }),
                     replay: self
                         .replay_store
                         .unwrap_or_else(|| Arc::new(InMemoryReplayStore::default())),

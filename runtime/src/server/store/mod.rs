@@ -6,18 +6,23 @@
 //! - [`ReplayStore`]: the `requestState`s already used, so that an accepted
 //!   confirmation runs its call once;
 //! - [`SessionStore`] (rmcp's): what a 2025-11-25 HTTP session needs to be
-//!   picked up by another instance.
+//!   picked up by another instance;
+//! - [`LimitStore`]: `[limits]`' rates and slots of concurrency, so that a
+//!   limit is the fleet's.
 //!
-//! Each has a bounded in-memory implementation, the default, enough for one
-//! instance. The `toolmetadata-store` crate implements all three on Redis and
-//! on PostgreSQL.
+//! Each but the last has a bounded in-memory implementation, the default,
+//! enough for one instance (without a [`LimitStore`], each instance holds
+//! the limits itself). The `toolmetadata-store` crate implements all four
+//! on Redis and on PostgreSQL.
 
+mod limits;
 mod replay;
 mod tasks;
 
 use std::fmt;
 use std::sync::Arc;
 
+pub use limits::LimitStore;
 pub use replay::{InMemoryReplayStore, ReplayStore};
 #[cfg(feature = "http")]
 pub use rmcp::transport::streamable_http_server::session::store::{
@@ -54,17 +59,19 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// A store that backs all three kinds of state (what `toolmetadata-store`'s
+/// A store that backs all four kinds of state (what `toolmetadata-store`'s
 /// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store).
 #[cfg(feature = "http")]
-pub trait SharedStore: TaskStore + ReplayStore + SessionStore {}
+pub trait SharedStore: TaskStore + ReplayStore + SessionStore + LimitStore {}
 
 #[cfg(feature = "http")]
-impl<T: TaskStore + ReplayStore + SessionStore> SharedStore for T {}
+impl<T: TaskStore + ReplayStore + SessionStore + LimitStore> SharedStore for T {}
 
 /// The server's stores, shared by every session of one server.
 pub(super) struct Stores {
     pub(super) replay: Arc<dyn ReplayStore>,
+    /// Where `[limits]` are counted; `None`: on each instance.
+    pub(super) limits: Option<super::limits::SharedLimits>,
     #[cfg(feature = "http")]
     pub(super) sessions: Option<Arc<dyn SessionStore>>,
 }
