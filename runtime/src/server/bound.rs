@@ -130,6 +130,44 @@ fn value_of(
     }
 }
 
+/// `errors` with those of bound parameters told without their values: the
+/// model did not give them, and must not learn them (a tenant's id, a
+/// user's address) from an error. The whole text goes to the log at DEBUG.
+pub(super) fn redacted(errors: crate::args::ArgErrors, bound: &[Bound]) -> crate::args::ArgErrors {
+    use crate::args::{ArgError, ArgErrors};
+    let of = |argument: &str| {
+        bound.iter().find(|b| {
+            argument
+                .strip_prefix(b.name.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        })
+    };
+    if !errors
+        .errors()
+        .iter()
+        .any(|e| e.argument().and_then(of).is_some())
+    {
+        return errors;
+    }
+    tracing::debug!(tool = errors.tool(), "bound values refused: {errors}");
+    let told = errors
+        .errors()
+        .iter()
+        .map(|e| match e.argument().and_then(of) {
+            Some(b) => ArgError::other(
+                e.argument(),
+                format!(
+                    "`{}`: the value from {} is not one this tool accepts",
+                    b.name,
+                    b.said()
+                ),
+            ),
+            None => e.clone(),
+        })
+        .collect();
+    ArgErrors::new(errors.tool(), told)
+}
+
 /// Whether any of `bound` needs a verified token's claim.
 #[cfg(feature = "http")]
 pub(super) fn needs_claims(bound: &[Bound]) -> bool {
@@ -163,6 +201,31 @@ mod tests {
         args.insert("tenant".into(), Value::from("someone-else"));
         let refused = fill("t", &bound(false), &mut args, None).expect_err("refused");
         assert!(refused.contains("not the caller's to give"), "{refused}");
+    }
+
+    #[test]
+    fn a_bound_value_refused_is_not_shown_to_the_model() {
+        use crate::args::{ArgError, ArgErrors, ArgProblem};
+        let errors = ArgErrors::new(
+            "t",
+            vec![
+                ArgError::new(
+                    "tenant",
+                    ArgProblem::expected("one of a, b", &Value::from("acme-secret")),
+                ),
+                ArgError::new("tenants", ArgProblem::new("too long: \"kept\"")),
+            ],
+        );
+        let told = redacted(errors, &bound(true)).to_string();
+        assert!(!told.contains("acme-secret"), "{told}");
+        assert!(
+            told.contains("`tenant`: the value from the caller's token (claim `tenant_id`)"),
+            "{told}"
+        );
+        assert!(
+            told.contains("kept"),
+            "another argument's error is left whole: {told}"
+        );
     }
 
     #[test]

@@ -243,6 +243,12 @@ impl Server {
                 return result;
             }
         };
+        let joined = match joined {
+            Ok(CallOutcome::InvalidArguments(errors)) if !served.bound.is_empty() => Ok(
+                CallOutcome::InvalidArguments(super::bound::redacted(errors, &served.bound)),
+            ),
+            other => other,
+        };
         self.answer(&name, joined)
     }
 
