@@ -84,6 +84,10 @@ async fn stdio_spans_continue_the_clients_trace_and_name_failures() {
         .await
         .expect("run_command");
     assert!(is_error(&refused));
+    let unknown = client
+        .call_tool(params("no_such_tool_0123456789", json!({})))
+        .await;
+    assert!(unknown.is_err());
     let correlation = refused
         .meta
         .as_ref()
@@ -140,6 +144,18 @@ async fn stdio_spans_continue_the_clients_trace_and_name_failures() {
     assert!(!read.attributes.contains_key("error.type"), "{read:#?}");
     assert_eq!(failed.count, 1);
     assert_eq!(failed.attributes["error.type"], "tool_error");
+    // A name the server has not is no series of its own.
+    assert!(
+        !durations
+            .iter()
+            .any(|p| p.attributes.values().any(|v| v.contains("no_such_tool"))),
+        "{durations:#?}"
+    );
+    let unknown = durations
+        .iter()
+        .find(|p| p.attributes.get("error.type").map(String::as_str) == Some("-32602"))
+        .unwrap_or_else(|| panic!("no duration of the unknown call in {durations:#?}"));
+    assert!(!unknown.attributes.contains_key("gen_ai.tool.name"));
 }
 
 /// Over HTTP: `tcp`, `http` and its version, the session id and the
@@ -213,10 +229,19 @@ async fn http_spans_name_the_session_and_the_client() {
     .await
     .expect("call");
     let _ = listed.text().await;
+    // With both, `_meta` names the MCP request itself: it wins.
+    let meta_trace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    let both = post(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "list_allowed_directories", "arguments": {},
+            "_meta": {"traceparent": format!("00-{meta_trace}-{CLIENT_SPAN}-01")}}}))
+    .await
+    .expect("call");
+    let _ = both.text().await;
 
     let spans = receiver
         .wait_for_spans(Duration::from_secs(20), |spans| {
             spans.iter().any(|s| s.trace_id == header_trace)
+                && spans.iter().any(|s| s.trace_id == meta_trace)
                 && spans.iter().any(|s| s.name == "tools/list")
                 && spans.iter().any(|s| s.trace_id == TRACE_ID)
         })
@@ -255,6 +280,18 @@ async fn http_spans_name_the_session_and_the_client() {
     assert_eq!(from_header.name, "tools/call list_allowed_directories");
     assert_eq!(from_header.parent_span_id, "b7ad6b7169203331");
     assert_eq!(from_header.attributes["mcp.session.id"], session);
+    assert_eq!(
+        spans.iter().filter(|s| s.trace_id == header_trace).count(),
+        1,
+        "the call with both is not the header's: {spans:#?}"
+    );
+    let from_meta = spans
+        .iter()
+        .find(|s| s.trace_id == meta_trace)
+        .expect("the _meta trace");
+    assert_eq!(from_meta.parent_span_id, CLIENT_SPAN);
+    // A request with no trace context starts a trace of its own.
+    assert!(list.parent_span_id.is_empty(), "{list:#?}");
 }
 
 /// A bad endpoint is refused at startup, with the flag named.

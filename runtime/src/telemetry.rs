@@ -40,7 +40,7 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 
 /// Where and how to export: build with [`Otlp::new`], then
 /// [`install`](Otlp::install).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "telemetry is exported only once installed"]
 pub struct Otlp {
     endpoint: String,
@@ -48,6 +48,39 @@ pub struct Otlp {
     headers: HashMap<String, String>,
     timeout: Duration,
     metrics_interval: Duration,
+}
+
+/// Headers' values (an API key) and the endpoint's password stay out.
+impl fmt::Debug for Otlp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut headers: Vec<&str> = self.headers.keys().map(String::as_str).collect();
+        headers.sort_unstable();
+        f.debug_struct("Otlp")
+            .field("endpoint", &shown(&self.endpoint))
+            .field("service_name", &self.service_name)
+            .field("headers", &headers)
+            .field("timeout", &self.timeout)
+            .field("metrics_interval", &self.metrics_interval)
+            .finish()
+    }
+}
+
+/// `endpoint` fit for a log or an error: no user or password, at most 200
+/// characters.
+fn shown(endpoint: &str) -> String {
+    let Some((scheme, rest)) = endpoint.split_once("://") else {
+        return crate::text::shorten(endpoint, 200);
+    };
+    let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let hidden = if host.len() < authority.len() {
+        "***@"
+    } else {
+        ""
+    };
+    crate::text::shorten(&format!("{scheme}://{hidden}{host}{path}"), 200)
 }
 
 impl Otlp {
@@ -108,10 +141,11 @@ impl Otlp {
         let base = self.endpoint.trim_end_matches('/');
         let uri: hyper::Uri = base
             .parse()
-            .map_err(|e| TelemetryError(format!("the OTLP endpoint `{base}`: {e}")))?;
+            .map_err(|e| TelemetryError(format!("the OTLP endpoint `{}`: {e}", shown(base))))?;
         if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
             return Err(TelemetryError(format!(
-                "the OTLP endpoint `{base}` is not an http or https URL"
+                "the OTLP endpoint `{}` is not an http or https URL",
+                shown(base)
             )));
         }
         let client = OnRuntime::new(runtime, self.timeout)?;
@@ -158,7 +192,11 @@ impl Otlp {
                 Box::new(opentelemetry_sdk::propagation::BaggagePropagator::new()),
             ]),
         );
-        Ok(Telemetry { tracer, meter })
+        Ok(Telemetry {
+            tracer,
+            meter,
+            timeout: self.timeout,
+        })
     }
 }
 
@@ -167,6 +205,8 @@ impl Otlp {
 pub struct Telemetry {
     tracer: SdkTracerProvider,
     meter: SdkMeterProvider,
+    /// One export's timeout: shutdown waits a little longer for the last.
+    timeout: Duration,
 }
 
 impl fmt::Debug for Telemetry {
@@ -187,17 +227,22 @@ impl Telemetry {
         tracing_opentelemetry::layer().with_tracer(self.tracer.tracer("toolmetadata"))
     }
 
-    /// Sends the spans and metrics not sent yet and stops exporting,
-    /// waiting at most the export timeout for each (on a blocking thread:
-    /// the SDK's shutdown blocks).
+    /// Sends the spans and metrics not sent yet and stops exporting (on a
+    /// blocking thread: the SDK's shutdown blocks). The spans' last export
+    /// gets the export timeout and a second more; the metrics', the SDK's
+    /// own bound (5 s).
     ///
     /// # Errors
     ///
     /// When what was left could not be sent.
     pub async fn shutdown(self) -> Result<(), TelemetryError> {
-        let Telemetry { tracer, meter } = self;
+        let Telemetry {
+            tracer,
+            meter,
+            timeout,
+        } = self;
         tokio::task::spawn_blocking(move || {
-            let spans = tracer.shutdown();
+            let spans = tracer.shutdown_with_timeout(timeout + Duration::from_secs(1));
             let metrics = meter.shutdown();
             match (spans, metrics) {
                 (Ok(()), Ok(())) => Ok(()),
@@ -262,5 +307,37 @@ impl HttpClient for OnRuntime {
             .runtime
             .spawn(async move { client.send_bytes(request).await });
         Box::pin(async move { sent.await.map_err(|e| Box::new(e) as HttpError)? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_stay_out_of_debug_and_errors() {
+        let otlp = Otlp::new("https://user:hunter2@collector.example/otlp")
+            .header("x-api-key", "sk-secret");
+        let debug = format!("{otlp:?}");
+        assert!(
+            !debug.contains("hunter2") && !debug.contains("sk-secret"),
+            "{debug}"
+        );
+        assert!(
+            debug.contains("https://***@collector.example/otlp"),
+            "{debug}"
+        );
+        assert!(debug.contains("x-api-key"), "{debug}");
+        assert_eq!(shown("ftp://a:b@c"), "ftp://***@c");
+        assert_eq!(shown("http://127.0.0.1:4318"), "http://127.0.0.1:4318");
+    }
+
+    #[tokio::test]
+    async fn a_bad_endpoint_is_refused_without_its_password() {
+        let e = Otlp::new("ftp://user:hunter2@collector")
+            .install()
+            .expect_err("refused");
+        assert!(e.to_string().contains("not an http or https URL"), "{e}");
+        assert!(!e.to_string().contains("hunter2"), "{e}");
     }
 }

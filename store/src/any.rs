@@ -116,9 +116,9 @@ impl LimitStore for Store {
         key: &'a str,
         holder: &'a str,
         max: u32,
-        expires_at_ms: u64,
+        lease_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        each!(self, s => s.acquire(key, holder, max, expires_at_ms))
+        each!(self, s => s.acquire(key, holder, max, lease_ms))
     }
 
     fn release<'a>(

@@ -22,6 +22,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Redis 7 or later (its scripts read the server's clock) and PostgreSQL 11
+//! or later.
+//!
 //! Every operation is bounded by [`Options::timeout`]: a store out of reach
 //! fails the requests that need it with [`StoreError::Unavailable`] naming
 //! it, plain tool calls go on, and the clients reconnect by themselves when

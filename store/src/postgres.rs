@@ -518,9 +518,9 @@ impl LimitStore for PostgresStore {
         key: &'a str,
         holder: &'a str,
         max: u32,
-        expires_at_ms: u64,
+        lease_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(self.acquire_in(key, holder, max, shared::lease_ms(expires_at_ms)))
+        Box::pin(self.acquire_in(key, holder, max, lease_ms.max(1)))
     }
 
     fn release<'a>(

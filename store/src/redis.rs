@@ -123,6 +123,8 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
 end
 redis.call('ZADD', KEYS[1], now, now .. ':' .. redis.call('INCR', KEYS[2]))
 redis.call('PEXPIRE', KEYS[1], window)
+-- Members differ by time once the sequence has lapsed and starts again.
+redis.call('PEXPIRE', KEYS[2], window)
 return 0
 ";
 
@@ -342,7 +344,7 @@ impl LimitStore for RedisStore {
         key: &'a str,
         holder: &'a str,
         max: u32,
-        expires_at_ms: u64,
+        lease_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let mut connection = self.connection.clone();
@@ -353,7 +355,7 @@ impl LimitStore for RedisStore {
                     .key(self.key("slots", key))
                     .arg(holder)
                     .arg(max)
-                    .arg(shared::lease_ms(expires_at_ms))
+                    .arg(lease_ms.max(1))
                     .invoke_async(&mut connection),
             )
             .await?;

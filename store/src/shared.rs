@@ -98,13 +98,6 @@ pub(crate) fn unix_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// What is left of a lease ending at `expires_at_ms` on this instance's
-/// clock (at least 1 ms): a store counts it from its own clock, so that
-/// instances whose clocks differ agree on when a slot lapses.
-pub(crate) fn lease_ms(expires_at_ms: u64) -> u64 {
-    expires_at_ms.saturating_sub(unix_ms()).max(1)
-}
-
 pub(crate) fn boxed(e: StoreError) -> Box<dyn std::error::Error + Send + Sync> {
     Box::new(e)
 }

@@ -6,7 +6,9 @@
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
 
 use serde_json::{Value, json};
 use toolmetadata::metadata::ToolMetadata;
@@ -29,18 +31,35 @@ impl TokenVerifier for Names {
 const COUNTED: &str = "description = \"Answers\"\n[limits]\nrate = \"2/min\"\n";
 const SINGLE: &str = "description = \"Takes a while\"\n[limits]\nconcurrency = 1\n";
 
-/// An instance over HTTP with `store`.
-async fn instance<S: toolmetadata::server::store::SharedStore>(store: Arc<S>) -> String {
+/// What the test sees of `single`'s handler: it says when it runs, and
+/// returns when told.
+#[derive(Default)]
+struct Gate {
+    entered: Notify,
+    leave: Notify,
+}
+
+/// An instance over HTTP with `store`, leases of a second (renewed every
+/// third of one while a call runs).
+async fn instance<S: toolmetadata::server::store::SharedStore>(
+    store: Arc<S>,
+    gate: Arc<Gate>,
+) -> String {
     let counted = ToolMetadata::from_toml_str("counted", COUNTED).expect("metadata");
     let single = ToolMetadata::from_toml_str("single", SINGLE).expect("metadata");
     let server = Server::builder()
         .store(store)
+        .task_lease(Duration::from_secs(1))
         .tool(counted, |_: Arguments, _: Context| async {
             ToolResult::Ok(ToolOutput::from("ok"))
         })
-        .tool(single, |_: Arguments, _: Context| async {
-            tokio::time::sleep(Duration::from_millis(1500)).await;
-            ToolResult::Ok(ToolOutput::from("done"))
+        .tool(single, move |_: Arguments, _: Context| {
+            let gate = gate.clone();
+            async move {
+                gate.entered.notify_one();
+                gate.leave.notified().await;
+                ToolResult::Ok(ToolOutput::from("done"))
+            }
         })
         .build()
         .expect("server");
@@ -87,7 +106,7 @@ fn refused_by(result: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
-async fn the_fleet_holds_the_limits(a: &str, b: &str, what: &str) {
+async fn the_fleet_holds_the_limits(a: &str, b: &str, gate: &Gate, what: &str) {
     // alice's rate is 2 a minute, wherever her calls land.
     assert_eq!(
         refused_by(&call(a, "alice", "counted").await),
@@ -117,23 +136,60 @@ async fn the_fleet_holds_the_limits(a: &str, b: &str, what: &str) {
     assert_eq!(refused_by(&call(b, "bob", "counted").await), None, "{what}");
 
     // One `single` at a time in the fleet: a second, on the other
-    // instance, is refused while the first runs, and let in after.
+    // instance, is refused while the first runs, also after the first's
+    // lease (a second) has been renewed, and let in once it has ended.
     let first = tokio::spawn({
         let a = a.to_owned();
         async move { call(&a, "alice", "single").await }
     });
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::timeout(Duration::from_secs(20), gate.entered.notified())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: the first call never ran"));
     let second = call(b, "bob", "single").await;
     assert_eq!(
         refused_by(&second).as_deref(),
         Some("concurrency"),
         "{what}: {second}"
     );
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    // A lapsed slot would let this call run, and wait at the gate.
+    let later = tokio::time::timeout(Duration::from_secs(5), call(b, "bob", "single"))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: the running call's slot lapsed: a second ran"));
+    assert_eq!(
+        refused_by(&later).as_deref(),
+        Some("concurrency"),
+        "{what}: the running call's slot is renewed past its lease: {later}"
+    );
+    gate.leave.notify_one();
     let first = first.await.expect("join");
     assert_eq!(first["isError"], false, "{what}: {first}");
-    // The slot is given back as the call ends (a moment later, from a task).
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(refused_by(&call(b, "bob", "single").await), None, "{what}");
+    // The slot is given back as the call ends (from a task, a moment later).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let next = tokio::spawn({
+            let b = b.to_owned();
+            async move { call(&b, "bob", "single").await }
+        });
+        let entered = tokio::time::timeout(Duration::from_secs(2), gate.entered.notified()).await;
+        if entered.is_ok() {
+            gate.leave.notify_one();
+            let done = next.await.expect("join");
+            assert_eq!(done["isError"], false, "{what}: {done}");
+            break;
+        }
+        let refused = next.await.expect("join");
+        assert_eq!(
+            refused_by(&refused).as_deref(),
+            Some("concurrency"),
+            "{what}: {refused}"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the ended call's slot was never given back"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,12 +201,22 @@ async fn rates_and_concurrency_are_the_fleets() {
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
     ];
     for url in urls {
-        let namespace = format!("l{}", std::process::id());
+        let namespace = format!(
+            "l{}_{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros())
+        );
         let store = connect(&url, Options::default().namespace(&namespace))
             .await
             .unwrap_or_else(|e| panic!("{e}: this test needs the machine's Redis and PostgreSQL"));
-        let (a, b) = (instance(store.clone()).await, instance(store).await);
-        the_fleet_holds_the_limits(&a, &b, &url).await;
+        let gate = Arc::new(Gate::default());
+        let (a, b) = (
+            instance(store.clone(), gate.clone()).await,
+            instance(store, gate.clone()).await,
+        );
+        the_fleet_holds_the_limits(&a, &b, &gate, &url).await;
         if url.starts_with("postgres") {
             let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
                 .await
@@ -178,8 +244,13 @@ async fn without_the_store_each_instance_holds_the_limits() {
     )
     .await
     .expect("connect");
-    let a = instance(store).await;
+    let a = instance(store.clone(), Arc::new(Gate::default())).await;
     redis.stop();
+    use toolmetadata::server::store::LimitStore;
+    assert!(
+        store.take_rate("probe", 1, 1_000).await.is_err(),
+        "the store is out of reach"
+    );
     assert_eq!(refused_by(&call(&a, "carol", "counted").await), None);
     assert_eq!(refused_by(&call(&a, "carol", "counted").await), None);
     let third = call(&a, "carol", "counted").await;

@@ -535,8 +535,9 @@ async fn a_rate_is_the_fleets_and_says_when_to_retry() {
 }
 
 /// Slots of concurrency: of many holders at once, exactly `max` get one;
-/// a holder renews its own even when all are taken; a released slot is
-/// free at once, a lapsed lease once it has expired.
+/// a holder renews its own even when all are taken, and the renewal moves
+/// its lease; a released slot is free at once, a lapsed lease once it has
+/// run out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slots_are_shared_leased_and_given_back() {
     for url in urls() {
@@ -547,7 +548,7 @@ async fn slots_are_shared_leased_and_given_back() {
             let store = if i % 2 == 0 { a.clone() } else { b.clone() };
             racers.push(tokio::spawn(async move {
                 let holder = format!("h{i}");
-                let held = store.acquire("tool", &holder, 3, now_ms() + 60_000).await;
+                let held = store.acquire("tool", &holder, 3, 60_000).await;
                 (holder, held)
             }));
         }
@@ -560,44 +561,51 @@ async fn slots_are_shared_leased_and_given_back() {
         }
         assert_eq!(holders.len(), 3, "{url}: {holders:?}");
         assert!(
-            b.acquire("tool", &holders[0], 3, now_ms() + 60_000)
+            b.acquire("tool", &holders[0], 3, 60_000)
                 .await
                 .expect("renew"),
             "{url}: a holder renews its own slot when all are taken"
         );
-        assert!(
-            !a.acquire("tool", "late", 3, now_ms() + 60_000)
-                .await
-                .expect("acquire")
-        );
+        assert!(!a.acquire("tool", "late", 3, 60_000).await.expect("acquire"));
         b.release("tool", &holders[1]).await.expect("release");
         assert!(
-            a.acquire("tool", "late", 3, now_ms() + 60_000)
-                .await
-                .expect("acquire"),
+            a.acquire("tool", "late", 3, 60_000).await.expect("acquire"),
             "{url}: a released slot is free"
         );
         b.release("tool", "nobody")
             .await
             .expect("releasing nothing");
 
-        // An instance that died stops renewing: its slot lapses.
+        // An instance that died stops renewing: its slot lapses. One that
+        // renews keeps it past its first lease.
+        assert!(a.acquire("once", "dead", 1, 1_000).await.expect("acquire"));
         assert!(
-            a.acquire("once", "dead", 1, now_ms() + 300)
+            !b.acquire("once", "alive", 1, 60_000)
                 .await
                 .expect("acquire")
         );
         assert!(
-            !b.acquire("once", "alive", 1, now_ms() + 60_000)
+            a.acquire("kept", "renewer", 1, 1_000)
                 .await
                 .expect("acquire")
         );
-        tokio::time::sleep(Duration::from_millis(450)).await;
         assert!(
-            b.acquire("once", "alive", 1, now_ms() + 60_000)
+            a.acquire("kept", "renewer", 1, 60_000)
+                .await
+                .expect("renew")
+        );
+        tokio::time::sleep(Duration::from_millis(1_300)).await;
+        assert!(
+            b.acquire("once", "alive", 1, 60_000)
                 .await
                 .expect("acquire"),
             "{url}: a lapsed slot is free"
+        );
+        assert!(
+            !b.acquire("kept", "other", 1, 60_000)
+                .await
+                .expect("acquire"),
+            "{url}: a renewed lease holds past its first end"
         );
         clean(&url, &ns).await;
     }

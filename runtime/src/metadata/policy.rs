@@ -73,8 +73,9 @@ pub struct Limits {
     /// A call still running after this long is cancelled (its `Context`
     /// sees the cancellation) and answered with a timeout.
     pub timeout: Option<std::time::Duration>,
-    /// At most this many calls of the tool run at once (per server
-    /// instance); one more is refused, saying when to retry.
+    /// At most this many calls of the tool run at once (on every instance
+    /// together when the server has a `LimitStore`, else on each); one more
+    /// is refused, saying when to retry.
     pub concurrency: Option<u32>,
     /// At most this many calls per caller (its principal, or its address
     /// without one) in each window; one more is refused until the window

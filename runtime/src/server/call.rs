@@ -190,10 +190,12 @@ impl Server {
         let call = (served.handler)(args, cx);
         // The admission (a concurrency permit) is the task's: it is given
         // back when the handler has really stopped, not when the answer left.
-        let mut task = tokio::spawn(async move {
+        // In the request's span: the handler's own events and spans are
+        // part of the client's trace.
+        let mut task = tokio::spawn(tracing::Instrument::in_current_span(async move {
             let _held = admission;
             call.await
-        });
+        }));
         let abort = task.abort_handle();
         let timeout = served.limits.as_ref().and_then(|l| l.limits.timeout);
         let expired = async {

@@ -26,10 +26,17 @@ pub(super) struct Limiter {
     pub(super) limits: Limits,
     running: Option<Arc<Semaphore>>,
     calls: Mutex<HashMap<String, VecDeque<Instant>>>,
-    /// When the store last failed to answer (Unix ms), so that an outage
-    /// is said once in a while, not on every call.
+    /// When the store last failed to answer (Unix ms; 0 when it answers):
+    /// for [`STORE_PAUSE`] after, calls are counted here without asking it.
     store_failed_at: AtomicU64,
+    /// When the outage was last said in the log (Unix ms).
+    store_warned_at: AtomicU64,
 }
+
+/// How long an instance counts limits alone after the store failed, before
+/// it asks again: an outage costs one call the store's timeout now and then,
+/// not every call.
+const STORE_PAUSE: Duration = Duration::from_secs(2);
 
 /// The store the limits are counted in, and how long a slot's lease lasts.
 #[derive(Clone)]
@@ -92,6 +99,7 @@ impl Limiter {
                     .map(|n| Arc::new(Semaphore::new(n as usize))),
                 calls: Mutex::new(HashMap::new()),
                 store_failed_at: AtomicU64::new(0),
+                store_warned_at: AtomicU64::new(0),
             })
         })
     }
@@ -105,13 +113,31 @@ impl Limiter {
         caller: &str,
         shared: Option<&SharedLimits>,
     ) -> Result<Admission, Refusal> {
-        if let Some(shared) = shared {
+        let paused = || {
+            let failed = self.store_failed_at.load(Ordering::Relaxed);
+            failed != 0
+                && super::store::unix_ms().saturating_sub(failed) < STORE_PAUSE.as_millis() as u64
+        };
+        if let Some(shared) = shared
+            && !paused()
+        {
             match self.admit_shared(tool, caller, shared).await {
-                Ok(admitted) => return admitted,
+                Ok(admitted) => {
+                    if self.store_failed_at.swap(0, Ordering::Relaxed) != 0 {
+                        tracing::info!(tool, "the store answers again: limits are the fleet's");
+                    }
+                    return admitted;
+                }
                 Err(e) => {
                     let now = super::store::unix_ms();
-                    let last = self.store_failed_at.swap(now, Ordering::Relaxed);
-                    if now.saturating_sub(last) >= 10_000 {
+                    self.store_failed_at.store(now, Ordering::Relaxed);
+                    let warned = self.store_warned_at.load(Ordering::Relaxed);
+                    if now.saturating_sub(warned) >= 10_000
+                        && self
+                            .store_warned_at
+                            .compare_exchange(warned, now, Ordering::Relaxed, Ordering::Relaxed)
+                            .is_ok()
+                    {
                         tracing::warn!(
                             tool,
                             "limits held by this instance alone while the store fails: {e}"
@@ -123,34 +149,14 @@ impl Limiter {
         self.admit_here(tool, caller)
     }
 
-    /// [`admit`](Self::admit) in the store: a slot first (so that a call
-    /// refused by its rate gives it back at once), then the rate.
+    /// [`admit`](Self::admit) in the store: the rate first, so that a
+    /// caller past its rate never holds a slot others wait for, then a slot.
     async fn admit_shared(
         &self,
         tool: &str,
         caller: &str,
         shared: &SharedLimits,
     ) -> Result<Result<Admission, Refusal>, StoreError> {
-        let slot = match self.limits.concurrency {
-            Some(max) => {
-                let key = limit_key(&["slots", tool]);
-                let holder = uuid::Uuid::new_v4().to_string();
-                let lease_ms = u64::try_from(shared.lease.as_millis()).unwrap_or(u64::MAX);
-                let expires = super::store::unix_ms().saturating_add(lease_ms);
-                if !shared.store.acquire(&key, &holder, max, expires).await? {
-                    return Ok(Err(self.too_many(tool)));
-                }
-                let renewing =
-                    tokio::spawn(renew(shared.clone(), key.clone(), holder.clone(), max));
-                Some(Slot {
-                    shared: shared.clone(),
-                    key,
-                    holder,
-                    renewing,
-                })
-            }
-            None => None,
-        };
         if let Some(rate) = self.limits.rate {
             let key = limit_key(&["rate", tool, caller]);
             let window_ms = u64::try_from(rate.per.as_millis()).unwrap_or(u64::MAX);
@@ -162,10 +168,40 @@ impl Limiter {
                 )));
             }
         }
-        Ok(Ok(Admission {
-            _running: None,
-            _slot: slot,
-        }))
+        let Some(max) = self.limits.concurrency else {
+            return Ok(Ok(Admission {
+                _running: None,
+                _slot: None,
+            }));
+        };
+        let key = limit_key(&["slots", tool]);
+        let holder = uuid::Uuid::new_v4().to_string();
+        let lease_ms = u64::try_from(shared.lease.as_millis()).unwrap_or(u64::MAX);
+        match shared.store.acquire(&key, &holder, max, lease_ms).await {
+            Ok(true) => {
+                let renewing =
+                    tokio::spawn(renew(shared.clone(), key.clone(), holder.clone(), max));
+                Ok(Ok(Admission {
+                    _running: None,
+                    _slot: Some(Slot {
+                        shared: shared.clone(),
+                        key,
+                        holder,
+                        renewing,
+                    }),
+                }))
+            }
+            Ok(false) => Ok(Err(self.too_many(tool))),
+            Err(e) => {
+                // The store may have taken the slot and answered too late:
+                // it is given back (or lapses with its lease).
+                let store = shared.store.clone();
+                tokio::spawn(async move {
+                    let _ = store.release(&key, &holder).await;
+                });
+                Err(e)
+            }
+        }
     }
 
     fn too_many(&self, tool: &str) -> Refusal {
@@ -257,8 +293,7 @@ async fn renew(shared: SharedLimits, key: String, holder: String, max: u32) {
     let lease_ms = u64::try_from(shared.lease.as_millis()).unwrap_or(u64::MAX);
     loop {
         tokio::time::sleep(shared.lease / 3).await;
-        let expires = super::store::unix_ms().saturating_add(lease_ms);
-        match shared.store.acquire(&key, &holder, max, expires).await {
+        match shared.store.acquire(&key, &holder, max, lease_ms).await {
             Ok(true) => {}
             Ok(false) => tracing::debug!("a slot of concurrency lapsed while its call ran"),
             Err(e) => tracing::debug!("a slot of concurrency not renewed: {e}"),

@@ -158,7 +158,11 @@ impl Tasks {
             TaskProgress::new(self.store.clone(), id.clone()),
         );
         let tasks = self.clone();
-        tokio::spawn(async move { tasks.run(id, cancel, handler).await });
+        // A child of the `tools/call` span that started it, which ends
+        // with the task handle: the handler's work stays in the trace.
+        tokio::spawn(tracing::Instrument::in_current_span(async move {
+            tasks.run(id, cancel, handler).await
+        }));
         Ok(record)
     }
 

@@ -324,19 +324,17 @@ mod context {
 
     /// Makes the client's span the parent of `span`: from `_meta` first
     /// (it names the MCP request itself, whatever carried it), else from
-    /// the HTTP headers. The span that was current (the application's own,
-    /// around the server) is kept as a link.
+    /// the HTTP headers; without either, `span` starts a trace of its own,
+    /// rather than join a span that lasts as long as the session (rmcp's).
+    /// The span that was current is kept as a link, as the conventions ask.
     pub(super) fn continue_trace(span: &tracing::Span, request: &RequestContext<RoleServer>) {
         let from_meta = opentelemetry::global::get_text_map_propagator(|propagator| {
             propagator.extract(&Meta(&request.meta.0))
         });
         let parent = if from_meta.span().span_context().is_valid() {
-            Some(from_meta)
+            from_meta
         } else {
-            from_headers(request)
-        };
-        let Some(parent) = parent else {
-            return;
+            from_headers(request).unwrap_or_default()
         };
         let ambient = tracing::Span::current().context();
         let ambient = ambient.span().span_context().clone();

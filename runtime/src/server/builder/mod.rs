@@ -435,7 +435,10 @@ impl ServerBuilder {
                 stores: Stores {
                     limits: self.limit_store.map(|store| super::limits::SharedLimits {
                         store,
-                        lease: self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
+                        lease: self
+                            .task_lease
+                            .unwrap_or(DEFAULT_TASK_LEASE)
+                            .max(Duration::from_secs(1)),
                     }),
                     replay: self
                         .replay_store

@@ -14,7 +14,9 @@ use crate::BoxFuture;
 /// tool's name and a caller), at most 64 bytes; holders are UUIDs. An
 /// implementation must make each method atomic across every instance that
 /// shares it, keep at most `calls` admissions per rate key and `max` holders
-/// per slot key, and forget them once expired, so that it stays bounded.
+/// per slot key, and forget them once expired. A rate key lives as long as
+/// its window: the store holds at most (calls admitted per window) entries
+/// in all, which a server's own limits (of sessions, of requests) bound.
 pub trait LimitStore: Send + Sync + 'static {
     /// Counts a call in the window of `key`: `Ok(None)` when fewer than
     /// `calls` were admitted in the last `window_ms` milliseconds (this one
@@ -27,17 +29,17 @@ pub trait LimitStore: Send + Sync + 'static {
         window_ms: u64,
     ) -> BoxFuture<'a, Result<Option<u64>, StoreError>>;
 
-    /// Takes one of the `max` slots of `key` for `holder` until
-    /// `expires_at_ms` (Unix time in milliseconds), or extends the one it
-    /// holds: `Ok(true)`, or `Ok(false)` when `max` others hold one. A slot
-    /// whose holder stopped renewing it (its instance died) is free once it
-    /// has expired.
+    /// Takes one of the `max` slots of `key` for `holder` for `lease_ms`
+    /// milliseconds, or extends the one it holds by as much from now:
+    /// `Ok(true)`, or `Ok(false)` when `max` others hold one. A slot whose
+    /// holder stopped renewing it (its instance died) is free once its lease
+    /// has run out, by the store's own clock (instances' clocks may differ).
     fn acquire<'a>(
         &'a self,
         key: &'a str,
         holder: &'a str,
         max: u32,
-        expires_at_ms: u64,
+        lease_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
 
     /// Gives `holder`'s slot of `key` back (nothing when it holds none).
@@ -63,9 +65,9 @@ impl<T: LimitStore + ?Sized> LimitStore for Arc<T> {
         key: &'a str,
         holder: &'a str,
         max: u32,
-        expires_at_ms: u64,
+        lease_ms: u64,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        (**self).acquire(key, holder, max, expires_at_ms)
+        (**self).acquire(key, holder, max, lease_ms)
     }
 
     fn release<'a>(
