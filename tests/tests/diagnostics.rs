@@ -43,3 +43,46 @@ fn rendered_diagnostics_of_every_error_file() {
     }
     assert!(count >= 30, "only {count} error files");
 }
+
+/// The policy extensions' mistakes (FORMAT.md "Limits", "Bound parameters",
+/// "Declared failures"), each as `cargo build` renders it: located at its
+/// line and column, with the source line and the fix.
+#[test]
+fn policy_extension_diagnostics_are_located_and_say_the_fix() {
+    let cases = [
+        (
+            "bound_and_from_the_model",
+            "description = \"Report\"\n\n[[parameters]]\nname = \"tenant\"\ntype = \"string\"\ndescription = \"The caller's tenant\"\nfrom = \"claim:tenant_id\"\nheader = \"Tenant\"\n",
+        ),
+        (
+            "bound_twice_named",
+            "description = \"Report\"\n\n[[parameters]]\nname = \"tenant\"\ntype = \"string\"\ndescription = \"From the model\"\nrequired = true\n\n[[parameters]]\nname = \"tenant\"\ntype = \"string\"\ndescription = \"The caller's tenant\"\nfrom = \"claim:tenant_id\"\n",
+        ),
+        (
+            "unknown_source",
+            "description = \"Report\"\n\n[[parameters]]\nname = \"tenant\"\ntype = \"string\"\ndescription = \"The caller's tenant\"\nfrom = \"cookie:tenant\"\n",
+        ),
+        (
+            "malformed_limit",
+            "description = \"Report\"\n\n[limits]\ntimeout = \"soon\"\nrate = \"10 per minute\"\n",
+        ),
+        (
+            "failure_declared_twice",
+            "description = \"Report\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"governance\"\ndescription = \"Not on the list\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"capability\"\ndescription = \"Again\"\n",
+        ),
+    ];
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/diagnostics");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let _guard = settings.bind_to_scope();
+    for (name, text) in cases {
+        let shown = format!("tools/{name}.toml");
+        let diagnostics = Loader::new()
+            .load_bytes(&shown, name, Format::Toml, text.as_bytes())
+            .expect_err(name);
+        let rendered = diagnostics.render(false);
+        assert!(rendered.contains(&format!("--> {shown}:")), "{rendered}");
+        insta::assert_snapshot!(format!("policy-{name}"), rendered);
+    }
+}
