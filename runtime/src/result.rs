@@ -29,6 +29,17 @@ pub enum Content {
         /// Its MIME type, such as `audio/wav`.
         mime_type: String,
     },
+    /// A text document as an embedded resource (an MCP `resource` content
+    /// block holding `TextResourceContents`): a file's text with its URI
+    /// and type, which a client can show or keep apart from the reply.
+    Document {
+        /// The resource's URI, such as `file:///srv/notes/plan.md`.
+        uri: String,
+        /// Its MIME type, such as `text/markdown`, when known.
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
     /// Binary data as an embedded resource (an MCP `resource` content block
     /// holding `BlobResourceContents`), for content that is neither text,
     /// image nor audio.

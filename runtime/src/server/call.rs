@@ -401,6 +401,16 @@ fn to_result(output: ToolOutput) -> CallToolResult {
             Content::Audio { data, mime_type } => {
                 ContentBlock::audio(data.clone(), mime_type.clone())
             }
+            Content::Document {
+                uri,
+                mime_type,
+                text,
+            } => ContentBlock::resource(ResourceContents::TextResourceContents {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: text.clone(),
+                meta: None,
+            }),
             Content::Blob {
                 uri,
                 mime_type,
@@ -437,6 +447,11 @@ mod tests {
                 data: "c25k".into(),
                 mime_type: "audio/wav".into(),
             },
+            Content::Document {
+                uri: "test://doc".into(),
+                mime_type: Some("text/plain".into()),
+                text: "a document".into(),
+            },
             Content::Blob {
                 uri: "file:///x.bin".into(),
                 mime_type: Some("application/octet-stream".into()),
@@ -455,6 +470,7 @@ mod tests {
                 {"type": "text", "text": "hi"},
                 {"type": "image", "data": "aW1n", "mimeType": "image/png"},
                 {"type": "audio", "data": "c25k", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "test://doc", "mimeType": "text/plain", "text": "a document"}},
                 {"type": "resource", "resource": {"uri": "file:///x.bin", "mimeType": "application/octet-stream", "blob": "AAE="}},
                 {"type": "resource", "resource": {"uri": "file:///y", "blob": "AA=="}}
             ])

@@ -10,8 +10,8 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Reference, ResourceContents, ResourcesCapability,
-    ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID, Tool,
+    ReadResourceResponse, ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities,
+    ServerConfig, TASKS_EXTENSION_ID, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -309,10 +309,13 @@ impl Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // SEP-2164: invalid params, naming the URI in `data` (never an
+        // empty `contents`).
         let not_found = || {
-            ErrorData::resource_not_found(
-                format!("no resource `{}`", crate::text::shorten(&request.uri, 200)),
-                None,
+            let uri = crate::text::shorten(&request.uri, 2048);
+            ErrorData::invalid_params(
+                format!("Resource not found: `{}`", crate::text::shorten(&uri, 200)),
+                Some(serde_json::json!({ "uri": uri })),
             )
         };
         if let Some(found) = self
@@ -321,13 +324,7 @@ impl Server {
             .iter()
             .find(|r| r.resource.uri == request.uri)
         {
-            let contents = ResourceContents::TextResourceContents {
-                uri: found.resource.uri.clone(),
-                mime_type: found.resource.mime_type.clone(),
-                text: found.text.clone(),
-                meta: None,
-            };
-            return Ok(ReadResourceResult::new(vec![contents]).into());
+            return Ok(ReadResourceResult::new(vec![found.contents.clone()]).into());
         }
         let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
             let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;

@@ -10,11 +10,12 @@ use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use super::uri_template::UriTemplate;
 use crate::{BoxFuture, Context, ToolError};
 
-/// A resource served as it is, such as the HTML view of a tool's `[ui]`.
+/// A resource served as it is, such as the HTML view of a tool's `[ui]`:
+/// what `resources/list` shows, and what `resources/read` answers.
 #[derive(Debug, Clone)]
 pub(super) struct StaticResource {
     pub(super) resource: Resource,
-    pub(super) text: String,
+    pub(super) contents: ResourceContents,
 }
 
 /// A template's handler, erased: the URI and its variables in, contents out.

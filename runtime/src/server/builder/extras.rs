@@ -21,17 +21,52 @@ impl ServerBuilder {
     /// for a tool's `[ui]`, its HTML view with the MIME type
     /// `text/html;profile=mcp-app`.
     pub fn resource(
-        mut self,
+        self,
         uri: impl Into<String>,
         name: impl Into<String>,
         mime_type: impl Into<String>,
         text: impl Into<String>,
     ) -> Self {
-        let text = text.into();
-        let mut resource = Resource::new(uri, name);
-        resource.mime_type = Some(mime_type.into());
-        resource.size = Some(text.len() as u64);
-        self.resources.push(StaticResource { resource, text });
+        let uri = uri.into();
+        let mime_type = mime_type.into();
+        let mut resource = Resource::new(uri.clone(), name);
+        resource.mime_type = Some(mime_type.clone());
+        let contents = ResourceContents::text(text, uri).with_mime_type(mime_type);
+        self.static_resource(resource, contents)
+    }
+
+    /// Serves `resource` as it is (`resources/list` shows it with its
+    /// description, title, icons…) and `contents`, text or base64 bytes, as
+    /// `resources/read` answers it. Its size is the contents' unless the
+    /// resource says one; `build()` refuses contents of another URI.
+    ///
+    /// ```no_run
+    /// use toolmetadata::server::Server;
+    /// use toolmetadata::server::rmcp::model::{Resource, ResourceContents};
+    ///
+    /// let logo = Resource::new("app://logo.png", "logo")
+    ///     .with_description("The product's logo")
+    ///     .with_mime_type("image/png");
+    /// let server = Server::builder()
+    ///     .static_resource(
+    ///         logo,
+    ///         ResourceContents::blob("iVBORw0KGgo=", "app://logo.png").with_mime_type("image/png"),
+    ///     )
+    ///     .build();
+    /// ```
+    pub fn static_resource(mut self, mut resource: Resource, contents: ResourceContents) -> Self {
+        let size = match &contents {
+            ResourceContents::TextResourceContents { text, .. } => Some(text.len()),
+            // Base64: three bytes in every four characters.
+            ResourceContents::BlobResourceContents { blob, .. } => {
+                Some(blob.trim_end_matches('=').len() * 3 / 4)
+            }
+            _ => None,
+        };
+        if let (None, Some(size)) = (resource.size, size) {
+            resource.size = Some(size as u64);
+        }
+        self.resources.push(StaticResource { resource, contents });
         self
     }
 
@@ -213,6 +248,18 @@ pub(super) fn check_views(
 ) -> Result<(), ServerError> {
     for r in resources {
         let uri = &r.resource.uri;
+        let of = match &r.contents {
+            ResourceContents::TextResourceContents { uri, .. }
+            | ResourceContents::BlobResourceContents { uri, .. } => Some(uri),
+            _ => None,
+        };
+        if let Some(of) = of
+            && of != uri
+        {
+            return Err(ServerError::new(format!(
+                "the resource {uri} is served with the contents of {of}: give it its own URI"
+            )));
+        }
         if uri.starts_with("ui://") && r.resource.mime_type.as_deref() != Some(MCP_APP_MIME_TYPE) {
             return Err(ServerError::new(format!(
                 "the resource {uri} is a view (ui://) but its MIME type is {}, not `{MCP_APP_MIME_TYPE}`",

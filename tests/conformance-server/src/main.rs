@@ -1,0 +1,202 @@
+//! The conformance server: what the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) calls in its server scenarios,
+//! served by toolmetadata from metadata files like any user's server. Its
+//! tools are `tools/*.toml`, compiled by `build.rs`; its handlers use only
+//! the public API.
+//!
+//! ```text
+//! conformance-server --http ADDR     # serves /mcp; prints `listening on http://ADDR/mcp` on stderr
+//! ```
+
+mod handler;
+
+use std::process::ExitCode;
+
+use toolmetadata::server::rmcp::model::{
+    ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
+    ResourceContents, ResourceTemplate, Role,
+};
+use toolmetadata::server::{HttpOptions, Server, ServerBuilder};
+
+mod tools {
+    toolmetadata::include_tools!();
+}
+
+/// A 1×1 red pixel, PNG.
+pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A WAV of one silent sample.
+pub(crate) const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
+    let mut args = std::env::args().skip(1);
+    let addr = match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(addr)) => addr,
+        _ => {
+            eprintln!("usage: conformance-server --http ADDR");
+            return ExitCode::from(2);
+        }
+    };
+    let addr = match addr.parse() {
+        Ok(addr) => addr,
+        Err(e) => {
+            eprintln!("error: --http {addr}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match serve(addr).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(addr: std::net::SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
+    let server = extras(Server::builder().tool_set(tools::tool_set(handler::Suite)))
+        .instructions("The MCP conformance suite's test server")
+        .build()?;
+    let bound = server.bind_http(HttpOptions::default().addr(addr)).await?;
+    eprintln!("listening on http://{}/mcp", bound.local_addr()?);
+    bound.run().await?;
+    Ok(())
+}
+
+/// The suite's prompts, resources and completions.
+fn extras(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .static_resource(
+            Resource::new("test://static-text", "static-text")
+                .with_description("A static text resource")
+                .with_mime_type("text/plain"),
+            ResourceContents::text(
+                "This is the content of the static text resource.",
+                "test://static-text",
+            )
+            .with_mime_type("text/plain"),
+        )
+        .static_resource(
+            Resource::new("test://static-binary", "static-binary")
+                .with_description("A static binary resource: a PNG")
+                .with_mime_type("image/png"),
+            ResourceContents::blob(PNG, "test://static-binary").with_mime_type("image/png"),
+        )
+        .resource_template(
+            ResourceTemplate::new("test://template/{id}/data", "template")
+                .with_description("Data for an id")
+                .with_mime_type("application/json"),
+            |uri, vars, _cx| async move {
+                let id = vars.get("id").cloned().unwrap_or_default();
+                let text = serde_json::json!({
+                    "id": id, "templateTest": true, "data": format!("Data for ID: {id}")
+                });
+                Ok(vec![
+                    ResourceContents::text(text.to_string(), uri)
+                        .with_mime_type("application/json"),
+                ])
+            },
+        )
+        .prompt(
+            Prompt::new(
+                "test_simple_prompt",
+                Some("A prompt without arguments"),
+                None,
+            ),
+            |_, _| async {
+                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    "This is a simple prompt for testing.",
+                )]))
+            },
+        )
+        .prompt(
+            Prompt::new(
+                "test_prompt_with_arguments",
+                Some("A prompt with two arguments"),
+                Some(vec![
+                    PromptArgument::new("arg1")
+                        .with_description("First test argument")
+                        .with_required(true),
+                    PromptArgument::new("arg2")
+                        .with_description("Second test argument")
+                        .with_required(true),
+                ]),
+            ),
+            |args, _| async move {
+                let arg = |name: &str| {
+                    args.get(name)
+                        .and_then(|v| v.as_str())
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!(
+                        "Prompt with arguments: arg1='{}', arg2='{}'",
+                        arg("arg1"),
+                        arg("arg2")
+                    ),
+                )]))
+            },
+        )
+        .prompt(
+            Prompt::new(
+                "test_prompt_with_embedded_resource",
+                Some("A prompt that embeds a resource"),
+                Some(vec![
+                    PromptArgument::new("resourceUri")
+                        .with_description("URI of the resource to embed")
+                        .with_required(true),
+                ]),
+            ),
+            |args, _| async move {
+                let uri = args
+                    .get("resourceUri")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_owned();
+                Ok(GetPromptResult::new(vec![
+                    PromptMessage::new(
+                        Role::User,
+                        ContentBlock::resource(
+                            ResourceContents::text("Embedded resource content for testing.", uri)
+                                .with_mime_type("text/plain"),
+                        ),
+                    ),
+                    PromptMessage::new_text(
+                        Role::User,
+                        "Please process the embedded resource above.",
+                    ),
+                ]))
+            },
+        )
+        .prompt(
+            Prompt::new(
+                "test_prompt_with_image",
+                Some("A prompt with an image"),
+                None,
+            ),
+            |_, _| async {
+                Ok(GetPromptResult::new(vec![
+                    PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
+                    PromptMessage::new_text(Role::User, "Please analyze the image above."),
+                ]))
+            },
+        )
+        .complete_prompt(
+            "test_prompt_with_arguments",
+            "arg1",
+            |typed, _| async move {
+                ["paris", "park", "party", "test", "testing"]
+                    .into_iter()
+                    .filter(|v| v.starts_with(typed.as_str()))
+                    .map(str::to_owned)
+                    .collect()
+            },
+        )
+}
