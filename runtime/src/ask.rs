@@ -114,6 +114,10 @@ enum Kind {
     Integer,
     Boolean,
     OneOf(Vec<String>),
+    OneOfTitled(Vec<(String, String)>),
+    OneOfEnumNames(Vec<(String, String)>),
+    ManyOf(Vec<String>),
+    ManyOfTitled(Vec<(String, String)>),
 }
 
 /// One field of a [`Question`]'s form.
@@ -170,6 +174,47 @@ impl Field {
         )
     }
 
+    /// A choice among values, each shown by its title (`oneOf` of
+    /// `const`/`title`, SEP-1330): `[("eu", "Europe"), ("us", "United States")]`.
+    /// The answer is the chosen value.
+    pub fn one_of_titled(
+        name: impl Into<String>,
+        choices: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        Self::new(name, Kind::OneOfTitled(pairs(choices)))
+    }
+
+    /// [`one_of_titled`](Self::one_of_titled) written the way before
+    /// SEP-1330 (`enum` with `enumNames`, deprecated), for clients that
+    /// read only that.
+    pub fn one_of_enum_names(
+        name: impl Into<String>,
+        choices: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        Self::new(name, Kind::OneOfEnumNames(pairs(choices)))
+    }
+
+    /// Any number of `values` (an array of an `enum`, SEP-1330); the answer
+    /// is an array of the chosen ones.
+    pub fn many_of(
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self::new(
+            name,
+            Kind::ManyOf(values.into_iter().map(Into::into).collect()),
+        )
+    }
+
+    /// Any number of values, each shown by its title (an array of an
+    /// `anyOf` of `const`/`title`, SEP-1330).
+    pub fn many_of_titled(
+        name: impl Into<String>,
+        choices: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+    ) -> Self {
+        Self::new(name, Kind::ManyOfTitled(pairs(choices)))
+    }
+
     /// The label the client shows.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
@@ -201,6 +246,18 @@ impl Field {
             Kind::Integer => json!({"type": "integer"}),
             Kind::Boolean => json!({"type": "boolean"}),
             Kind::OneOf(values) => json!({"type": "string", "enum": values}),
+            Kind::OneOfTitled(choices) => json!({"type": "string", "oneOf": titled(choices)}),
+            Kind::OneOfEnumNames(choices) => {
+                let (values, names): (Vec<&String>, Vec<&String>) =
+                    choices.iter().map(|(value, name)| (value, name)).unzip();
+                json!({"type": "string", "enum": values, "enumNames": names})
+            }
+            Kind::ManyOf(values) => {
+                json!({"type": "array", "items": {"type": "string", "enum": values}})
+            }
+            Kind::ManyOfTitled(choices) => {
+                json!({"type": "array", "items": {"anyOf": titled(choices)}})
+            }
         };
         if let Some(title) = &self.title {
             schema["title"] = Value::from(title.as_str());
@@ -213,6 +270,23 @@ impl Field {
         }
         schema
     }
+}
+
+fn pairs(
+    choices: impl IntoIterator<Item = (impl Into<String>, impl Into<String>)>,
+) -> Vec<(String, String)> {
+    choices
+        .into_iter()
+        .map(|(value, title)| (value.into(), title.into()))
+        .collect()
+}
+
+/// `[{"const": value, "title": title}, …]`.
+fn titled(choices: &[(String, String)]) -> Value {
+    choices
+        .iter()
+        .map(|(value, title)| json!({"const": value, "title": title}))
+        .collect()
 }
 
 /// What the person did with a [`Question`].
@@ -365,6 +439,41 @@ mod tests {
             Question::new("Sure?").schema(),
             json!({"type": "object", "properties": {}})
         );
+    }
+
+    #[test]
+    fn titled_and_multiple_choices_are_written_as_sep_1330_says() {
+        let question = Question::new("Where?")
+            .field(Field::one_of_titled(
+                "region",
+                [("eu", "Europe"), ("us", "United States")],
+            ))
+            .field(Field::one_of_enum_names(
+                "size",
+                [("s", "Small"), ("l", "Large")],
+            ))
+            .field(Field::many_of("zones", ["a", "b"]))
+            .field(Field::many_of_titled(
+                "tiers",
+                [("gold", "Gold"), ("free", "Free")],
+            ));
+        assert_eq!(
+            question.schema()["properties"],
+            json!({
+                "region": {"type": "string", "oneOf": [
+                    {"const": "eu", "title": "Europe"}, {"const": "us", "title": "United States"}]},
+                "size": {"type": "string", "enum": ["s", "l"], "enumNames": ["Small", "Large"]},
+                "zones": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                "tiers": {"type": "array", "items": {"anyOf": [
+                    {"const": "gold", "title": "Gold"}, {"const": "free", "title": "Free"}]}}
+            })
+        );
+        let Ok(Answer::Accept(answers)) =
+            Answer::from_result(&json!({"action": "accept", "content": {"zones": ["a", "b"]}}))
+        else {
+            panic!("accepted")
+        };
+        assert_eq!(answers.get::<Vec<String>>("zones").unwrap(), ["a", "b"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use toolmetadata::ask::{Answer, Field, Question};
 use toolmetadata::{Content, Context, ToolError, ToolOutput, ToolResult};
 
 use crate::tools::*;
@@ -75,5 +76,89 @@ impl Tools for Suite {
             cx.progress(done, Some(100.0), None).await;
         }
         Ok("Progress test completed".into())
+    }
+
+    async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {
+        let question = Question::new(a.message)
+            .field(
+                Field::string("username")
+                    .description("User's response")
+                    .required(),
+            )
+            .field(
+                Field::string("email")
+                    .description("User's email address")
+                    .required(),
+            );
+        Ok(format!("User response: {}", said(&cx, question).await?).into())
+    }
+
+    async fn test_elicitation_sep1034_defaults(
+        &self,
+        _: TestElicitationSep1034DefaultsArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let question = Question::new("Please review and update the form fields with defaults")
+            .field(Field::string("name").default("John Doe"))
+            .field(Field::integer("age").default(30))
+            .field(Field::number("score").default(95.5))
+            .field(Field::one_of("status", ["active", "inactive", "pending"]).default("active"))
+            .field(Field::boolean("verified").default(true));
+        Ok(format!("Elicitation completed: {}", said(&cx, question).await?).into())
+    }
+
+    async fn test_elicitation_sep1330_enums(
+        &self,
+        _: TestElicitationSep1330EnumsArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let question = Question::new("Please select options from the enum fields")
+            .field(Field::one_of(
+                "untitledSingle",
+                ["option1", "option2", "option3"],
+            ))
+            .field(Field::one_of_titled(
+                "titledSingle",
+                [
+                    ("value1", "First Option"),
+                    ("value2", "Second Option"),
+                    ("value3", "Third Option"),
+                ],
+            ))
+            .field(Field::one_of_enum_names(
+                "legacyEnum",
+                [
+                    ("opt1", "Option One"),
+                    ("opt2", "Option Two"),
+                    ("opt3", "Option Three"),
+                ],
+            ))
+            .field(Field::many_of(
+                "untitledMulti",
+                ["option1", "option2", "option3"],
+            ))
+            .field(Field::many_of_titled(
+                "titledMulti",
+                [
+                    ("value1", "First Choice"),
+                    ("value2", "Second Choice"),
+                    ("value3", "Third Choice"),
+                ],
+            ));
+        Ok(format!("Elicitation completed: {}", said(&cx, question).await?).into())
+    }
+}
+
+/// What the person did with `question`, as the suite's tools say it:
+/// `action=accept, content={…}`.
+async fn said(cx: &Context, question: Question) -> Result<String, ToolError> {
+    match cx.ask(question).await {
+        Ok(Answer::Accept(answers)) => Ok(format!(
+            "action=accept, content={}",
+            serde_json::Value::Object(answers.values().clone())
+        )),
+        Ok(Answer::Decline) => Ok("action=decline, content={}".to_owned()),
+        Ok(Answer::Cancel) => Ok("action=cancel, content={}".to_owned()),
+        Err(e) => Err(ToolError::new(e.to_string())),
     }
 }
