@@ -10,11 +10,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::BoxFuture;
 use crate::ask::{Answer, AskError, NotConfirmed, Question};
 use crate::confirm::ConfirmPlan;
 use crate::metadata::Unsupported;
 use crate::roots::{ClientRoots, RootsError};
+use crate::{BoxFuture, LogLevel};
 
 /// The server's side of one call, as a [`Context`] reaches it.
 pub(crate) trait Link: Send + Sync + fmt::Debug {
@@ -33,6 +33,13 @@ pub(crate) trait Link: Send + Sync + fmt::Debug {
     fn ask(&self, question: Question) -> BoxFuture<'_, Result<Answer, AskError>>;
     /// The session's roots.
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>>;
+    /// Sends the client a log message of `tool`, if it wants ones of `level`.
+    fn log<'a>(
+        &'a self,
+        tool: &'a str,
+        level: LogLevel,
+        data: serde_json::Value,
+    ) -> BoxFuture<'a, ()>;
     /// The request as rmcp received it.
     #[cfg(feature = "server")]
     fn request(&self) -> &rmcp::service::RequestContext<rmcp::service::RoleServer>;
@@ -106,6 +113,25 @@ impl Context {
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(link) = &self.link {
             link.progress(progress, total, message).await;
+        }
+    }
+
+    /// Sends the client a log message (`notifications/message`, its logger
+    /// the tool's name) when it asked for messages of `level` or more severe
+    /// (`logging/setLevel`, or a 2026-07-28 request's `logLevel`); otherwise,
+    /// and for a context made with [`Context::new`], does nothing. For the
+    /// client's user or model to see; the server's own log is `tracing`'s.
+    pub async fn log(&self, level: LogLevel, message: impl Into<String>) {
+        if let Some(link) = &self.link {
+            link.log(&self.tool, level, serde_json::Value::String(message.into()))
+                .await;
+        }
+    }
+
+    /// [`log`](Self::log) with any JSON as the message's `data`.
+    pub async fn log_data(&self, level: LogLevel, data: serde_json::Value) {
+        if let Some(link) = &self.link {
+            link.log(&self.tool, level, data).await;
         }
     }
 

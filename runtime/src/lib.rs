@@ -146,6 +146,7 @@ mod context;
 pub mod diagnostic;
 #[cfg(any(feature = "server", feature = "load"))]
 pub mod fingerprint;
+mod log_level;
 pub mod metadata;
 pub mod profile;
 mod result;
@@ -160,6 +161,7 @@ mod tool_set;
 pub use context::Context;
 #[cfg(feature = "load")]
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
+pub use log_level::LogLevel;
 #[cfg(feature = "load")]
 pub use metadata::Loader;
 pub use metadata::ToolMetadata;

@@ -56,6 +56,8 @@ pub(crate) struct CallLink {
     pub(crate) asker: Arc<Asker>,
     /// The session's roots, for `Context::roots`.
     pub(crate) roots: Arc<super::roots::SessionRoots>,
+    /// The log level the session's client set, for `Context::log`.
+    pub(crate) log_level: Arc<super::client_log::SessionLogLevel>,
     /// For a call run as a task: progress goes to the task's status message.
     pub(super) task: Option<TaskProgress>,
 }
@@ -140,6 +142,21 @@ impl crate::context::Link for CallLink {
 
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>> {
         Box::pin(self.roots.get(&self.request))
+    }
+
+    fn log<'a>(
+        &'a self,
+        tool: &'a str,
+        level: crate::LogLevel,
+        data: serde_json::Value,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(super::client_log::send(
+            &self.request,
+            &self.log_level,
+            tool,
+            level,
+            data,
+        ))
     }
 
     fn request(&self) -> &RequestContext<RoleServer> {

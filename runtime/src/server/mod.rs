@@ -48,6 +48,7 @@ mod builder;
 mod cache;
 mod call;
 mod catalog;
+mod client_log;
 mod compat;
 mod discovery;
 mod generation;
@@ -138,6 +139,8 @@ pub struct Server {
     /// The client's roots, per session: a clone shares them, a
     /// [`Server::for_session`] starts afresh.
     roots: Arc<roots::SessionRoots>,
+    /// The level of log messages the session's client asked for.
+    log_level: Arc<client_log::SessionLogLevel>,
 }
 
 impl fmt::Debug for Server {
@@ -163,6 +166,7 @@ impl Server {
         Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
+            log_level: Arc::default(),
         }
     }
 

@@ -32,7 +32,16 @@ use tracing::Instrument;
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        // Any handler may log (`Context::log`): a client that sets a level
+        // gets its messages.
+        #[expect(
+            deprecated,
+            reason = "logging is deprecated by SEP-2577 and still served"
+        )]
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
         if self.serves_resources() {
             capabilities.resources = Some(ResourcesCapability::default());
         }
@@ -223,6 +232,20 @@ impl ServerHandler for Server {
         info.total = u32::try_from(total).ok();
         info.has_more = Some(total > CompletionInfo::MAX_VALUES);
         Ok(CompleteResult::new(info))
+    }
+
+    #[expect(
+        deprecated,
+        reason = "logging is deprecated by SEP-2577 and still served"
+    )]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // This server value is the session's own (see `Server::for_session`).
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -420,6 +443,7 @@ impl Server {
             request: Arc::new(context),
             asker: asker.clone(),
             roots: self.roots.clone(),
+            log_level: self.log_level.clone(),
             task: None,
         };
         let args = request.arguments.unwrap_or_default();
@@ -529,6 +553,7 @@ impl Server {
             request: Arc::new(context),
             asker: Arc::new(Asker::unsupported()),
             roots: self.roots.clone(),
+            log_level: self.log_level.clone(),
             task: None,
         };
         Context::connected(name, Arc::new(link), None)

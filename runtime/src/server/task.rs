@@ -410,6 +410,7 @@ impl Server {
                         request,
                         asker: Arc::new(Asker::unsupported()),
                         roots: server.roots.clone(),
+                        log_level: server.log_level.clone(),
                         task: Some(progress),
                     };
                     Box::pin(async move { server.run_tool(index, args, link).await })

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use toolmetadata::ask::{Answer, Field, Question};
-use toolmetadata::{Content, Context, ToolError, ToolOutput, ToolResult};
+use toolmetadata::{Content, Context, LogLevel, ToolError, ToolOutput, ToolResult};
 
 use crate::tools::*;
 use crate::{PNG, WAV};
@@ -76,6 +76,30 @@ impl Tools for Suite {
             cx.progress(done, Some(100.0), None).await;
         }
         Ok("Progress test completed".into())
+    }
+
+    async fn test_tool_with_logging(&self, _: TestToolWithLoggingArgs, cx: Context) -> ToolResult {
+        cx.log(LogLevel::Info, "Tool execution started").await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cx.log(LogLevel::Info, "Tool processing data").await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cx.log(LogLevel::Info, "Tool execution completed").await;
+        Ok("Logging test completed".into())
+    }
+
+    async fn test_logging_tool(&self, _: TestLoggingToolArgs, cx: Context) -> ToolResult {
+        cx.log(LogLevel::Info, "A message for a client that asked for it")
+            .await;
+        Ok("Logged".into())
+    }
+
+    async fn test_streaming_elicitation(
+        &self,
+        _: TestStreamingElicitationArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let question = Question::new("What is your name?").field(Field::string("name").required());
+        Ok(format!("User response: {}", said(&cx, question).await?).into())
     }
 
     async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {

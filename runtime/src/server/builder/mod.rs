@@ -411,6 +411,7 @@ impl ServerBuilder {
         };
         Ok(Server {
             roots: Arc::default(),
+            log_level: Arc::default(),
             inner: Arc::new(Inner {
                 name: self
                     .name
