@@ -87,7 +87,7 @@ pub(super) async fn send(
     data: serde_json::Value,
 ) {
     let wanted = request.meta.log_level().map(ours).or_else(|| session.get());
-    if !wanted.is_some_and(|from| level >= from) {
+    if wanted.is_none_or(|from| level < from) {
         return;
     }
     let message = LoggingMessageNotificationParam::new(theirs(level), data).with_logger(tool);
