@@ -16,9 +16,12 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use toolmetadata::server::Server;
 use toolmetadata::{Context, LogLevel, ToolMetadata};
 
+/// A message as the client received it: its level, logger and data.
+type Logged = (LoggingLevel, Option<String>, serde_json::Value);
+
 #[derive(Clone, Default)]
 struct Client {
-    logged: Arc<Mutex<Vec<(LoggingLevel, Option<String>, serde_json::Value)>>>,
+    logged: Arc<Mutex<Vec<Logged>>>,
 }
 
 impl ClientHandler for Client {
