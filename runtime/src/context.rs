@@ -43,6 +43,33 @@ pub(crate) trait Link: Send + Sync + fmt::Debug {
     /// The request as rmcp received it.
     #[cfg(feature = "server")]
     fn request(&self) -> &rmcp::service::RequestContext<rmcp::service::RoleServer>;
+    /// Records that the call needs `capability`, which the client lacks.
+    #[cfg(feature = "server")]
+    fn lacks(&self, capability: ClientCapability);
+}
+
+/// A capability a client declares, which a handler may need
+/// ([`Context::require`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientCapability {
+    /// `sampling`: the client runs its model for the server.
+    Sampling,
+    /// `elicitation`: the client asks its user.
+    Elicitation,
+    /// `roots`: the client says which directories the server may use.
+    Roots,
+}
+
+impl ClientCapability {
+    /// Its name in `capabilities`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientCapability::Sampling => "sampling",
+            ClientCapability::Elicitation => "elicitation",
+            ClientCapability::Roots => "roots",
+        }
+    }
 }
 
 /// The call a handler serves. The server gives each call its own; cloning it
@@ -213,6 +240,41 @@ impl Context {
     /// What the client can do (elicitation, sampling, roots, …).
     pub fn client_capabilities(&self) -> Option<rmcp::model::ClientCapabilities> {
         self.request()?.client_capabilities()
+    }
+
+    /// `Ok` when the client declared `capability`; otherwise an error to
+    /// return at once, and the call is answered not with a result but with
+    /// the protocol's `MissingRequiredClientCapabilityError` (-32021, HTTP
+    /// 400) naming it, so that the client knows to declare it rather than
+    /// the model to retry. A call run as a task fails with the error's text.
+    ///
+    /// ```no_run
+    /// # use toolmetadata::{ClientCapability, Context, ToolResult};
+    /// async fn summarize(cx: Context) -> ToolResult {
+    ///     cx.require(ClientCapability::Sampling)?;
+    ///     // … ask the client's model …
+    ///     # Ok("".into())
+    /// }
+    /// ```
+    pub fn require(&self, capability: ClientCapability) -> Result<(), crate::ToolError> {
+        let declared = self
+            .client_capabilities()
+            .is_some_and(|c| match capability {
+                ClientCapability::Sampling => c.sampling.is_some(),
+                ClientCapability::Elicitation => c.elicitation.is_some(),
+                ClientCapability::Roots => c.roots.is_some(),
+            });
+        if declared {
+            return Ok(());
+        }
+        if let Some(link) = &self.link {
+            link.lacks(capability);
+        }
+        Err(crate::ToolError::new(format!(
+            "the client did not declare the `{}` capability, which `{}` needs",
+            capability.as_str(),
+            self.tool
+        )))
     }
 
     /// The request's `_meta` object (progress token, protocol keys, and

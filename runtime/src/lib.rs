@@ -158,7 +158,7 @@ pub mod telemetry;
 mod text;
 mod tool_set;
 
-pub use context::Context;
+pub use context::{ClientCapability, Context};
 #[cfg(feature = "load")]
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use log_level::LogLevel;

@@ -60,6 +60,9 @@ pub(crate) struct CallLink {
     pub(crate) log_level: Arc<super::client_log::SessionLogLevel>,
     /// For a call run as a task: progress goes to the task's status message.
     pub(super) task: Option<TaskProgress>,
+    /// A capability the handler needed and the client lacks
+    /// (`Context::require`): the call is answered with -32021.
+    pub(crate) lacking: Arc<std::sync::OnceLock<crate::ClientCapability>>,
 }
 
 /// How a task's handler reports progress: as the task's status message.
@@ -161,6 +164,10 @@ impl crate::context::Link for CallLink {
 
     fn request(&self) -> &RequestContext<RoleServer> {
         &self.request
+    }
+
+    fn lacks(&self, capability: crate::ClientCapability) {
+        let _ = self.lacking.set(capability);
     }
 }
 

@@ -438,16 +438,32 @@ impl Server {
         asker
             .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
             .await?;
+        let lacking: Arc<std::sync::OnceLock<crate::ClientCapability>> = Arc::default();
         let link = CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),
             asker: asker.clone(),
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
+            lacking: lacking.clone(),
             task: None,
         };
         let args = request.arguments.unwrap_or_default();
-        let Some(result) = self.route(&request.name, args, link).await else {
+        let result = self.route(&request.name, args, link).await;
+        // The handler needed a capability the client did not declare: the
+        // client is told so, as the protocol says, rather than the model.
+        if let Some(capability) = lacking.get() {
+            let mut required = rmcp::model::ClientCapabilities::default();
+            match capability {
+                crate::ClientCapability::Sampling => required.sampling = Some(Default::default()),
+                crate::ClientCapability::Elicitation => {
+                    required.elicitation = Some(Default::default());
+                }
+                crate::ClientCapability::Roots => required.roots = Some(Default::default()),
+            }
+            return Err(ErrorData::missing_required_client_capability(required));
+        }
+        let Some(result) = result else {
             return Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
                 format!(
@@ -554,6 +570,7 @@ impl Server {
             asker: Arc::new(Asker::unsupported()),
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
+            lacking: Arc::default(),
             task: None,
         };
         Context::connected(name, Arc::new(link), None)

@@ -411,6 +411,7 @@ impl Server {
                         asker: Arc::new(Asker::unsupported()),
                         roots: server.roots.clone(),
                         log_level: server.log_level.clone(),
+                        lacking: Arc::default(),
                         task: Some(progress),
                     };
                     Box::pin(async move { server.run_tool(index, args, link).await })

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use toolmetadata::ask::{Answer, Field, Question};
-use toolmetadata::{Content, Context, LogLevel, ToolError, ToolOutput, ToolResult};
+use toolmetadata::{
+    ClientCapability, Content, Context, LogLevel, ToolError, ToolOutput, ToolResult,
+};
 
 use crate::tools::*;
 use crate::{PNG, WAV};
@@ -100,6 +102,15 @@ impl Tools for Suite {
     ) -> ToolResult {
         let question = Question::new("What is your name?").field(Field::string("name").required());
         Ok(format!("User response: {}", said(&cx, question).await?).into())
+    }
+
+    async fn test_missing_capability(
+        &self,
+        _: TestMissingCapabilityArgs,
+        cx: Context,
+    ) -> ToolResult {
+        cx.require(ClientCapability::Sampling)?;
+        Ok("The client can sample".into())
     }
 
     async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {
