@@ -63,6 +63,7 @@ pub fn visible(value: &str, max_chars: usize) -> String {
 pub struct Question {
     message: String,
     fields: Vec<Field>,
+    key: Option<String>,
 }
 
 impl Question {
@@ -71,7 +72,22 @@ impl Question {
         Question {
             message: message.into(),
             fields: Vec::new(),
+            key: None,
         }
+    }
+
+    /// The key the question goes by in a 2026-07-28 `InputRequiredResult`
+    /// (`inputRequests`, `inputResponses`), for a client or a log to tell
+    /// questions apart; `ask-1`, `ask-2`… in the order asked otherwise. Keys
+    /// of one call must differ.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key given with [`key`](Self::key).
+    pub fn given_key(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// Adds a field to the form.

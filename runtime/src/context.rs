@@ -14,6 +14,7 @@ use crate::ask::{Answer, AskError, NotConfirmed, Question};
 use crate::confirm::ConfirmPlan;
 use crate::metadata::Unsupported;
 use crate::roots::{ClientRoots, RootsError};
+use crate::sampling::{Sampled, Sampling};
 use crate::{BoxFuture, LogLevel};
 
 /// The server's side of one call, as a [`Context`] reaches it.
@@ -31,6 +32,8 @@ pub(crate) trait Link: Send + Sync + fmt::Debug {
     ) -> BoxFuture<'a, ()>;
     /// Asks the person.
     fn ask(&self, question: Question) -> BoxFuture<'_, Result<Answer, AskError>>;
+    /// Asks the client's model.
+    fn sample(&self, sampling: Sampling) -> BoxFuture<'_, Result<Sampled, AskError>>;
     /// The session's roots.
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>>;
     /// Sends the client a log message of `tool`, if it wants ones of `level`.
@@ -168,6 +171,29 @@ impl Context {
     pub async fn ask(&self, question: Question) -> Result<Answer, AskError> {
         match &self.link {
             Some(link) => link.ask(question).await,
+            None => Err(AskError::Unsupported),
+        }
+    }
+
+    /// Asks the client's model (MCP sampling, `sampling/createMessage`) and
+    /// returns its answer; it travels as a question does (see
+    /// [`crate::sampling`]). [`AskError::Unsupported`] when the client did
+    /// not declare `sampling`, and for a context made with [`Context::new`].
+    ///
+    /// ```no_run
+    /// # use toolmetadata::{Context, ToolError, ToolResult};
+    /// # use toolmetadata::sampling::Sampling;
+    /// async fn title(cx: Context, text: String) -> ToolResult {
+    ///     let answer = cx
+    ///         .sample(Sampling::new(format!("A title for: {text}"), 30))
+    ///         .await
+    ///         .map_err(|e| ToolError::new(e.to_string()))?;
+    ///     Ok(answer.text().unwrap_or_default().to_owned().into())
+    /// }
+    /// ```
+    pub async fn sample(&self, sampling: Sampling) -> Result<Sampled, AskError> {
+        match &self.link {
+            Some(link) => link.sample(sampling).await,
             None => Err(AskError::Unsupported),
         }
     }

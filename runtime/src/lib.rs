@@ -151,6 +151,7 @@ pub mod metadata;
 pub mod profile;
 mod result;
 pub mod roots;
+pub mod sampling;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "otlp")]

@@ -31,6 +31,7 @@ use super::access::Caller;
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
 use crate::ask::{Answer, AskError, Question};
+use crate::sampling::{Sampled, Sampling};
 
 /// The server's settings for asking.
 pub(crate) struct AskSettings {
@@ -57,17 +58,67 @@ struct State {
 }
 
 enum Mode {
-    /// A 2025-11-25 session whose client answers `elicitation/create`.
+    /// A 2025-11-25 session: requests go to its client.
     Session(Peer<RoleServer>),
-    /// A 2026-07-28 request from a client that can answer input requests.
+    /// A 2026-07-28 request: input requests of its `InputRequiredResult`.
     Stateless,
-    /// No way to reach the person.
+    /// No way to reach the client.
     Unsupported,
+}
+
+/// What the client can answer, as it declared.
+#[derive(Clone, Copy, Default)]
+struct Can {
+    /// Form elicitation: questions for the person.
+    ask: bool,
+    /// Sampling: its model.
+    sample: bool,
+}
+
+/// An input request this attempt could not answer yet.
+enum Pending {
+    Question(Question),
+    Sampling(Sampling),
+}
+
+impl Pending {
+    /// The input request, as the `InputRequiredResult` carries it.
+    fn request(&self) -> Result<InputRequest, ErrorData> {
+        let (method, params) = match self {
+            Pending::Question(question) => (
+                "elicitation/create",
+                serde_json::to_value(
+                    form_params(question)
+                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                )
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+            ),
+            Pending::Sampling(sampling) => ("sampling/createMessage", sampling.params()),
+        };
+        serde_json::from_value::<InputRequest>(serde_json::json!({
+            "method": method,
+            "params": params,
+        }))
+        .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))
+    }
+
+    /// A digest of the request as it was made (see `State::shown`).
+    fn digest(&self) -> Value {
+        match self {
+            Pending::Question(question) => digest(question),
+            Pending::Sampling(sampling) => {
+                use sha2::Digest;
+                let hash = sha2::Sha256::digest(sampling.params().to_string().as_bytes());
+                Value::String(crate::text::hex(&hash[..16]))
+            }
+        }
+    }
 }
 
 /// One call's questions and answers.
 pub(crate) struct Asker {
     mode: Mode,
+    can: Can,
     timeout: Duration,
     /// Questions asked so far in this attempt; the nth is keyed `ask-n`, the
     /// same key in every attempt since the handler runs again from the start.
@@ -75,7 +126,7 @@ pub(crate) struct Asker {
     answers: Map<String, Value>,
     /// What each answered question looked like (see `State::shown`).
     shown: Map<String, Value>,
-    pending: Mutex<Vec<(String, Question)>>,
+    pending: Mutex<Vec<(String, Pending)>>,
     /// The principal, the tool and its arguments, the state's associated
     /// data (stateless requests only).
     binding: Vec<u8>,
@@ -88,6 +139,7 @@ impl Asker {
     pub(crate) fn unsupported() -> Self {
         Asker {
             mode: Mode::Unsupported,
+            can: Can::default(),
             timeout: Duration::ZERO,
             asked: AtomicUsize::new(0),
             answers: Map::new(),
@@ -110,24 +162,27 @@ impl Asker {
             timeout: settings.timeout,
             ..Asker::unsupported()
         };
+        // The form mode, or neither mode (2025-06-18 clients, which only
+        // had forms), as rmcp's `supported_elicitation_modes` reads it.
+        let can = |caps: Option<rmcp::model::ClientCapabilities>| Can {
+            ask: caps
+                .as_ref()
+                .and_then(|c| c.elicitation.as_ref())
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            sample: caps.is_some_and(|c| c.sampling.is_some()),
+        };
         if Generation::of(context).is_session() {
-            // The form mode, or neither mode (2025-06-18 clients, which only
-            // had forms), as rmcp's `supported_elicitation_modes` reads it.
-            let form = context
+            asker.can = can(context
                 .peer
                 .peer_info()
-                .and_then(|info| info.capabilities.elicitation.clone())
-                .is_some_and(|e| e.form.is_some() || e.url.is_none());
-            if form {
+                .map(|info| info.capabilities.clone()));
+            if asker.can.ask || asker.can.sample {
                 asker.mode = Mode::Session(context.peer.clone());
             }
             return Ok(asker);
         }
-        let form = context
-            .client_capabilities()
-            .and_then(|c| c.elicitation)
-            .is_some_and(|e| e.form.is_some() || e.url.is_none());
-        if form {
+        asker.can = can(context.client_capabilities());
+        if asker.can.ask || asker.can.sample {
             asker.mode = Mode::Stateless;
         } else if request.request_state.is_none() {
             // Nothing to seal or open: skip serializing the arguments.
@@ -193,8 +248,21 @@ impl Asker {
         }
     }
 
+    /// The key of the next input request: the one given (at most 100
+    /// characters), else `ask-N` by its place among this attempt's.
+    fn key(&self, given: Option<&str>) -> String {
+        let n = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
+        match given {
+            Some(key) if !key.is_empty() && key.len() <= 100 => key.to_owned(),
+            _ => format!("ask-{n}"),
+        }
+    }
+
     pub(crate) async fn ask(&self, question: Question) -> Result<Answer, AskError> {
-        let key = format!("ask-{}", self.asked.fetch_add(1, Ordering::SeqCst) + 1);
+        if !self.can.ask {
+            return Err(AskError::Unsupported);
+        }
+        let key = self.key(question.given_key());
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
@@ -217,10 +285,54 @@ impl Asker {
                     self.pending
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push((key, question));
+                        .push((key, Pending::Question(question)));
                     Err(AskError::InputRequired)
                 }
             },
+        }
+    }
+
+    /// Asks the client's model: as [`ask`](Self::ask), with
+    /// `sampling/createMessage`.
+    #[expect(
+        deprecated,
+        reason = "sampling is deprecated by SEP-2577 and still served"
+    )]
+    pub(crate) async fn sample(&self, sampling: Sampling) -> Result<Sampled, AskError> {
+        if !self.can.sample {
+            return Err(AskError::Unsupported);
+        }
+        let key = self.key(sampling.given_key());
+        match &self.mode {
+            Mode::Unsupported => Err(AskError::Unsupported),
+            Mode::Session(peer) => {
+                let params = serde_json::from_value(sampling.params())
+                    .map_err(|e| AskError::Failed(format!("a sampling request: {e}")))?;
+                match tokio::time::timeout(self.timeout, peer.create_message(params)).await {
+                    Err(_) | Ok(Err(ServiceError::Timeout { .. })) => Err(AskError::TimedOut),
+                    Ok(Err(e)) => Err(AskError::Failed(e.to_string())),
+                    Ok(Ok(result)) => {
+                        let result = serde_json::to_value(result)
+                            .map_err(|e| AskError::Failed(e.to_string()))?;
+                        Sampled::from_result(&result)
+                    }
+                }
+            }
+            Mode::Stateless => {
+                let pending = Pending::Sampling(sampling);
+                match self.answers.get(&key) {
+                    Some(result) if self.shown.get(&key) == Some(&pending.digest()) => {
+                        Sampled::from_result(result)
+                    }
+                    _ => {
+                        self.pending
+                            .lock()
+                            .unwrap_or_else(|poisoned| poisoned.into_inner())
+                            .push((key, pending));
+                        Err(AskError::InputRequired)
+                    }
+                }
+            }
         }
     }
 
@@ -235,19 +347,10 @@ impl Asker {
             return Ok(None);
         }
         let mut requests = BTreeMap::new();
-        for (key, question) in &pending {
-            let params = form_params(question)
-                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-            let request = serde_json::from_value::<InputRequest>(serde_json::json!({
-                "method": "elicitation/create",
-                "params": params,
-            }))
-            .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
-            requests.insert(key.clone(), request);
-        }
         let mut shown = self.shown.clone();
-        for (key, question) in &pending {
-            shown.insert(key.clone(), digest(question));
+        for (key, pending) in &pending {
+            requests.insert(key.clone(), pending.request()?);
+            shown.insert(key.clone(), pending.digest());
         }
         let state = State {
             answers: self.answers.clone(),

@@ -143,6 +143,13 @@ impl crate::context::Link for CallLink {
         Box::pin(self.asker.ask(question))
     }
 
+    fn sample(
+        &self,
+        sampling: crate::sampling::Sampling,
+    ) -> BoxFuture<'_, Result<crate::sampling::Sampled, AskError>> {
+        Box::pin(self.asker.sample(sampling))
+    }
+
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>> {
         Box::pin(self.roots.get(&self.request))
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use toolmetadata::ask::{Answer, Field, Question};
+use toolmetadata::sampling::Sampling;
 use toolmetadata::{
     ClientCapability, Content, Context, LogLevel, ToolError, ToolOutput, ToolResult,
 };
@@ -113,6 +114,94 @@ impl Tools for Suite {
         Ok("The client can sample".into())
     }
 
+    async fn test_sampling(&self, a: TestSamplingArgs, cx: Context) -> ToolResult {
+        let answer = cx
+            .sample(Sampling::new(a.prompt, 100))
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(format!("LLM response: {}", answer.text().unwrap_or_default()).into())
+    }
+
+    async fn test_input_required_result_elicitation(
+        &self,
+        _: TestInputRequiredResultElicitationArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let name = answer(&cx, name_question("user_name", "What is your name?")).await?;
+        Ok(format!("Hello, {name}!").into())
+    }
+
+    async fn test_input_required_result_sampling(
+        &self,
+        _: TestInputRequiredResultSamplingArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let sampling = Sampling::new("What is the capital of France?", 100).key("capital_question");
+        let answer = cx.sample(sampling).await.map_err(asked)?;
+        Ok(format!("The model says: {}", answer.text().unwrap_or_default()).into())
+    }
+
+    async fn test_input_required_result_request_state(
+        &self,
+        _: TestInputRequiredResultRequestStateArgs,
+        cx: Context,
+    ) -> ToolResult {
+        confirmed(&cx).await
+    }
+
+    async fn test_input_required_result_tampered_state(
+        &self,
+        _: TestInputRequiredResultTamperedStateArgs,
+        cx: Context,
+    ) -> ToolResult {
+        confirmed(&cx).await
+    }
+
+    async fn test_input_required_result_multi_round(
+        &self,
+        _: TestInputRequiredResultMultiRoundArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let name = answer(&cx, name_question("step1", "Step 1: What is your name?")).await?;
+        let question = Question::new("Step 2: What is your favorite color?")
+            .key("step2")
+            .field(Field::string("color").required());
+        let color = match cx.ask(question).await.map_err(asked)? {
+            Answer::Accept(answers) => answers.get::<String>("color")?,
+            _ => "none".to_owned(),
+        };
+        Ok(format!("Hello, {name}: your favorite color is {color}").into())
+    }
+
+    async fn test_input_required_result_capabilities(
+        &self,
+        _: TestInputRequiredResultCapabilitiesArgs,
+        cx: Context,
+    ) -> ToolResult {
+        // Each is asked only of a client that declared it can answer; both
+        // are asked in the same round.
+        let named = cx
+            .ask(name_question("user_name", "What is your name?"))
+            .await;
+        let sampled = cx
+            .sample(Sampling::new("Generate a greeting", 50).key("greeting"))
+            .await;
+        let mut said = Vec::new();
+        match named {
+            Ok(Answer::Accept(answers)) => {
+                said.push(format!("name={}", answers.get::<String>("name")?))
+            }
+            Ok(_) | Err(toolmetadata::ask::AskError::Unsupported) => {}
+            Err(e) => return Err(asked(e)),
+        }
+        match sampled {
+            Ok(answer) => said.push(format!("greeting={}", answer.text().unwrap_or_default())),
+            Err(toolmetadata::ask::AskError::Unsupported) => {}
+            Err(e) => return Err(asked(e)),
+        }
+        Ok(said.join(", ").into())
+    }
+
     async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {
         let question = Question::new(a.message)
             .field(
@@ -182,6 +271,41 @@ impl Tools for Suite {
             ));
         Ok(format!("Elicitation completed: {}", said(&cx, question).await?).into())
     }
+}
+
+/// A form of one required string, `name`, under `key`.
+fn name_question(key: &str, message: &str) -> Question {
+    Question::new(message)
+        .key(key)
+        .field(Field::string("name").required())
+}
+
+/// The `name` the person gave.
+async fn answer(cx: &Context, question: Question) -> Result<String, ToolError> {
+    match cx.ask(question).await.map_err(asked)? {
+        Answer::Accept(answers) => Ok(answers.get::<String>("name")?),
+        _ => Ok("nobody".to_owned()),
+    }
+}
+
+/// A confirmation, through a signed `requestState` on 2026-07-28: the
+/// library opens it (its signature, its call) before the handler runs
+/// again, so an answer here is one whose state checked out.
+async fn confirmed(cx: &Context) -> ToolResult {
+    let question = Question::new("Please confirm")
+        .key("confirm")
+        .field(Field::boolean("ok").required());
+    match cx.ask(question).await.map_err(asked)? {
+        Answer::Accept(answers) => {
+            Ok(format!("state-ok: confirmed={}", answers.get::<bool>("ok")?).into())
+        }
+        _ => Ok("state-ok: not confirmed".into()),
+    }
+}
+
+/// A question or a sampling that failed, as the tool's error.
+fn asked(e: toolmetadata::ask::AskError) -> ToolError {
+    ToolError::new(e.to_string())
 }
 
 /// What the person did with `question`, as the suite's tools say it:
