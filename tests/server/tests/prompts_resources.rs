@@ -72,8 +72,11 @@ async fn check(client: &Client, label: &str) {
         .read_resource(ReadResourceRequestParams::new("other://x"))
         .await
         .expect_err("no template matches");
+    // SEP-2164: invalid params, the URI in `data`.
     assert!(
-        unmatched.to_string().contains("no resource"),
+        unmatched.to_string().contains("-32602")
+            && unmatched.to_string().contains("Resource not found")
+            && unmatched.to_string().contains(r#"{"uri":"other://x"}"#),
         "{label}: {unmatched}"
     );
 
