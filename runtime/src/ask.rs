@@ -78,8 +78,9 @@ impl Question {
 
     /// The key the question goes by in a 2026-07-28 `InputRequiredResult`
     /// (`inputRequests`, `inputResponses`), for a client or a log to tell
-    /// questions apart; `ask-1`, `ask-2`… in the order asked otherwise. Keys
-    /// of one call must differ.
+    /// questions apart; `ask-1`, `ask-2`… in the order asked otherwise. A
+    /// key is 1 to 100 bytes, not starting with `ask-`, and the keys of one
+    /// call differ: asking with another is [`AskError::Failed`].
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
@@ -367,8 +368,10 @@ impl Answers {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum AskError {
-    /// The client cannot ask the person (it declared no form elicitation), or
-    /// the call has no client (a direct [`ToolSet::call`](crate::ToolSet::call)).
+    /// The client cannot ask the person (it declared no form elicitation)
+    /// or its model (no sampling), the call runs as a task (whose client is
+    /// gone), or the call has no client (a direct
+    /// [`ToolSet::call`](crate::ToolSet::call)).
     Unsupported,
     /// 2026-07-28: the question goes back to the client with the call's
     /// result, and the call will be retried with the answer. Return this
@@ -383,14 +386,14 @@ pub enum AskError {
 impl fmt::Display for AskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AskError::Unsupported => {
-                f.write_str("the client cannot ask the user (no form elicitation)")
-            }
-            AskError::InputRequired => f.write_str(
-                "the question was sent to the client; the call is retried with the answer",
+            AskError::Unsupported => f.write_str(
+                "the client cannot ask the user (no form elicitation) or its model (no sampling) this",
             ),
-            AskError::TimedOut => f.write_str("the user did not answer in time"),
-            AskError::Failed(why) => write!(f, "the question could not be asked: {why}"),
+            AskError::InputRequired => f.write_str(
+                "the request was sent to the client; the call is retried with the answer",
+            ),
+            AskError::TimedOut => f.write_str("the user or the model did not answer in time"),
+            AskError::Failed(why) => write!(f, "the request could not be made: {why}"),
         }
     }
 }

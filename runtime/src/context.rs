@@ -269,10 +269,13 @@ impl Context {
     }
 
     /// `Ok` when the client declared `capability`; otherwise an error to
-    /// return at once, and the call is answered not with a result but with
-    /// the protocol's `MissingRequiredClientCapabilityError` (-32021, HTTP
-    /// 400) naming it, so that the client knows to declare it rather than
-    /// the model to retry. A call run as a task fails with the error's text.
+    /// return, and a tool call that then fails is answered not with its
+    /// error result but with the protocol's
+    /// `MissingRequiredClientCapabilityError` (-32021, HTTP 400) naming it,
+    /// so that the client knows to declare it rather than the model to
+    /// retry. A handler that falls back to something else and succeeds is
+    /// answered with its result. A call run as a task, a prompt and a
+    /// resource read fail with the error's text.
     ///
     /// ```no_run
     /// # use toolmetadata::{ClientCapability, Context, ToolResult};
@@ -287,7 +290,12 @@ impl Context {
             .client_capabilities()
             .is_some_and(|c| match capability {
                 ClientCapability::Sampling => c.sampling.is_some(),
-                ClientCapability::Elicitation => c.elicitation.is_some(),
+                // Form elicitation, what `ask` uses (or neither mode:
+                // 2025-06-18 clients only had forms).
+                ClientCapability::Elicitation => c
+                    .elicitation
+                    .as_ref()
+                    .is_some_and(|e| e.form.is_some() || e.url.is_none()),
                 ClientCapability::Roots => c.roots.is_some(),
             });
         if declared {

@@ -124,3 +124,45 @@ async fn messages_follow_the_level_each_session_set() {
     a.cancel().await.expect("close");
     b.cancel().await.expect("close");
 }
+
+/// A server of the user's own with these tools mounted in it: the level the
+/// client sets reaches the tools too, and `logging` is declared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounted_tools_log_at_the_level_set() {
+    #[derive(Clone)]
+    struct Mine;
+    impl rmcp::ServerHandler for Mine {}
+
+    let client = Client::default();
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(a);
+    let (client_read, client_write) = tokio::io::split(b);
+    let mounted = server().mount(Mine);
+    tokio::spawn(async move {
+        if let Ok(running) = mounted.serve((server_read, server_write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let session = client
+        .clone()
+        .serve((client_read, client_write))
+        .await
+        .expect("initialize");
+    assert!(
+        session
+            .peer_info()
+            .expect("info")
+            .capabilities
+            .logging
+            .is_some()
+    );
+    session
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Warning))
+        .await
+        .expect("set level");
+    call(&session).await;
+    let logged = client.logged.lock().expect("lock").clone();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0].0, LoggingLevel::Warning);
+    session.cancel().await.expect("close");
+}

@@ -1,7 +1,8 @@
 //! Resources and documents through rmcp's client: `static_resource` serves
 //! text and bytes with their description and size, a document is an
 //! embedded text resource in a tool's result, and a URI the server does not
-//! have is invalid params naming it (SEP-2164), never empty contents.
+//! have is an error naming it (-32002 on a session; SEP-2164's invalid
+//! params on 2026-07-28), never empty contents.
 
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, Resource, ResourceContents};
 use rmcp::service::RunningService;
@@ -79,7 +80,8 @@ async fn static_resources_documents_and_unknown_uris() {
         .await
         .expect_err("no such resource");
     if let rmcp::ServiceError::McpError(e) = &missing {
-        assert_eq!(e.code.0, -32602);
+        // A 2025-11-25 session: -32002 (2026-07-28 says -32602, SEP-2164).
+        assert_eq!(e.code.0, -32002);
         assert_eq!(e.data, Some(serde_json::json!({"uri": "app://nothing"})));
     } else {
         panic!("an MCP error: {missing:?}");

@@ -120,3 +120,60 @@ async fn the_clients_model_answers_a_handler() {
     assert!(without.asked.lock().expect("lock").is_empty());
     session.cancel().await.expect("close");
 }
+
+/// Two requests of one call under one key would take each other's answers:
+/// the second is refused, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_requests_of_a_call_cannot_share_a_key() {
+    let tool =
+        ToolMetadata::from_toml_str("twice", "description = \"Asks twice\"\n").expect("metadata");
+    let server = Server::builder()
+        .tool(tool, |_, cx: Context| async move {
+            let first = cx.sample(Sampling::new("One?", 5).key("same")).await;
+            let second = cx.sample(Sampling::new("Two?", 5).key("same")).await;
+            let reserved = cx.sample(Sampling::new("Three?", 5).key("ask-9")).await;
+            Ok(format!(
+                "{}|{}|{}",
+                first.is_ok(),
+                second.map_err(|e| e.to_string()).err().unwrap_or_default(),
+                reserved
+                    .map_err(|e| e.to_string())
+                    .err()
+                    .unwrap_or_default()
+            ))
+        })
+        .build()
+        .expect("server");
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(a);
+    let (client_read, client_write) = tokio::io::split(b);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve((server_read, server_write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = Client {
+        samples: true,
+        ..Client::default()
+    };
+    let session = client
+        .clone()
+        .serve((client_read, client_write))
+        .await
+        .expect("initialize");
+    let result = session
+        .call_tool(CallToolRequestParams::new("twice"))
+        .await
+        .expect("call");
+    let said = text(&result);
+    let parts: Vec<&str> = said.split('|').collect();
+    assert_eq!(parts[0], "true", "{said}");
+    assert!(parts[1].contains("share the key `same`"), "{said}");
+    assert!(parts[2].contains("`ask-`"), "{said}");
+    assert_eq!(
+        client.asked.lock().expect("lock").len(),
+        1,
+        "only the first was sent"
+    );
+    session.cancel().await.expect("close");
+}

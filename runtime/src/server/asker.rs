@@ -123,6 +123,8 @@ pub(crate) struct Asker {
     /// Questions asked so far in this attempt; the nth is keyed `ask-n`, the
     /// same key in every attempt since the handler runs again from the start.
     asked: AtomicUsize,
+    /// The keys of this attempt's input requests: two must not share one.
+    keys: Mutex<std::collections::HashSet<String>>,
     answers: Map<String, Value>,
     /// What each answered question looked like (see `State::shown`).
     shown: Map<String, Value>,
@@ -142,6 +144,7 @@ impl Asker {
             can: Can::default(),
             timeout: Duration::ZERO,
             asked: AtomicUsize::new(0),
+            keys: Mutex::new(std::collections::HashSet::new()),
             answers: Map::new(),
             shown: Map::new(),
             pending: Mutex::new(Vec::new()),
@@ -248,21 +251,41 @@ impl Asker {
         }
     }
 
-    /// The key of the next input request: the one given (at most 100
-    /// characters), else `ask-N` by its place among this attempt's.
-    fn key(&self, given: Option<&str>) -> String {
+    /// The key of the next input request: the one given, else `ask-N` by
+    /// its place among this attempt's. A given key that is empty, longer
+    /// than 100 bytes or of the `ask-` form, or a key used twice in one
+    /// call, is refused: two requests under one key would take each other's
+    /// answers (one "yes" confirming two operations).
+    fn key(&self, given: Option<&str>) -> Result<String, AskError> {
         let n = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
-        match given {
-            Some(key) if !key.is_empty() && key.len() <= 100 => key.to_owned(),
-            _ => format!("ask-{n}"),
+        let key = match given {
+            None => format!("ask-{n}"),
+            Some(key) if key.is_empty() || key.len() > 100 || key.starts_with("ask-") => {
+                return Err(AskError::Failed(format!(
+                    "the key `{}` cannot name an input request: use 1 to 100 bytes, not starting with `ask-`",
+                    crate::text::shorten(key, 100)
+                )));
+            }
+            Some(key) => key.to_owned(),
+        };
+        let fresh = self
+            .keys
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(key.clone());
+        if !fresh {
+            return Err(AskError::Failed(format!(
+                "two input requests of one call share the key `{key}`: give each its own"
+            )));
         }
+        Ok(key)
     }
 
     pub(crate) async fn ask(&self, question: Question) -> Result<Answer, AskError> {
         if !self.can.ask {
             return Err(AskError::Unsupported);
         }
-        let key = self.key(question.given_key());
+        let key = self.key(question.given_key())?;
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
@@ -302,7 +325,7 @@ impl Asker {
         if !self.can.sample {
             return Err(AskError::Unsupported);
         }
-        let key = self.key(sampling.given_key());
+        let key = self.key(sampling.given_key())?;
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {

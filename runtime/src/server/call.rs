@@ -114,8 +114,16 @@ impl CallLink {
         let mut param = ProgressNotificationParam::new(token, progress);
         param.total = total;
         param.message = message.map(str::to_owned);
-        if let Err(e) = self.request.peer.notify_progress(param).await {
-            tracing::debug!("progress notification not sent: {e}");
+        // A client that stops reading does not hold the handler.
+        let sent = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            self.request.peer.notify_progress(param),
+        )
+        .await;
+        match sent {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!("progress notification not sent: {e}"),
+            Err(_) => tracing::debug!("progress notification dropped: the client is not reading"),
         }
     }
 }

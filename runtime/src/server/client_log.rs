@@ -15,6 +15,9 @@ use rmcp::service::{RequestContext, RoleServer};
 
 use crate::LogLevel;
 
+/// How long sending one log message may take.
+const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The level a session's client set; none until it does.
 #[derive(Debug, Default)]
 pub(super) struct SessionLogLevel(AtomicU8);
@@ -86,13 +89,23 @@ pub(super) async fn send(
     level: LogLevel,
     data: serde_json::Value,
 ) {
-    let wanted = request.meta.log_level().map(ours).or_else(|| session.get());
+    // A 2026-07-28 request says its own level or wants none; a session's
+    // requests use the session's.
+    let wanted = match request.meta.log_level() {
+        Some(level) => Some(ours(level)),
+        None if super::generation::Generation::of(request).is_session() => session.get(),
+        None => None,
+    };
     if wanted.is_none_or(|from| level < from) {
         return;
     }
     let message = LoggingMessageNotificationParam::new(theirs(level), data).with_logger(tool);
-    if let Err(e) = request.peer.notify_logging_message(message).await {
-        tracing::debug!("log message not sent: {e}");
+    // A client that stops reading does not hold the handler: the message
+    // is dropped after a while.
+    match tokio::time::timeout(SEND_TIMEOUT, request.peer.notify_logging_message(message)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!("log message not sent: {e}"),
+        Err(_) => tracing::debug!("log message dropped: the client is not reading"),
     }
 }
 

@@ -145,6 +145,7 @@ fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
     into.prompts = into.prompts.take().or(tools.prompts);
     into.resources = into.resources.take().or(tools.resources);
     into.completions = into.completions.take().or(tools.completions);
+    into.logging = into.logging.take().or(tools.logging);
     if let Some(extensions) = tools.extensions {
         let mine = into.extensions.get_or_insert_with(Default::default);
         for (id, settings) in extensions {
@@ -206,7 +207,13 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.handler.set_level(request, context).await
+        // The tools log at the level the client set (`Context::log`),
+        // whether or not the handler logs too.
+        self.tools.log_level.set(request.level);
+        match self.handler.set_level(request, context).await {
+            Err(e) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => Ok(()),
+            other => other,
+        }
     }
 
     fn accepted_subscription_filter(

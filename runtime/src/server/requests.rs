@@ -332,14 +332,19 @@ impl Server {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // SEP-2164: invalid params, naming the URI in `data` (never an
-        // empty `contents`).
+        // Naming the URI in `data`, never an empty `contents`: invalid params
+        // on 2026-07-28 (SEP-2164), -32002 on a 2025-11-25 session, as each
+        // specification says.
+        let session = super::generation::Generation::of(&context).is_session();
         let not_found = || {
             let uri = crate::text::shorten(&request.uri, 2048);
-            ErrorData::invalid_params(
-                format!("Resource not found: `{}`", crate::text::shorten(&uri, 200)),
-                Some(serde_json::json!({ "uri": uri })),
-            )
+            let message = format!("Resource not found: `{}`", crate::text::shorten(&uri, 200));
+            let data = Some(serde_json::json!({ "uri": uri }));
+            if session {
+                ErrorData::resource_not_found(message, data)
+            } else {
+                ErrorData::invalid_params(message, data)
+            }
         };
         if let Some(found) = self
             .inner
@@ -450,9 +455,11 @@ impl Server {
         };
         let args = request.arguments.unwrap_or_default();
         let result = self.route(&request.name, args, link).await;
-        // The handler needed a capability the client did not declare: the
-        // client is told so, as the protocol says, rather than the model.
-        if let Some(capability) = lacking.get() {
+        // The handler failed for want of a capability the client did not
+        // declare: the client is told so, as the protocol says, rather than
+        // the model.
+        let failed = result.as_ref().is_some_and(|r| r.is_error == Some(true));
+        if let Some(capability) = lacking.get().filter(|_| failed) {
             let mut required = rmcp::model::ClientCapabilities::default();
             match capability {
                 crate::ClientCapability::Sampling => required.sampling = Some(Default::default()),
