@@ -3,9 +3,11 @@
 //! protocol's -32021 naming the capability; a client that declared it is
 //! served.
 
+mod common;
+
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::RunningService;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use toolmetadata::server::Server;
 use toolmetadata::{ClientCapability, Context, ToolMetadata};
 
@@ -34,18 +36,7 @@ async fn connect(client: Client) -> RunningService<RoleClient, Client> {
         })
         .build()
         .expect("server");
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize")
+    common::connect(server, client).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

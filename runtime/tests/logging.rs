@@ -6,13 +6,16 @@
     reason = "logging is deprecated by SEP-2577 and still served on 2025-11-25"
 )]
 
+mod common;
+
+use common::connect;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use toolmetadata::server::Server;
 use toolmetadata::{Context, LogLevel, ToolMetadata};
 
@@ -50,21 +53,6 @@ fn server() -> Server {
         })
         .build()
         .expect("server")
-}
-
-async fn connect(server: Server, client: Client) -> RunningService<RoleClient, Client> {
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize")
 }
 
 /// Calls `chatty`, then a ping, so that every notification sent during the
@@ -134,20 +122,7 @@ async fn mounted_tools_log_at_the_level_set() {
     impl rmcp::ServerHandler for Mine {}
 
     let client = Client::default();
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    let mounted = server().mount(Mine);
-    tokio::spawn(async move {
-        if let Ok(running) = mounted.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let session = client
-        .clone()
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize");
+    let session = connect(server().mount(Mine), client.clone()).await;
     assert!(
         session
             .peer_info()

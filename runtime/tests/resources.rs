@@ -4,25 +4,11 @@
 //! have is an error naming it (-32002 on a session; SEP-2164's invalid
 //! params on 2026-07-28), never empty contents.
 
+mod common;
+
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, Resource, ResourceContents};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use toolmetadata::server::Server;
 use toolmetadata::{Content, ToolMetadata, ToolOutput};
-
-async fn connect(server: Server) -> RunningService<RoleClient, ()> {
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve((client_read, client_write))
-        .await
-        .expect("initialize")
-}
 
 fn server() -> Server {
     let tool = ToolMetadata::from_toml_str("notes", "description = \"The notes, as a document\"\n")
@@ -51,7 +37,7 @@ fn server() -> Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn static_resources_documents_and_unknown_uris() {
-    let client = connect(server()).await;
+    let client = common::connect(server(), ()).await;
     let listed = client.list_all_resources().await.expect("list");
     let logo = listed
         .iter()

@@ -7,12 +7,15 @@
     reason = "roots are deprecated by SEP-2577 and still served on 2025-11-25"
 )]
 
+mod common;
+
+use common::connect;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, ListRootsResult, Root, RootsCapabilities};
 use rmcp::service::{RequestContext, RunningService};
-use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
 use toolmetadata::roots::RootsError;
 use toolmetadata::server::Server;
 use toolmetadata::{Context, ToolError, ToolMetadata};
@@ -90,22 +93,6 @@ fn server() -> Server {
         })
         .build()
         .expect("server")
-}
-
-/// Connects `client` to `server` in memory.
-async fn connect(server: Server, client: Client) -> RunningService<RoleClient, Client> {
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize")
 }
 
 async fn roots(client: &RunningService<RoleClient, Client>) -> String {

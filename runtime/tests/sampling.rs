@@ -6,6 +6,8 @@
     reason = "sampling is deprecated by SEP-2577 and still served on 2025-11-25"
 )]
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
@@ -13,7 +15,7 @@ use rmcp::model::{
     SamplingMessage,
 };
 use rmcp::service::{RequestContext, RunningService};
-use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
 use toolmetadata::sampling::Sampling;
 use toolmetadata::server::Server;
 use toolmetadata::{Context, ToolError, ToolMetadata};
@@ -66,18 +68,7 @@ async fn connect(client: Client) -> RunningService<RoleClient, Client> {
         })
         .build()
         .expect("server");
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    client
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize")
+    common::connect(server, client).await
 }
 
 fn text(result: &rmcp::model::CallToolResult) -> String {
@@ -144,23 +135,11 @@ async fn two_requests_of_a_call_cannot_share_a_key() {
         })
         .build()
         .expect("server");
-    let (a, b) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(a);
-    let (client_read, client_write) = tokio::io::split(b);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
     let client = Client {
         samples: true,
         ..Client::default()
     };
-    let session = client
-        .clone()
-        .serve((client_read, client_write))
-        .await
-        .expect("initialize");
+    let session = common::connect(server, client.clone()).await;
     let result = session
         .call_tool(CallToolRequestParams::new("twice"))
         .await

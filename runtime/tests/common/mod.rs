@@ -1,0 +1,25 @@
+//! What the runtime's integration tests share: a server and rmcp's client
+//! connected in memory.
+
+use rmcp::service::RunningService;
+use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
+
+/// Serves `server` to `client` over an in-memory stream; the client's side,
+/// initialized.
+pub(crate) async fn connect<S: ServerHandler, C: ClientHandler>(
+    server: S,
+    client: C,
+) -> RunningService<RoleClient, C> {
+    let (a, b) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(a);
+    let (client_read, client_write) = tokio::io::split(b);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve((server_read, server_write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client
+        .serve((client_read, client_write))
+        .await
+        .expect("initialize")
+}
