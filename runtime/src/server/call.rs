@@ -188,13 +188,28 @@ impl crate::context::Link for CallLink {
 
 impl Server {
     /// Runs the tool at `index` in a task of its own, ended when the client
-    /// cancels the call, within the tool's `[limits]`.
+    /// cancels the call, within the tool's `[limits]`. A handler that
+    /// panicked is an `isError` result naming a correlation id.
     pub(super) async fn run_tool(
         &self,
         index: usize,
         args: Map<String, Value>,
-        mut link: CallLink,
+        link: CallLink,
     ) -> CallToolResult {
+        self.run_tool_or_crash(index, args, link)
+            .await
+            .unwrap_or_else(Crashed::into_result)
+    }
+
+    /// As [`run_tool`](Self::run_tool), with a handler that panicked (or
+    /// was stopped from outside) told apart from one that answered: a task
+    /// reports it as failed rather than completed.
+    pub(super) async fn run_tool_or_crash(
+        &self,
+        index: usize,
+        args: Map<String, Value>,
+        mut link: CallLink,
+    ) -> Result<CallToolResult, Crashed> {
         let served = self.inner.catalog.tool(index);
         let name = served.tool.name.to_string();
         let mut args = args;
@@ -202,7 +217,7 @@ impl Server {
             super::bound::fill(&name, &served.bound, &mut args, Some(&link.request))
         {
             tracing::info!(tool = %name, refusal = ?refusal, "call refused");
-            return error(refusal);
+            return Ok(error(refusal));
         }
         let admission = match &served.limits {
             Some(limiter) => {
@@ -216,7 +231,7 @@ impl Server {
                     .await
                 {
                     Ok(admission) => Some(admission),
-                    Err(refusal) => return refused(&refusal),
+                    Err(refusal) => return Ok(refused(&refusal)),
                 }
             }
             None => None,
@@ -249,7 +264,7 @@ impl Server {
                 abort.abort();
                 // Per request, so below INFO: a busy server would log little else.
                 tracing::debug!(tool = %name, "call cancelled by the client");
-                return error(format!("the call of `{name}` was cancelled"));
+                return Ok(error(format!("the call of `{name}` was cancelled")));
             }
             () = expired => {
                 // The handler sees its Context cancelled, and has a moment
@@ -281,7 +296,7 @@ impl Server {
                     shown_duration(after)
                 ));
                 result.meta = Some(meta);
-                return result;
+                return Ok(result);
             }
         };
         let joined = match joined {
@@ -298,8 +313,8 @@ impl Server {
         &self,
         name: &str,
         joined: Result<CallOutcome, tokio::task::JoinError>,
-    ) -> CallToolResult {
-        match joined {
+    ) -> Result<CallToolResult, Crashed> {
+        Ok(match joined {
             Ok(CallOutcome::Output(output)) => to_result(output),
             Ok(CallOutcome::InvalidArguments(errors)) => error(errors.to_string()),
             Ok(CallOutcome::Failed(failure)) => match failure.failure() {
@@ -338,13 +353,41 @@ impl Server {
                     false,
                 );
                 tracing::error!(tool = %name, correlation_id = %id, "the handler {why}: {e}");
-                let mut result = error(format!(
-                    "the tool `{name}` failed: internal error (correlation id {id})"
-                ));
-                result.meta = Some(meta);
-                result
+                return Err(Crashed {
+                    message: format!(
+                        "the tool `{name}` failed: internal error (correlation id {id})"
+                    ),
+                    meta,
+                });
             }
-        }
+        })
+    }
+}
+
+/// A handler that panicked or was stopped from outside: its call has no
+/// result of its own, only the message and `_meta` (the correlation id)
+/// that say so.
+pub(super) struct Crashed {
+    message: String,
+    meta: rmcp::model::MetaObject,
+}
+
+impl Crashed {
+    /// As a plain call answers it: an `isError` result.
+    pub(super) fn into_result(self) -> CallToolResult {
+        let mut result = error(self.message);
+        result.meta = Some(self.meta);
+        result
+    }
+
+    /// As a task reports it: a JSON-RPC internal error (`{code, message,
+    /// data}`), the failure's `_meta` as its data.
+    pub(super) fn into_error(self) -> Value {
+        serde_json::json!({
+            "code": rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+            "message": self.message,
+            "data": self.meta,
+        })
     }
 }
 

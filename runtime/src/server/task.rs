@@ -31,13 +31,17 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use super::access::Caller;
 use super::asker::Asker;
-use super::call::{CallLink, TaskProgress};
+use super::call::{CallLink, Crashed, TaskProgress};
 use super::catalog::Entry;
 use super::generation::Generation;
 use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
 use crate::BoxFuture;
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
+
+/// How a task's handler ended: its result (an `isError` one included), or
+/// the JSON-RPC error (`{code, message, data?}`) of a handler that panicked.
+pub(super) type Ran = Result<CallToolResult, Value>;
 
 /// How long a task is kept after it is created, by default: its result
 /// stays there for a client that polls slowly, and the store stays bounded.
@@ -137,7 +141,7 @@ impl Tasks {
         owner: Option<&str>,
         counted_as: Option<String>,
         ttl: Duration,
-        run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, CallToolResult>,
+        run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, Ran>,
     ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
@@ -166,25 +170,20 @@ impl Tasks {
         Ok(record)
     }
 
-    async fn run(
-        &self,
-        id: String,
-        cancel: CancellationToken,
-        handler: BoxFuture<'static, CallToolResult>,
-    ) {
+    async fn run(&self, id: String, cancel: CancellationToken, handler: BoxFuture<'static, Ran>) {
         let result = tokio::select! {
             result = handler => result,
             never = self.watch(&id, &cancel) => match never {},
         };
-        let state = if cancel.is_cancelled() {
-            TaskState::Cancelled
-        } else {
-            match serde_json::to_value(&result) {
+        let state = match result {
+            _ if cancel.is_cancelled() => TaskState::Cancelled,
+            Err(error) => TaskState::Failed { error },
+            Ok(result) => match serde_json::to_value(&result) {
                 Ok(result) => TaskState::Completed { result },
                 Err(e) => TaskState::Failed {
                     error: json!({"code": ErrorCode::INTERNAL_ERROR.0, "message": format!("the result could not be stored: {e}")}),
                 },
-            }
+            },
         };
         self.finish(&id, state).await;
     }
@@ -290,7 +289,10 @@ impl Tasks {
     }
 
     /// `tasks/cancel`: the record cancelled (so every instance sees it), and
-    /// the handler at once when it runs here. The record as it now is.
+    /// the handler at once when it runs here. The record as it now is:
+    /// cancelled, or the state it had already ended in (the extension's
+    /// cancel acknowledges that alike, so that a client racing the task's
+    /// end needs no error path; see [`already_ended`] for 2025-11-25's).
     pub(super) async fn cancel(
         &self,
         id: &str,
@@ -308,17 +310,23 @@ impl Tasks {
         if let Some(running) = self.running().get(id) {
             running.cancel.cancel();
         }
-        match record.state {
-            TaskState::Cancelled => Ok(record),
-            _ => Err(ErrorData::invalid_params(
-                format!(
-                    "the task `{}` has already ended ({}); there is nothing to cancel",
-                    shorten(id, 100),
-                    status_name(&record.state)
-                ),
-                None,
-            )),
-        }
+        Ok(record)
+    }
+}
+
+/// 2025-11-25's answer to cancelling a task that had already ended
+/// (SEP-1686: `-32602`); `None` when `record` is the one cancelled.
+pub(super) fn already_ended(record: &TaskRecord) -> Option<ErrorData> {
+    match record.state {
+        TaskState::Cancelled => None,
+        _ => Some(ErrorData::invalid_params(
+            format!(
+                "the task `{}` has already ended ({}); there is nothing to cancel",
+                shorten(&record.id, 100),
+                status_name(&record.state)
+            ),
+            None,
+        )),
     }
 }
 
@@ -414,7 +422,12 @@ impl Server {
                         lacking: Arc::default(),
                         task: Some(progress),
                     };
-                    Box::pin(async move { server.run_tool(index, args, link).await })
+                    Box::pin(async move {
+                        server
+                            .run_tool_or_crash(index, args, link)
+                            .await
+                            .map_err(Crashed::into_error)
+                    })
                 },
             )
             .await

@@ -202,6 +202,22 @@ impl Tools for Suite {
         Ok(said.join(", ").into())
     }
 
+    async fn greet(&self, a: GreetArgs, _: Context) -> ToolResult {
+        crate::tasks::greet(a)
+    }
+
+    async fn slow_compute(&self, a: SlowComputeArgs, cx: Context) -> ToolResult {
+        crate::tasks::slow_compute(a, cx).await
+    }
+
+    async fn failing_job(&self, _: FailingJobArgs, _: Context) -> ToolResult {
+        crate::tasks::failing_job().await
+    }
+
+    async fn protocol_error_job(&self, _: ProtocolErrorJobArgs, _: Context) -> ToolResult {
+        crate::tasks::protocol_error_job().await
+    }
+
     async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {
         let question = Question::new(a.message)
             .field(

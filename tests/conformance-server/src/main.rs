@@ -9,6 +9,7 @@
 //! ```
 
 mod handler;
+mod tasks;
 
 use std::process::ExitCode;
 

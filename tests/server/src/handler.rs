@@ -28,6 +28,11 @@ impl Tools for Handler {
         panic!("boom: a handler bug")
     }
 
+    async fn crash_job(&self, _: CrashJobArgs, _: Context) -> ToolResult {
+        tokio::task::yield_now().await;
+        panic!("crash_job: a handler bug inside a task")
+    }
+
     async fn cancellations(&self, _: CancellationsArgs, _: Context) -> ToolResult {
         Ok(self.cancellations.load(Ordering::SeqCst).to_string().into())
     }

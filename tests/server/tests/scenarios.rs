@@ -32,6 +32,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             "archive",
             "boom",
             "cancellations",
+            "crash_job",
             "deploy",
             "echo",
             "execute_tool",
@@ -494,7 +495,7 @@ async fn protocol_eras_discover_and_auto() {
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let tools = client.list_all_tools().await.expect("list");
-        assert_eq!(tools.len(), 19, "{label}");
+        assert_eq!(tools.len(), 20, "{label}");
         assert_eq!(
             text(&call(&client, "echo", json!({"text": "era"})).await),
             "era",

@@ -121,13 +121,51 @@ async fn run_and_cancel(modern: bool) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // A finished task cannot be cancelled, and an unknown one is unknown.
-    let again = client.cancel_task(CancelTaskParams::new(id.clone())).await;
-    assert!(matches!(again, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS));
+    // Cancelling a finished task is acknowledged (a client racing its end
+    // needs no error path) and leaves it as it ended; an unknown one is
+    // unknown.
+    client
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel of an ended task is acknowledged");
+    assert_eq!(get(&client, &id).await.task.status(), TaskStatus::Completed);
     let unknown = client.get_task(GetTaskParams::new("nope".to_owned())).await;
     assert!(
         matches!(&unknown, Err(ServiceError::McpError(e)) if e.message.contains("no task `nope`")),
         "{unknown:?}"
+    );
+}
+
+/// A handler that panics inside a task fails the task with a JSON-RPC
+/// error (`failed`, never `completed`), where a tool's own error completes
+/// it with `isError`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_handler_panics_fails() {
+    let server = http_server(BIN, &[]).await;
+    let client = task_client(&server.url, true).await;
+    let id = start(&client, "crash_job", json!({})).await;
+    let ended = wait_for_end(&client, &id).await;
+    assert_eq!(ended.task.status(), TaskStatus::Failed, "{ended:?}");
+    let TaskPayload::Failed { error } = &ended.task.payload else {
+        panic!("expected an error, got {ended:?}")
+    };
+    assert_eq!(error["code"], ErrorCode::INTERNAL_ERROR.0, "{error:?}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("crash_job") && message.contains("correlation id"),
+        "{message}"
+    );
+    // The panic's own text stays in the server's log.
+    assert!(!message.contains("handler bug"), "{message}");
+    assert!(
+        error["data"]["io.modelcontextprotocol/toolFailure"]["correlationId"].is_string(),
+        "{error:?}"
+    );
+    // The server goes on serving.
+    let again = start(&client, "job", json!({"seconds": 0})).await;
+    assert_eq!(
+        wait_for_end(&client, &again).await.task.status(),
+        TaskStatus::Completed
     );
 }
 

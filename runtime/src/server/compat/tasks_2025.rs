@@ -31,7 +31,7 @@ use crate::server::access::Caller;
 use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::store::{TaskRecord, TaskState};
-use crate::server::task::{POLL_INTERVAL, status_name};
+use crate::server::task::{POLL_INTERVAL, already_ended, status_name};
 use crate::text::shorten;
 
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.
@@ -215,7 +215,10 @@ pub(crate) async fn serve(
         }
         CANCEL if session && has_tasks => {
             let record = server.inner.tasks.cancel(task_id(params)?, &caller).await?;
-            Ok(task_json(&record))
+            match already_ended(&record) {
+                Some(error) => Err(error),
+                None => Ok(task_json(&record)),
+            }
         }
         RESULT if session && has_tasks => result(server, task_id(params)?, &context).await,
         other => {
