@@ -342,6 +342,76 @@ async fn a_lapsed_lease_fails_the_task_and_a_renewed_one_holds() {
     }
 }
 
+/// What a task's handler asks, recorded by the instance running it, is
+/// answered through another (`tasks/update` may land anywhere): the answer
+/// moves from the requests to the responses, an answer to nothing asked is
+/// ignored, and the handler's taking it leaves the record clean.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_question_is_answered_through_another_instance() {
+    for url in urls() {
+        let ns = namespace();
+        let (runner, front) = pair(&url, Options::default().namespace(&ns)).await;
+        runner
+            .insert(working("q", Duration::from_secs(60)))
+            .await
+            .expect("insert");
+        for key in ["a", "b"] {
+            runner
+                .update(
+                    "q",
+                    TaskChange::Ask {
+                        key: key.into(),
+                        request: serde_json::json!({"method": "elicitation/create", "params": {}}),
+                    },
+                )
+                .await
+                .expect("ask");
+        }
+        let seen = front.get("q").await.expect("get").expect("kept");
+        assert_eq!(
+            seen.input_requests.keys().collect::<Vec<_>>(),
+            ["a", "b"],
+            "{url}"
+        );
+        let answers = [
+            ("a".to_owned(), serde_json::json!({"action": "accept"})),
+            (
+                "planted".to_owned(),
+                serde_json::json!({"action": "accept"}),
+            ),
+        ];
+        front
+            .update("q", TaskChange::Answer(answers.into_iter().collect()))
+            .await
+            .expect("answer");
+        let seen = runner.get("q").await.expect("get").expect("kept");
+        assert_eq!(
+            seen.input_requests.keys().collect::<Vec<_>>(),
+            ["b"],
+            "{url}"
+        );
+        assert_eq!(
+            seen.input_responses.keys().collect::<Vec<_>>(),
+            ["a"],
+            "{url}: only what was asked is answered"
+        );
+        runner
+            .update("q", TaskChange::Take { key: "a".into() })
+            .await
+            .expect("take");
+        let done = runner
+            .update("q", TaskChange::Finish(TaskState::Cancelled))
+            .await
+            .expect("finish")
+            .expect("kept");
+        assert!(
+            done.input_requests.is_empty() && done.input_responses.is_empty(),
+            "{url}: {done:?}"
+        );
+        clean(&url, &ns).await;
+    }
+}
+
 /// Two instances race to end the same task many times over: one end wins,
 /// and every reader sees the same one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,6 +23,9 @@ pub struct Recorder {
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     /// Declare the tasks extension (SEP-2663) in the client's capabilities.
     pub tasks: bool,
+    /// Declare form elicitation: the client can answer questions (this one
+    /// answers them only through `tasks/update`, by hand).
+    pub ask: bool,
 }
 
 impl ClientHandler for Recorder {
@@ -36,6 +39,12 @@ impl ClientHandler for Recorder {
                     rmcp::model::JsonObject::new(),
                 )]
                 .into(),
+            );
+        }
+        if self.ask {
+            info.capabilities.elicitation = Some(
+                rmcp::model::ElicitationCapability::new()
+                    .with_form(rmcp::model::FormElicitationCapability::default()),
             );
         }
         info

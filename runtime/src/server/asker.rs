@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 use super::access::Caller;
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
+use super::task_input::TaskInput;
 use crate::ask::{Answer, AskError, Question};
 use crate::sampling::{Sampled, Sampling};
 
@@ -62,6 +63,9 @@ enum Mode {
     Session(Peer<RoleServer>),
     /// A 2026-07-28 request: input requests of its `InputRequiredResult`.
     Stateless,
+    /// A task started by a 2026-07-28 request: input requests on the
+    /// task's record, answered through `tasks/update`.
+    Task(TaskInput),
     /// No way to reach the client.
     Unsupported,
 }
@@ -73,6 +77,19 @@ struct Can {
     ask: bool,
     /// Sampling: its model.
     sample: bool,
+}
+
+/// What a client can answer, from the capabilities it declared: the form
+/// mode, or neither mode (2025-06-18 clients, which only had forms), as
+/// rmcp's `supported_elicitation_modes` reads it.
+fn can(caps: Option<rmcp::model::ClientCapabilities>) -> Can {
+    Can {
+        ask: caps
+            .as_ref()
+            .and_then(|c| c.elicitation.as_ref())
+            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        sample: caps.is_some_and(|c| c.sampling.is_some()),
+    }
 }
 
 /// An input request this attempt could not answer yet.
@@ -100,6 +117,16 @@ impl Pending {
             "params": params,
         }))
         .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))
+    }
+
+    /// The input request as JSON, for a task's record.
+    fn request_json(&self) -> Result<Value, AskError> {
+        self.request()
+            .and_then(|request| {
+                serde_json::to_value(request)
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+            })
+            .map_err(|e| AskError::Failed(e.message.into_owned()))
     }
 
     /// A digest of the request as it was made (see `State::shown`).
@@ -153,6 +180,49 @@ impl Asker {
         }
     }
 
+    /// For a task started by `context`: on a 2025-11-25 session, requests
+    /// to its client as a plain call makes them; otherwise through the
+    /// task's record. Either way only what the client declared it can
+    /// answer is asked.
+    pub(crate) fn for_task(
+        context: &RequestContext<RoleServer>,
+        input: TaskInput,
+        settings: &AskSettings,
+    ) -> Self {
+        let mut asker = Asker::reaching(context, settings);
+        if asker.reaches() && !Generation::of(context).is_session() {
+            asker.mode = Mode::Task(input);
+        }
+        asker
+    }
+
+    /// What the client of `context` declared it can answer, and on a
+    /// 2025-11-25 session the way to ask it; on 2026-07-28 the caller
+    /// chooses the way.
+    fn reaching(context: &RequestContext<RoleServer>, settings: &AskSettings) -> Self {
+        let mut asker = Asker {
+            timeout: settings.timeout,
+            ..Asker::unsupported()
+        };
+        if Generation::of(context).is_session() {
+            asker.can = can(context
+                .peer
+                .peer_info()
+                .map(|info| info.capabilities.clone()));
+            if asker.reaches() {
+                asker.mode = Mode::Session(context.peer.clone());
+            }
+        } else {
+            asker.can = can(context.client_capabilities());
+        }
+        asker
+    }
+
+    /// Whether the client can answer anything at all.
+    fn reaches(&self) -> bool {
+        self.can.ask || self.can.sample
+    }
+
     /// For a `tools/call` request: its generation, what the client can answer,
     /// and, on a retry, the answers so far (from a `requestState` that must
     /// verify, and the new `inputResponses`).
@@ -161,31 +231,11 @@ impl Asker {
         context: &RequestContext<RoleServer>,
         settings: &AskSettings,
     ) -> Result<Self, ErrorData> {
-        let mut asker = Asker {
-            timeout: settings.timeout,
-            ..Asker::unsupported()
-        };
-        // The form mode, or neither mode (2025-06-18 clients, which only
-        // had forms), as rmcp's `supported_elicitation_modes` reads it.
-        let can = |caps: Option<rmcp::model::ClientCapabilities>| Can {
-            ask: caps
-                .as_ref()
-                .and_then(|c| c.elicitation.as_ref())
-                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-            sample: caps.is_some_and(|c| c.sampling.is_some()),
-        };
+        let mut asker = Asker::reaching(context, settings);
         if Generation::of(context).is_session() {
-            asker.can = can(context
-                .peer
-                .peer_info()
-                .map(|info| info.capabilities.clone()));
-            if asker.can.ask || asker.can.sample {
-                asker.mode = Mode::Session(context.peer.clone());
-            }
             return Ok(asker);
         }
-        asker.can = can(context.client_capabilities());
-        if asker.can.ask || asker.can.sample {
+        if asker.reaches() {
             asker.mode = Mode::Stateless;
         } else if request.request_state.is_none() {
             // Nothing to seal or open: skip serializing the arguments.
@@ -300,6 +350,12 @@ impl Asker {
                     Err(e) => Err(AskError::Failed(e.to_string())),
                 }
             }
+            Mode::Task(input) => {
+                let result = input
+                    .request(&key, Pending::Question(question).request_json()?)
+                    .await?;
+                Answer::from_result(&result)
+            }
             Mode::Stateless => match self.answers.get(&key) {
                 Some(result) if self.shown.get(&key) == Some(&digest(&question)) => {
                     Answer::from_result(result)
@@ -340,6 +396,12 @@ impl Asker {
                         Sampled::from_result(&result)
                     }
                 }
+            }
+            Mode::Task(input) => {
+                let result = input
+                    .request(&key, Pending::Sampling(sampling).request_json()?)
+                    .await?;
+                Sampled::from_result(&result)
             }
             Mode::Stateless => {
                 let pending = Pending::Sampling(sampling);

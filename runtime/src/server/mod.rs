@@ -66,6 +66,7 @@ mod resources;
 mod roots;
 pub mod store;
 mod task;
+mod task_input;
 mod telemetry;
 mod uri_template;
 

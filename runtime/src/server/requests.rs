@@ -11,7 +11,7 @@ use rmcp::model::{
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities,
-    ServerConfig, TASKS_EXTENSION_ID, Tool,
+    ServerConfig, TASKS_EXTENSION_ID, Tool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -260,6 +260,21 @@ impl ServerHandler for Server {
         self.inner
             .tasks
             .state(&request.task_id, &Caller::of(&context))
+            .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .tasks
+            .answer(
+                &request.task_id,
+                &Caller::of(&context),
+                request.input_responses,
+            )
             .await
     }
 

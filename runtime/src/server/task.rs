@@ -13,7 +13,7 @@
 //! anyone else its id is unknown. 2025-11-25 sessions ask for tasks their own
 //! way (see `compat`); both ways start and read tasks here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -35,6 +35,7 @@ use super::call::{CallLink, Crashed, TaskProgress};
 use super::catalog::Entry;
 use super::generation::Generation;
 use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
+use super::task_input::TaskInput;
 use crate::BoxFuture;
 use crate::metadata::TaskSupport;
 use crate::text::shorten;
@@ -76,6 +77,8 @@ struct Running {
     cancel: CancellationToken,
     /// Woken when it ends, for the requests waiting on its result.
     ended: Arc<tokio::sync::Notify>,
+    /// Woken when the client answers what the handler asked.
+    answered: Arc<tokio::sync::Notify>,
 }
 
 impl Tasks {
@@ -141,7 +144,7 @@ impl Tasks {
         owner: Option<&str>,
         counted_as: Option<String>,
         ttl: Duration,
-        run: impl FnOnce(CancellationToken, TaskProgress) -> BoxFuture<'static, Ran>,
+        run: impl FnOnce(CancellationToken, TaskProgress, TaskInput) -> BoxFuture<'static, Ran>,
     ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let mut record = TaskRecord::working(id.clone(), tool.to_owned(), ttl);
@@ -150,16 +153,19 @@ impl Tasks {
         record.lease_until_ms = Some(ms_after(self.lease));
         self.store.insert(record.clone()).await?;
         let cancel = CancellationToken::new();
+        let answered = Arc::new(tokio::sync::Notify::new());
         self.running().insert(
             id.clone(),
             Running {
                 cancel: cancel.clone(),
                 ended: Arc::new(tokio::sync::Notify::new()),
+                answered: answered.clone(),
             },
         );
         let handler = run(
             cancel.clone(),
             TaskProgress::new(self.store.clone(), id.clone()),
+            TaskInput::new(self.store.clone(), id.clone(), answered),
         );
         let tasks = self.clone();
         // A child of the `tools/call` span that started it, which ends
@@ -288,6 +294,30 @@ impl Tasks {
         Ok(GetTaskResult::new(detailed(&record)))
     }
 
+    /// `tasks/update`: the client's answers to what the task's handler
+    /// asked, written on the record (so the handler sees them wherever it
+    /// runs) and handed at once to a handler running here. A key nobody
+    /// asked is ignored.
+    pub(super) async fn answer(
+        &self,
+        id: &str,
+        caller: &Caller<'_>,
+        responses: BTreeMap<String, Value>,
+    ) -> Result<(), ErrorData> {
+        self.visible(id, caller).await?;
+        if responses.is_empty() {
+            return Ok(());
+        }
+        self.store
+            .update(id, TaskChange::Answer(responses))
+            .await
+            .map_err(store_error)?;
+        if let Some(running) = self.running().get(id) {
+            running.answered.notify_waiters();
+        }
+        Ok(())
+    }
+
     /// `tasks/cancel`: the record cancelled (so every instance sees it), and
     /// the handler at once when it runs here. The record as it now is:
     /// cancelled, or the state it had already ended in (the extension's
@@ -409,14 +439,16 @@ impl Server {
                 caller.owner().as_deref(),
                 caller.counted_as(),
                 ttl,
-                move |cancel, progress| {
-                    // The task outlives this request: its own cancellation, and
-                    // progress into the store rather than to a request that has
-                    // ended. Questions cannot be answered inside a task.
+                move |cancel, progress, input| {
+                    // The task outlives this request: its own cancellation,
+                    // progress into the store rather than to a request that
+                    // has ended, and questions through the task's record
+                    // (through the session, on a 2025-11-25 one).
+                    let asker = Asker::for_task(&request, input, &server.inner.ask);
                     let link = CallLink {
                         cancel,
                         request,
-                        asker: Arc::new(Asker::unsupported()),
+                        asker: Arc::new(asker),
                         roots: server.roots.clone(),
                         log_level: server.log_level.clone(),
                         lacking: Arc::default(),
@@ -478,8 +510,9 @@ pub(super) fn status_name(state: &TaskState) -> &'static str {
     }
 }
 
-fn status(state: &TaskState) -> TaskStatus {
-    match state {
+fn status(record: &TaskRecord) -> TaskStatus {
+    match &record.state {
+        TaskState::Working if !record.input_requests.is_empty() => TaskStatus::InputRequired,
         TaskState::Working => TaskStatus::Working,
         TaskState::Completed { .. } => TaskStatus::Completed,
         TaskState::Failed { .. } => TaskStatus::Failed,
@@ -490,7 +523,7 @@ fn status(state: &TaskState) -> TaskStatus {
 fn wire_task(record: &TaskRecord) -> Task {
     let mut task = Task::new(
         record.id.clone(),
-        status(&record.state),
+        status(record),
         record.created_at.clone(),
         record.updated_at.clone(),
     )
@@ -513,6 +546,20 @@ fn object(value: &Value) -> JsonObject {
 
 fn detailed(record: &TaskRecord) -> DetailedTask {
     let payload = match &record.state {
+        TaskState::Working if !record.input_requests.is_empty() => TaskPayload::InputRequired {
+            input_requests: record
+                .input_requests
+                .iter()
+                .filter_map(|(key, request)| {
+                    // Written by this server from an `InputRequest`, so it
+                    // reads back; a record from a newer server may not.
+                    serde_json::from_value(request.clone())
+                        .map(|request| (key.clone(), request))
+                        .inspect_err(|e| tracing::warn!(task = %record.id, key, "an input request unread: {e}"))
+                        .ok()
+                })
+                .collect(),
+        },
         TaskState::Working => TaskPayload::Working,
         TaskState::Completed { result } => TaskPayload::Completed {
             result: object(result),

@@ -214,6 +214,14 @@ impl Tools for Suite {
         crate::tasks::failing_job().await
     }
 
+    async fn confirm_delete(&self, a: ConfirmDeleteArgs, cx: Context) -> ToolResult {
+        crate::tasks::confirm_delete(a, cx).await
+    }
+
+    async fn multi_input(&self, _: MultiInputArgs, cx: Context) -> ToolResult {
+        crate::tasks::multi_input(cx).await
+    }
+
     async fn protocol_error_job(&self, _: ProtocolErrorJobArgs, _: Context) -> ToolResult {
         crate::tasks::protocol_error_job().await
     }

@@ -1,8 +1,10 @@
 //! The tasks extension's fixtures (SEP-2663 scenarios `tasks-*`): a
-//! sync-only tool, and task tools that wait, fail as a tool, or crash.
+//! sync-only tool, and task tools that wait, fail as a tool, crash, or ask
+//! the person from inside the task.
 
 use std::time::Duration;
 
+use toolmetadata::ask::{Answer, Answers, Field, Question};
 use toolmetadata::{Context, ToolError, ToolResult};
 
 use crate::tools::*;
@@ -34,7 +36,38 @@ pub(crate) async fn failing_job() -> ToolResult {
 /// as a failed task rather than a tool's error.
 pub(crate) async fn protocol_error_job() -> ToolResult {
     tokio::task::yield_now().await;
-    let crash: Option<()> = None;
-    crash.expect("protocol_error_job crashes on purpose");
-    Ok("unreachable".into())
+    panic!("protocol_error_job crashes on purpose")
+}
+
+/// The person's yes to `question`, or the tool's error that says why not.
+async fn confirmed(cx: &Context, question: Question) -> Result<Answers, ToolError> {
+    match cx.ask(question).await {
+        Ok(Answer::Accept(answers)) => Ok(answers),
+        Ok(Answer::Decline | Answer::Cancel) => Err(ToolError::new("the person did not confirm")),
+        Err(e) => Err(ToolError::new(format!("could not ask: {e}"))),
+    }
+}
+
+/// `confirm_delete`: asks once, from inside its task, then "deletes".
+pub(crate) async fn confirm_delete(a: ConfirmDeleteArgs, cx: Context) -> ToolResult {
+    let question = Question::new(format!("Delete {}?", a.filename))
+        .field(Field::boolean("confirm").description("Yes, delete it"));
+    let answers = confirmed(&cx, question).await?;
+    if answers.get::<bool>("confirm") == Ok(false) {
+        return Ok(format!("kept {}", a.filename).into());
+    }
+    Ok(format!("deleted {}", a.filename).into())
+}
+
+/// `multi_input`: two questions at once, each waiting on its own key.
+pub(crate) async fn multi_input(cx: Context) -> ToolResult {
+    let ask = |n: u8| {
+        Question::new(format!("Question {n} of 2: your name?"))
+            .key(format!("question-{n}"))
+            .field(Field::string("name"))
+            .field(Field::boolean("confirm"))
+    };
+    let (first, second) = tokio::join!(confirmed(&cx, ask(1)), confirmed(&cx, ask(2)));
+    let name = |answers: Answers| answers.get::<String>("name").unwrap_or_default();
+    Ok(format!("answered: {} and {}", name(first?), name(second?)).into())
 }

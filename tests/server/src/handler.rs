@@ -136,6 +136,27 @@ impl Tools for Handler {
         Ok("slept".into())
     }
 
+    async fn survey(&self, _: SurveyArgs, cx: Context) -> ToolResult {
+        let question = |key: &str| {
+            Question::new(format!("Your {key}?"))
+                .key(key)
+                .field(Field::string(key).required())
+        };
+        let (colour, food) = tokio::join!(cx.ask(question("colour")), cx.ask(question("food")));
+        let said = |answer: Answer, key: &str| -> Result<String, ToolError> {
+            match answer {
+                Answer::Accept(answers) => Ok(answers.get(key)?),
+                Answer::Decline | Answer::Cancel => Ok("(not said)".to_owned()),
+            }
+        };
+        Ok(format!(
+            "colour: {}, food: {}",
+            said(colour?, "colour")?,
+            said(food?, "food")?
+        )
+        .into())
+    }
+
     async fn throttled(&self, args: ThrottledArgs, cx: Context) -> ToolResult {
         // As `slow`: a cancellation seen through the context is counted.
         let counter = self.cancellations.clone();

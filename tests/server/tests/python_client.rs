@@ -21,7 +21,7 @@ fn client(mode: &str, target: &[&str]) -> Value {
 
 fn expected() -> Value {
     json!({
-        "tools": ["archive", "boom", "cancellations", "crash_job", "deploy", "echo", "execute_tool", "export", "fail", "greet", "info", "job", "progress", "remove", "route", "slow", "stats", "throttled", "tool_search", "whoami"],
+        "tools": ["archive", "boom", "cancellations", "crash_job", "deploy", "echo", "execute_tool", "export", "fail", "greet", "info", "job", "progress", "remove", "route", "slow", "stats", "survey", "throttled", "tool_search", "whoami"],
         "echo": {"text": "hi hi", "is_error": false},
         "stats": {"structured": {"count": 3, "mean": 3.0}, "is_error": false},
         "greet": "hello Py",

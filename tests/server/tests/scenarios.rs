@@ -46,6 +46,7 @@ async fn list_is_sorted_and_matches_the_rendered_entries(client: &Client) {
             "route",
             "slow",
             "stats",
+            "survey",
             "throttled",
             "tool_search",
             "whoami"
@@ -495,7 +496,7 @@ async fn protocol_eras_discover_and_auto() {
             .await
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         let tools = client.list_all_tools().await.expect("list");
-        assert_eq!(tools.len(), 20, "{label}");
+        assert_eq!(tools.len(), 21, "{label}");
         assert_eq!(
             text(&call(&client, "echo", json!({"text": "era"})).await),
             "era",

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ErrorCode, GetTaskParams,
-    GetTaskResult, TaskPayload, TaskStatus,
+    GetTaskResult, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
@@ -134,6 +134,106 @@ async fn run_and_cancel(modern: bool) {
         matches!(&unknown, Err(ServiceError::McpError(e)) if e.message.contains("no task `nope`")),
         "{unknown:?}"
     );
+}
+
+/// A task's handler asks the person from inside the task (2026-07-28): the
+/// task is `input_required` with each question under its key; the client
+/// answers with `tasks/update`, one key at a time if it likes, and the
+/// handler goes on once it has what it asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asks_and_is_answered_through_tasks_update() {
+    let server = http_server(BIN, &[]).await;
+    let recorder = Recorder {
+        tasks: true,
+        ask: true,
+        ..Recorder::default()
+    };
+    let client = http_client_as(&server.url, recorder, true).await.0;
+    let id = start(&client, "survey", json!({})).await;
+    let asked = |state: &GetTaskResult| -> Vec<String> {
+        match &state.task.payload {
+            TaskPayload::InputRequired { input_requests } => {
+                input_requests.keys().cloned().collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let state = loop {
+        let state = get(&client, &id).await;
+        if asked(&state).len() == 2 {
+            break state;
+        }
+        assert!(Instant::now() < deadline, "never asked both: {state:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(state.task.status(), TaskStatus::InputRequired);
+    assert_eq!(asked(&state), ["colour", "food"]);
+    let TaskPayload::InputRequired { input_requests } = &state.task.payload else {
+        unreachable!("asked() saw input requests")
+    };
+    let request = serde_json::to_value(&input_requests["colour"]).expect("json");
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    assert_eq!(request["params"]["message"], "Your colour?", "{request}");
+
+    let answer = |key: &str, value: &str| {
+        [(
+            key.to_owned(),
+            json!({"action": "accept", "content": {key: value}}),
+        )]
+        .into_iter()
+        .collect()
+    };
+    // An answer to something not asked is no answer: ignored.
+    client
+        .update_task(UpdateTaskParams::new(id.clone(), answer("planted", "x")))
+        .await
+        .expect("tasks/update");
+    client
+        .update_task(UpdateTaskParams::new(id.clone(), answer("colour", "blue")))
+        .await
+        .expect("tasks/update");
+    let partly = get(&client, &id).await;
+    assert_eq!(
+        partly.task.status(),
+        TaskStatus::InputRequired,
+        "{partly:?}"
+    );
+    assert_eq!(asked(&partly), ["food"]);
+    client
+        .update_task(UpdateTaskParams::new(id.clone(), answer("food", "soup")))
+        .await
+        .expect("tasks/update");
+    let done = wait_for_end(&client, &id).await;
+    let TaskPayload::Completed { result } = &done.task.payload else {
+        panic!("expected a result, got {done:?}")
+    };
+    assert_eq!(result["content"][0]["text"], "colour: blue, food: soup");
+    // An ended task takes no answers, and says nothing of them.
+    client
+        .update_task(UpdateTaskParams::new(id.clone(), answer("food", "cake")))
+        .await
+        .expect("tasks/update of an ended task");
+    let unknown = client
+        .update_task(UpdateTaskParams::new(
+            "nope".to_owned(),
+            answer("food", "x"),
+        ))
+        .await;
+    assert!(
+        matches!(&unknown, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS),
+        "{unknown:?}"
+    );
+
+    // A client that cannot answer questions is not asked: the handler hears
+    // so at once, and the task ends.
+    let mute = task_client(&server.url, true).await;
+    let id = start(&mute, "survey", json!({})).await;
+    let ended = wait_for_end(&mute, &id).await;
+    let TaskPayload::Completed { result } = &ended.task.payload else {
+        panic!("expected a result, got {ended:?}")
+    };
+    assert_eq!(result["isError"], true, "{result:?}");
 }
 
 /// A handler that panics inside a task fails the task with a JSON-RPC

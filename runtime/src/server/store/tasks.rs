@@ -10,7 +10,7 @@
 //! whose instance died reads as failed once the lease has lapsed (see
 //! [`TaskStore`] for what an implementation must guarantee).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -82,6 +82,15 @@ pub struct TaskRecord {
     /// instance running it vouches for it. Past that, nobody runs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_until_ms: Option<u64>,
+    /// What the handler asked its client and is waiting for, by key: each
+    /// an `InputRequest` (`{method, params}`) as JSON. A working task with
+    /// any is `input_required` on the wire.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_requests: BTreeMap<String, Value>,
+    /// Answers the client gave (`tasks/update`) that the handler has not
+    /// taken yet, by key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_responses: BTreeMap<String, Value>,
 }
 
 impl TaskRecord {
@@ -101,6 +110,8 @@ impl TaskRecord {
             owner: None,
             counted_as: None,
             lease_until_ms: None,
+            input_requests: BTreeMap::new(),
+            input_responses: BTreeMap::new(),
         }
     }
 
@@ -130,7 +141,34 @@ impl TaskRecord {
         }
         match change {
             TaskChange::StatusMessage(message) => self.status_message = Some(message),
-            TaskChange::Finish(state) => self.state = state,
+            TaskChange::Finish(state) => {
+                self.state = state;
+                self.input_requests.clear();
+                self.input_responses.clear();
+            }
+            TaskChange::Ask { key, request } => {
+                self.input_requests.insert(key, request);
+            }
+            TaskChange::Answer(responses) => {
+                // Only what is asked is answered: a key nobody asked (or
+                // already answered) is ignored, so a client cannot plant an
+                // answer ahead of a question.
+                let mut answered = false;
+                for (key, response) in responses {
+                    if self.input_requests.remove(&key).is_some() {
+                        self.input_responses.insert(key, response);
+                        answered = true;
+                    }
+                }
+                if !answered {
+                    return;
+                }
+            }
+            // Not a change a client sees: `updated_at` stays.
+            TaskChange::Take { key } => {
+                self.input_responses.remove(&key);
+                return;
+            }
             // Not a change a client sees: `updated_at` stays.
             TaskChange::Renew { until_ms } => {
                 self.lease_until_ms = Some(until_ms);
@@ -158,6 +196,22 @@ impl TaskRecord {
 pub enum TaskChange {
     /// The handler reported progress.
     StatusMessage(String),
+    /// The handler asks its client: `request` (an `InputRequest` as JSON)
+    /// awaits an answer under `key`.
+    Ask {
+        /// The key the client answers under.
+        key: String,
+        /// The `{method, params}` of the request.
+        request: Value,
+    },
+    /// The client answered (`tasks/update`): each response whose key is
+    /// asked moves from the requests to the responses; others are ignored.
+    Answer(BTreeMap<String, Value>),
+    /// The handler took the answer under `key`.
+    Take {
+        /// The key answered.
+        key: String,
+    },
     /// The task finished, failed or was cancelled.
     Finish(TaskState),
     /// The running instance extends its lease (a working task only).
