@@ -65,6 +65,7 @@ mod requests;
 mod resources;
 mod roots;
 pub mod store;
+mod subscriptions;
 mod task;
 mod task_input;
 mod telemetry;
@@ -128,6 +129,8 @@ struct Inner {
     list_cache: cache::ListCache,
     tasks: Arc<task::Tasks>,
     stores: store::Stores,
+    /// Who is told of a resource's change.
+    subscriptions: subscriptions::Subscriptions,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
 }
@@ -142,6 +145,8 @@ pub struct Server {
     roots: Arc<roots::SessionRoots>,
     /// The level of log messages the session's client asked for.
     log_level: Arc<client_log::SessionLogLevel>,
+    /// The session's identity among the resource subscriptions.
+    subscriber: u64,
 }
 
 impl fmt::Debug for Server {
@@ -168,6 +173,7 @@ impl Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
             log_level: Arc::default(),
+            subscriber: subscriptions::next_subscriber(),
         }
     }
 

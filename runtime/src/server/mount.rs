@@ -220,10 +220,16 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        if self.tools.serves_resources() {
+            return self.tools.accepted_subscription_filter(requested);
+        }
         self.handler.accepted_subscription_filter(requested)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.listen(context).await;
+        }
         self.handler.listen(context).await
     }
 
@@ -234,6 +240,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.subscribe(request, context).await;
+        }
         self.handler.subscribe(request, context).await
     }
 
@@ -244,6 +253,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if self.tools.serves_resources() {
+            return self.tools.unsubscribe(request, context).await;
+        }
         self.handler.unsubscribe(request, context).await
     }
 

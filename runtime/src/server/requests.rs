@@ -1,6 +1,6 @@
 //! The `rmcp::ServerHandler` of [`Server`]: `initialize`, `tools/list` and
-//! `tools/call`, resources and resource templates, prompts and completions,
-//! and the tool lookup rmcp uses to check `Mcp-Param-*` headers.
+//! `tools/call`, resources and resource templates (and subscriptions to
+//! them), prompts and completions, tasks, and the tool lookup rmcp uses to check `Mcp-Param-*` headers.
 
 use std::borrow::Cow;
 
@@ -11,9 +11,10 @@ use rmcp::model::{
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities,
-    ServerConfig, TASKS_EXTENSION_ID, Tool, UpdateTaskParams,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, TASKS_EXTENSION_ID, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value};
 
@@ -43,7 +44,11 @@ impl ServerHandler for Server {
             .enable_logging()
             .build();
         if self.serves_resources() {
-            capabilities.resources = Some(ResourcesCapability::default());
+            // Subscriptions: `resources/subscribe` on sessions,
+            // `subscriptions/listen` on 2026-07-28.
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
         }
         if self.serves_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
@@ -261,6 +266,35 @@ impl ServerHandler for Server {
             .tasks
             .state(&request.task_id, &Caller::of(&context))
             .await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let session = super::generation::Generation::of(&context).is_session();
+        self.subscribe_session(&request.uri, &context.peer, session)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.unsubscribe_session(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.accepted_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        Server::listen(self, context).await
     }
 
     async fn update_task(

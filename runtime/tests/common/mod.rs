@@ -1,6 +1,7 @@
 //! What the runtime's integration tests share: a server and rmcp's client
 //! connected in memory.
 
+use rmcp::service::ClientServiceExt;
 use rmcp::service::RunningService;
 use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
 
@@ -9,6 +10,22 @@ use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
 pub(crate) async fn connect<S: ServerHandler, C: ClientHandler>(
     server: S,
     client: C,
+) -> RunningService<RoleClient, C> {
+    connect_with(
+        server,
+        client,
+        rmcp::service::ClientLifecycleMode::Initialize,
+    )
+    .await
+}
+
+/// [`connect`], the client starting the way `lifecycle` says: a
+/// 2025-11-25 session (`Initialize`), or 2026-07-28's `Discover`.
+#[allow(dead_code, reason = "not every test binary speaks both generations")]
+pub(crate) async fn connect_with<S: ServerHandler, C: ClientHandler>(
+    server: S,
+    client: C,
+    lifecycle: rmcp::service::ClientLifecycleMode,
 ) -> RunningService<RoleClient, C> {
     let (a, b) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(a);
@@ -19,7 +36,7 @@ pub(crate) async fn connect<S: ServerHandler, C: ClientHandler>(
         }
     });
     client
-        .serve((client_read, client_write))
+        .serve_with_lifecycle((client_read, client_write), lifecycle)
         .await
         .expect("initialize")
 }

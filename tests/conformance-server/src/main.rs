@@ -87,6 +87,14 @@ fn extras(builder: ServerBuilder) -> ServerBuilder {
                 .with_mime_type("image/png"),
             ResourceContents::blob(PNG, "test://static-binary").with_mime_type("image/png"),
         )
+        // What resources-subscribe and -unsubscribe watch.
+        .static_resource(
+            Resource::new("test://watched-resource", "watched-resource")
+                .with_description("A resource to subscribe to")
+                .with_mime_type("text/plain"),
+            ResourceContents::text("Watched resource content", "test://watched-resource")
+                .with_mime_type("text/plain"),
+        )
         .resource_template(
             ResourceTemplate::new("test://template/{id}/data", "template")
                 .with_description("Data for an id")

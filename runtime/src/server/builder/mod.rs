@@ -412,6 +412,7 @@ impl ServerBuilder {
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
+            subscriber: super::subscriptions::next_subscriber(),
             inner: Arc::new(Inner {
                 name: self
                     .name
@@ -448,6 +449,7 @@ impl ServerBuilder {
                     sessions: self.session_store,
                 },
                 list_extras: Arc::new(self.list_extras),
+                subscriptions: Default::default(),
             }),
         })
     }

@@ -1,0 +1,261 @@
+//! Who wants to hear that a resource changed: `resources/subscribe` on a
+//! 2025-11-25 session, and `subscriptions/listen` with
+//! `resourceSubscriptions` on 2026-07-28. [`Server::resource_updated`]
+//! sends `notifications/resources/updated` to each.
+//!
+//! Subscriptions live on the instance that holds the session or the listen
+//! stream: behind a balancer, call `resource_updated` on every instance
+//! (from whatever tells them of the change). Only URIs the server serves
+//! can be subscribed to, at most [`MAX_PER_SUBSCRIBER`] each and
+//! [`MAX_SUBSCRIPTIONS`] in all, so a client cannot grow the table.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
+    SubscriptionFilter,
+};
+use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSink};
+
+use super::Server;
+use crate::text::shorten;
+
+/// How many URIs one session or listen stream may watch.
+pub(super) const MAX_PER_SUBSCRIBER: usize = 100;
+/// How many subscriptions the instance keeps in all.
+pub(super) const MAX_SUBSCRIPTIONS: usize = 10_000;
+/// How long one notification may take to leave: a client that stops
+/// reading does not hold the others back.
+const SEND_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A session's or a listen stream's identity in the table.
+pub(super) fn next_subscriber() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Where a notification goes.
+#[derive(Clone)]
+enum Target {
+    Session(Peer<RoleServer>),
+    Listen(SubscriptionSink),
+}
+
+/// The subscriptions of this instance, by URI.
+#[derive(Default)]
+pub(super) struct Subscriptions {
+    by_uri: Mutex<HashMap<String, HashMap<u64, Target>>>,
+}
+
+impl Subscriptions {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<u64, Target>>> {
+        self.by_uri.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn add(&self, subscriber: u64, uris: &[String], target: &Target) -> Result<(), ErrorData> {
+        let mut table = self.table();
+        // A session gone without unsubscribing leaves its entries: they go
+        // when the table would otherwise refuse.
+        let total: usize = table.values().map(HashMap::len).sum();
+        if total + uris.len() > MAX_SUBSCRIPTIONS {
+            table.retain(|_, subscribers| {
+                subscribers.retain(|_, target| match target {
+                    Target::Session(peer) => !peer.is_transport_closed(),
+                    Target::Listen(_) => true,
+                });
+                !subscribers.is_empty()
+            });
+        }
+        let total: usize = table.values().map(HashMap::len).sum();
+        let own = table
+            .values()
+            .filter(|subscribers| subscribers.contains_key(&subscriber))
+            .count();
+        let fresh = uris
+            .iter()
+            .filter(|uri| !table.get(*uri).is_some_and(|s| s.contains_key(&subscriber)))
+            .count();
+        if own + fresh > MAX_PER_SUBSCRIBER || total + fresh > MAX_SUBSCRIPTIONS {
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "too many resource subscriptions: at most {MAX_PER_SUBSCRIBER} per client; unsubscribe from some first"
+                ),
+                None,
+            ));
+        }
+        for uri in uris {
+            table
+                .entry(uri.clone())
+                .or_default()
+                .insert(subscriber, target.clone());
+        }
+        Ok(())
+    }
+
+    fn remove(&self, subscriber: u64, uris: &[String]) {
+        let mut table = self.table();
+        for uri in uris {
+            if let Some(subscribers) = table.get_mut(uri) {
+                subscribers.remove(&subscriber);
+                if subscribers.is_empty() {
+                    table.remove(uri);
+                }
+            }
+        }
+    }
+
+    /// Tells everyone subscribed to `uri`; how many were told.
+    async fn notify(&self, uri: &str) -> usize {
+        let targets: Vec<(u64, Target)> = match self.table().get(uri) {
+            Some(subscribers) => subscribers
+                .iter()
+                .map(|(id, target)| (*id, target.clone()))
+                .collect(),
+            None => return 0,
+        };
+        let mut sends = tokio::task::JoinSet::new();
+        for (id, target) in targets {
+            let notification = ServerNotification::ResourceUpdatedNotification(
+                ResourceUpdatedNotification::new(ResourceUpdatedNotificationParam::new(uri)),
+            );
+            sends.spawn(async move {
+                let sent = match &target {
+                    Target::Session(peer) => {
+                        tokio::time::timeout(SEND_TIMEOUT, peer.send_notification(notification))
+                            .await
+                            .map(|r| r.is_ok())
+                    }
+                    Target::Listen(sink) => {
+                        tokio::time::timeout(SEND_TIMEOUT, sink.send(notification))
+                            .await
+                            .map(|r| r.is_ok())
+                    }
+                };
+                (id, sent)
+            });
+        }
+        let mut told = 0;
+        while let Some(joined) = sends.join_next().await {
+            match joined {
+                Ok((_, Ok(true))) => told += 1,
+                // Gone: the session closed, or the stream ended.
+                Ok((id, Ok(false))) => self.remove(id, &[uri.to_owned()]),
+                Ok((_, Err(_))) => tracing::debug!(uri, "a subscriber too slow to notify: skipped"),
+                Err(e) => tracing::debug!(uri, "a notification's send stopped: {e}"),
+            }
+        }
+        told
+    }
+}
+
+impl Server {
+    /// Tells the clients subscribed to `uri` on this instance that it
+    /// changed (`notifications/resources/updated`): sessions that sent
+    /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
+    /// that named it. How many were told. A client that does not read
+    /// within two seconds is skipped; one that is gone is forgotten.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        self.inner.subscriptions.notify(uri).await
+    }
+
+    /// Whether `uri` is a resource this server serves: a static one, or
+    /// one a template matches.
+    pub(super) fn serves_uri(&self, uri: &str) -> bool {
+        self.inner.resources.iter().any(|r| r.resource.uri == uri)
+            || self
+                .inner
+                .templates
+                .iter()
+                .any(|t| t.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()))
+    }
+
+    /// `resources/subscribe` (2025-11-25 sessions).
+    pub(super) fn subscribe_session(
+        &self,
+        uri: &str,
+        peer: &Peer<RoleServer>,
+        session: bool,
+    ) -> Result<(), ErrorData> {
+        if !session {
+            return Err(ErrorData::invalid_request(
+                "resources/subscribe needs a session (2025-11-25); on 2026-07-28 use subscriptions/listen with resourceSubscriptions",
+                None,
+            ));
+        }
+        if !self.serves_uri(uri) {
+            let uri = shorten(uri, 200);
+            return Err(ErrorData::resource_not_found(
+                format!("Resource not found: `{uri}`; subscribe to a resource this server lists"),
+                Some(serde_json::json!({ "uri": uri })),
+            ));
+        }
+        self.inner.subscriptions.add(
+            self.subscriber,
+            &[uri.to_owned()],
+            &Target::Session(peer.clone()),
+        )
+    }
+
+    /// `resources/unsubscribe`: nothing to undo is no error.
+    pub(super) fn unsubscribe_session(&self, uri: &str) {
+        self.inner
+            .subscriptions
+            .remove(self.subscriber, &[uri.to_owned()]);
+    }
+
+    /// What of a `subscriptions/listen` filter this server takes: the
+    /// resources it serves, at most [`MAX_PER_SUBSCRIBER`].
+    pub(super) fn accepted_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        let mut accepted = SubscriptionFilter::new();
+        if let Some(uris) = &requested.resource_subscriptions {
+            let served: Vec<String> = uris
+                .iter()
+                .filter(|uri| self.serves_uri(uri))
+                .take(MAX_PER_SUBSCRIBER)
+                .cloned()
+                .collect();
+            if !served.is_empty() {
+                accepted.resource_subscriptions = Some(served);
+            }
+        }
+        accepted
+    }
+
+    /// A `subscriptions/listen` stream, until the client ends it.
+    pub(super) async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let stream = next_subscriber();
+        self.inner
+            .subscriptions
+            .add(stream, &uris, &Target::Listen(context.sink().clone()))?;
+        // Removed however the stream ends, its future dropped included.
+        let _listening = Listening {
+            subscriptions: &self.inner.subscriptions,
+            stream,
+            uris,
+        };
+        context.cancelled().await;
+        Ok(())
+    }
+}
+
+/// A listen stream's subscriptions, removed when it ends.
+struct Listening<'a> {
+    subscriptions: &'a Subscriptions,
+    stream: u64,
+    uris: Vec<String>,
+}
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.subscriptions.remove(self.stream, &self.uris);
+    }
+}

@@ -1,0 +1,129 @@
+//! Subscriptions to resources through rmcp's client: a session subscribes
+//! (`resources/subscribe`) and hears of a change through
+//! `Server::resource_updated`, until it unsubscribes; a URI the server does
+//! not serve cannot be subscribed to; a `subscriptions/listen` stream
+//! (2026-07-28) is accepted for the resources the server serves and hears
+//! of their changes while it lasts.
+
+mod common;
+
+use std::time::Duration;
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ErrorCode, ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient, ServiceError};
+use tokio::sync::mpsc;
+use toolmetadata::server::Server;
+
+fn server() -> Server {
+    Server::builder()
+        .resource("app://status", "status", "text/plain", "all good")
+        .build()
+        .expect("server")
+}
+
+/// A client that passes on what it hears of resources.
+#[derive(Clone)]
+struct Heard(mpsc::UnboundedSender<String>);
+
+impl ClientHandler for Heard {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    deprecated,
+    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+)]
+async fn a_session_subscribes_hears_and_unsubscribes() {
+    let server = server();
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    let client = common::connect(server.clone(), Heard(tx)).await;
+    let info = client.peer_info().expect("initialized");
+    let resources = info.capabilities.resources.as_ref().expect("resources");
+    assert_eq!(resources.subscribe, Some(true));
+
+    // Nobody listens yet.
+    assert_eq!(server.resource_updated("app://status").await, 0);
+    client
+        .subscribe(SubscribeRequestParams::new("app://status"))
+        .await
+        .expect("resources/subscribe");
+    assert_eq!(server.resource_updated("app://status").await, 1);
+    let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
+        .await
+        .expect("the notification came")
+        .expect("open");
+    assert_eq!(uri, "app://status");
+    // Another URI's change is not this subscriber's.
+    assert_eq!(server.resource_updated("app://other").await, 0);
+
+    let unknown = client
+        .subscribe(SubscribeRequestParams::new("app://nothing"))
+        .await;
+    assert!(
+        matches!(&unknown, Err(ServiceError::McpError(e))
+            if e.code == ErrorCode::RESOURCE_NOT_FOUND && e.message.contains("app://nothing")),
+        "{unknown:?}"
+    );
+
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("app://status"))
+        .await
+        .expect("resources/unsubscribe");
+    assert_eq!(server.resource_updated("app://status").await, 0);
+    // Unsubscribing again is no error.
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("app://status"))
+        .await
+        .expect("resources/unsubscribe again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_hears_of_the_resources_it_was_granted() {
+    let server = server();
+    let (tx, _heard) = mpsc::unbounded_channel();
+    let client = common::connect_with(
+        server.clone(),
+        Heard(tx),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await;
+    let mut filter = SubscriptionFilter::new();
+    filter.resource_subscriptions = Some(vec!["app://status".into(), "app://nothing".into()]);
+    let mut stream = client.listen(filter).await.expect("subscriptions/listen");
+    assert_eq!(
+        stream.acknowledged().resource_subscriptions,
+        Some(vec!["app://status".to_owned()]),
+        "only what the server serves is granted"
+    );
+    assert_eq!(server.resource_updated("app://status").await, 1);
+    let next = tokio::time::timeout(Duration::from_secs(5), stream.next())
+        .await
+        .expect("the notification came")
+        .expect("the stream");
+    match next {
+        Some(ServerNotification::ResourceUpdatedNotification(n)) => {
+            assert_eq!(n.params.uri, "app://status");
+        }
+        other => panic!("expected a resource update, got {other:?}"),
+    }
+    drop(stream);
+    // The stream's end removes its subscriptions.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.resource_updated("app://status").await != 0 {
+        assert!(tokio::time::Instant::now() < deadline, "still subscribed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
