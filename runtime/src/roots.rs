@@ -83,12 +83,16 @@ impl ClientRoots {
 #[non_exhaustive]
 pub enum RootsError {
     /// Roots cannot be asked for here: the client did not declare the
-    /// `roots` capability, the request is a 2026-07-28 one (no session), or
-    /// the context belongs to no server.
+    /// `roots` capability, or the context belongs to no server.
     Unsupported,
     /// The client was asked and did not give a usable answer (an error, no
     /// answer within [`ROOTS_TIMEOUT`], or a list over the bounds).
     Failed(String),
+    /// A 2026-07-28 call: the client is asked through the call's
+    /// `InputRequiredResult` (a `roots/list` input request), and the call
+    /// is made again with its answer. Return the error (with `?`): this
+    /// attempt's result is not used.
+    InputRequired,
 }
 
 impl fmt::Display for RootsError {
@@ -98,6 +102,9 @@ impl fmt::Display for RootsError {
                 f.write_str("the client offers no roots (no roots capability, or no session)")
             }
             RootsError::Failed(why) => write!(f, "the client's roots/list failed: {why}"),
+            RootsError::InputRequired => f.write_str(
+                "the client is asked for its roots; the call is made again with its answer",
+            ),
         }
     }
 }

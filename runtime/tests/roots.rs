@@ -183,3 +183,42 @@ async fn a_client_that_does_not_answer_delays_one_call() {
     assert_eq!(silent.asked(), 1);
     session.cancel().await.expect("close");
 }
+
+/// On 2026-07-28 there is no session to keep roots in: each call asks them
+/// through its `InputRequiredResult` (a `roots/list` input request), and
+/// rmcp's client answers it and calls again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_call_asks_its_roots_through_an_input_request() {
+    use rmcp::model::{CallToolResponse, ProtocolVersion};
+    use rmcp::service::ClientLifecycleMode;
+    let modern = || ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let alice = Client::offering("file:///alice");
+    let client = common::connect_with(server(), alice.clone(), modern()).await;
+    let first = client
+        .call_tool_once(CallToolRequestParams::new("roots"))
+        .await
+        .expect("call");
+    let CallToolResponse::InputRequired(input) = first else {
+        panic!("expected an input request, got {first:?}")
+    };
+    let requests = serde_json::to_value(&input.input_requests).expect("json");
+    let methods: Vec<&str> = requests
+        .as_object()
+        .expect("a map")
+        .values()
+        .filter_map(|r| r["method"].as_str())
+        .collect();
+    assert_eq!(methods, ["roots/list"], "{requests}");
+    assert!(input.request_state.is_some());
+    assert_eq!(alice.asked(), 0, "asked in the answer, not by a request");
+
+    // rmcp's client answers the input request and calls again.
+    assert_eq!(roots(&client).await, "file:///alice|true");
+    assert_eq!(alice.asked(), 1);
+
+    // A client without the capability is never asked.
+    let plain = common::connect_with(server(), Client::default(), modern()).await;
+    assert_eq!(roots(&plain).await, "unsupported");
+}

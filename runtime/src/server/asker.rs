@@ -32,6 +32,7 @@ use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
 use super::task_input::TaskInput;
 use crate::ask::{Answer, AskError, Question};
+use crate::roots::{ClientRoot, RootsError};
 use crate::sampling::{Sampled, Sampling};
 
 /// The server's settings for asking.
@@ -77,6 +78,8 @@ struct Can {
     ask: bool,
     /// Sampling: its model.
     sample: bool,
+    /// Its roots (`roots/list`).
+    roots: bool,
 }
 
 /// What a client can answer, from the capabilities it declared: the form
@@ -88,7 +91,8 @@ fn can(caps: Option<rmcp::model::ClientCapabilities>) -> Can {
             .as_ref()
             .and_then(|c| c.elicitation.as_ref())
             .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-        sample: caps.is_some_and(|c| c.sampling.is_some()),
+        sample: caps.as_ref().is_some_and(|c| c.sampling.is_some()),
+        roots: caps.is_some_and(|c| c.roots.is_some()),
     }
 }
 
@@ -96,6 +100,7 @@ fn can(caps: Option<rmcp::model::ClientCapabilities>) -> Can {
 enum Pending {
     Question(Question),
     Sampling(Sampling),
+    Roots,
 }
 
 impl Pending {
@@ -111,6 +116,7 @@ impl Pending {
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
             ),
             Pending::Sampling(sampling) => ("sampling/createMessage", sampling.params()),
+            Pending::Roots => ("roots/list", serde_json::json!({})),
         };
         serde_json::from_value::<InputRequest>(serde_json::json!({
             "method": method,
@@ -138,6 +144,7 @@ impl Pending {
                 let hash = sha2::Sha256::digest(sampling.params().to_string().as_bytes());
                 Value::String(crate::text::hex(&hash[..16]))
             }
+            Pending::Roots => Value::String("roots/list".to_owned()),
         }
     }
 }
@@ -220,7 +227,7 @@ impl Asker {
 
     /// Whether the client can answer anything at all.
     fn reaches(&self) -> bool {
-        self.can.ask || self.can.sample
+        self.can.ask || self.can.sample || self.can.roots
     }
 
     /// For a `tools/call` request: its generation, what the client can answer,
@@ -418,6 +425,42 @@ impl Asker {
                     }
                 }
             }
+        }
+    }
+
+    /// The client's roots, asked through an input request (2026-07-28
+    /// calls and tasks; a session's are the session's, see `roots`).
+    pub(crate) async fn roots(&self) -> Result<Vec<ClientRoot>, RootsError> {
+        if !self.can.roots {
+            return Err(RootsError::Unsupported);
+        }
+        let key = self
+            .key(None)
+            .map_err(|e| RootsError::Failed(e.to_string()))?;
+        match &self.mode {
+            Mode::Unsupported | Mode::Session(_) => Err(RootsError::Unsupported),
+            Mode::Task(input) => {
+                let request = Pending::Roots
+                    .request_json()
+                    .map_err(|e| RootsError::Failed(e.to_string()))?;
+                let result = input
+                    .request(&key, request)
+                    .await
+                    .map_err(|e| RootsError::Failed(e.to_string()))?;
+                super::roots::from_result(&result)
+            }
+            Mode::Stateless => match self.answers.get(&key) {
+                Some(result) if self.shown.get(&key) == Some(&Pending::Roots.digest()) => {
+                    super::roots::from_result(result)
+                }
+                _ => {
+                    self.pending
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .push((key, Pending::Roots));
+                    Err(RootsError::InputRequired)
+                }
+            },
         }
     }
 

@@ -159,7 +159,14 @@ impl crate::context::Link for CallLink {
     }
 
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>> {
-        Box::pin(self.roots.get(&self.request))
+        Box::pin(async move {
+            // A session keeps its roots; a 2026-07-28 call or task asks them.
+            if super::generation::Generation::of(&self.request).is_session() {
+                return self.roots.get(&self.request).await;
+            }
+            let roots = self.asker.roots().await?;
+            Ok(Arc::new(ClientRoots::new(roots)))
+        })
     }
 
     fn log<'a>(

@@ -6,11 +6,11 @@
 //! Streamable HTTP makes a server per session (and per stateless request), so
 //! one client's roots never reach another's calls.
 //!
-//! Roots exist on 2025-11-25 sessions only: a 2026-07-28 request carries no
-//! session and the server may not ask the client anything outside its
-//! answer (SEP-2577 deprecates roots). [`crate::Context::roots`] says
-//! [`RootsError::Unsupported`] there, and for clients that do not declare the
-//! `roots` capability.
+//! A 2026-07-28 request carries no session: its roots are asked through the
+//! call's input requests (see `asker`), and checked here alike (SEP-2577
+//! deprecates roots; they are served where clients declare them).
+//! [`crate::Context::roots`] says [`RootsError::Unsupported`] for clients that
+//! do not declare the `roots` capability.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -103,6 +103,30 @@ async fn fetch(request: &RequestContext<RoleServer>) -> Result<Vec<ClientRoot>, 
             "the client answered roots/list with something else than a list of roots".into(),
         ));
     };
+    checked(list)
+}
+
+/// The roots of a `ListRootsResult` as JSON: an input request's answer.
+#[expect(
+    deprecated,
+    reason = "roots are deprecated by SEP-2577, still served where clients declare them"
+)]
+pub(crate) fn from_result(result: &serde_json::Value) -> Result<Vec<ClientRoot>, RootsError> {
+    let list: rmcp::model::ListRootsResult =
+        serde_json::from_value(result.clone()).map_err(|e| {
+            RootsError::Failed(format!(
+                "the client's answer to roots/list is not a list of roots: {e}"
+            ))
+        })?;
+    checked(list)
+}
+
+/// The roots of `list`, within the bounds.
+#[expect(
+    deprecated,
+    reason = "roots are deprecated by SEP-2577, still served where clients declare them"
+)]
+fn checked(list: rmcp::model::ListRootsResult) -> Result<Vec<ClientRoot>, RootsError> {
     if list.roots.len() > MAX_ROOTS {
         return Err(RootsError::Failed(format!(
             "the client sent {} roots, more than the {MAX_ROOTS} accepted",

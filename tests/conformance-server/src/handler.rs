@@ -141,6 +141,40 @@ impl Tools for Suite {
         Ok(format!("The model says: {}", answer.text().unwrap_or_default()).into())
     }
 
+    async fn test_input_required_result_list_roots(
+        &self,
+        _: TestInputRequiredResultListRootsArgs,
+        cx: Context,
+    ) -> ToolResult {
+        let roots = cx
+            .roots()
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(format!("Found {} root(s)", roots.roots().len()).into())
+    }
+
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        _: TestInputRequiredResultMultipleInputsArgs,
+        cx: Context,
+    ) -> ToolResult {
+        // All three in one round: none waits for another's answer.
+        let (name, greeting, roots) = tokio::join!(
+            answer(&cx, name_question("user_name", "What is your name?")),
+            cx.sample(Sampling::new("Generate a greeting", 50).key("greeting")),
+            cx.roots(),
+        );
+        let greeting = greeting.map_err(asked)?;
+        let roots = roots.map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(format!(
+            "Name: {}; Greeting: {}; Roots: {}",
+            name?,
+            greeting.text().unwrap_or_default(),
+            roots.roots().len()
+        )
+        .into())
+    }
+
     async fn test_input_required_result_request_state(
         &self,
         _: TestInputRequiredResultRequestStateArgs,
