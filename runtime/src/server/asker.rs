@@ -149,6 +149,39 @@ impl Pending {
     }
 }
 
+/// The request a round of input requests belongs to: a `tools/call` or a
+/// `prompts/get`, with what a retry brings back.
+pub(crate) struct Attempt<'a> {
+    /// What the state is bound to besides the arguments: the tool's name,
+    /// or the prompt's marked as one (a tool and a prompt of one name do
+    /// not share states).
+    target: std::borrow::Cow<'a, str>,
+    arguments: Option<&'a Map<String, Value>>,
+    request_state: Option<&'a str>,
+    input_responses: Option<&'a rmcp::model::InputResponses>,
+}
+
+impl<'a> Attempt<'a> {
+    pub(crate) fn of_call(request: &'a CallToolRequestParams) -> Self {
+        Attempt {
+            target: std::borrow::Cow::Borrowed(&request.name),
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.as_ref(),
+        }
+    }
+
+    pub(crate) fn of_prompt(request: &'a rmcp::model::GetPromptRequestParams) -> Self {
+        Attempt {
+            // Tool names never hold a NUL: no tool's binding is a prompt's.
+            target: std::borrow::Cow::Owned(format!("\0prompt\0{}", request.name)),
+            arguments: request.arguments.as_ref(),
+            request_state: request.request_state.as_deref(),
+            input_responses: request.input_responses.as_ref(),
+        }
+    }
+}
+
 /// One call's questions and answers.
 pub(crate) struct Asker {
     mode: Mode,
@@ -234,7 +267,7 @@ impl Asker {
     /// and, on a retry, the answers so far (from a `requestState` that must
     /// verify, and the new `inputResponses`).
     pub(crate) fn for_call(
-        request: &CallToolRequestParams,
+        request: &Attempt<'_>,
         context: &RequestContext<RoleServer>,
         settings: &AskSettings,
     ) -> Result<Self, ErrorData> {
@@ -250,17 +283,17 @@ impl Asker {
         }
         asker.binding = binding(
             Caller::of(context).owner().as_deref(),
-            &request.name,
-            request.arguments.as_ref(),
+            &request.target,
+            request.arguments,
         );
-        if let Some(sealed) = &request.request_state {
+        if let Some(sealed) = request.request_state {
             let state: State = settings
                 .codec
                 .open_json_with(sealed, &asker.binding)
                 .map_err(|e| {
                     ErrorData::invalid_params(
                         format!(
-                            "requestState refused ({e}): it is not one this server issued for this call, or it expired; call the tool again without it"
+                            "requestState refused ({e}): it is not one this server issued for this request, or it expired; send the request again without it"
                         ),
                         None,
                     )
@@ -268,7 +301,7 @@ impl Asker {
             asker.answers = state.answers;
             asker.shown = state.shown;
             asker.state = Some(fingerprint(sealed));
-            if let Some(responses) = &request.input_responses {
+            if let Some(responses) = request.input_responses {
                 for key in state.pending {
                     if let Some(response) = responses.get(&key) {
                         asker.answers.insert(key, response.clone());

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::Server;
 use super::access::Caller;
-use super::asker::Asker;
+use super::asker::{Asker, Attempt};
 use super::call::CallLink;
 use super::catalog::Entry;
 use super::prompts::Completes;
@@ -443,7 +443,7 @@ impl Server {
                 None,
             ));
         };
-        let args = request.arguments.unwrap_or_default();
+        let args = request.arguments.clone().unwrap_or_default();
         let missing: Vec<&str> = served
             .prompt
             .arguments
@@ -467,8 +467,23 @@ impl Server {
                 None,
             ));
         }
-        let cx = self.plain_context(&served.prompt.name, context);
-        match (served.handler)(args, cx).await {
+        // A prompt's handler may ask the client too (`Context::ask`,
+        // `sample`, `roots`): on 2026-07-28 the questions go out in an
+        // `InputRequiredResult`, as a tool's do.
+        let asker = Arc::new(Asker::for_call(
+            &Attempt::of_prompt(&request),
+            &context,
+            &self.inner.ask,
+        )?);
+        asker
+            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
+            .await?;
+        let cx = self.asking_context(&served.prompt.name, context, asker.clone());
+        let answered = (served.handler)(args, cx).await;
+        if let Some(input) = asker.input_required(&self.inner.ask)? {
+            return Ok(input.into());
+        }
+        match answered {
             Ok(result) => Ok(result.into()),
             Err(e) => Err(ErrorData::invalid_params(
                 format!("prompt `{}`: {}", served.prompt.name, e.message()),
@@ -488,7 +503,11 @@ impl Server {
         if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
             return Ok(response);
         }
-        let asker = Arc::new(Asker::for_call(&request, &context, &self.inner.ask)?);
+        let asker = Arc::new(Asker::for_call(
+            &Attempt::of_call(&request),
+            &context,
+            &self.inner.ask,
+        )?);
         asker
             .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
             .await?;
@@ -620,10 +639,20 @@ impl Server {
     /// session's roots, and no way to ask the person (questions are for
     /// tools).
     fn plain_context(&self, name: &str, context: RequestContext<RoleServer>) -> Context {
+        self.asking_context(name, context, Arc::new(Asker::unsupported()))
+    }
+
+    /// A handler's context that asks the client through `asker`.
+    fn asking_context(
+        &self,
+        name: &str,
+        context: RequestContext<RoleServer>,
+        asker: Arc<Asker>,
+    ) -> Context {
         let link = CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),
-            asker: Arc::new(Asker::unsupported()),
+            asker,
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
             lacking: Arc::default(),

@@ -13,11 +13,13 @@ mod tasks;
 
 use std::process::ExitCode;
 
+use toolmetadata::ask::{Answer, Field, Question};
 use toolmetadata::server::rmcp::model::{
     ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceContents, ResourceTemplate, Role,
 };
 use toolmetadata::server::{HttpOptions, Server, ServerBuilder};
+use toolmetadata::{Context, ToolError};
 
 mod tools {
     toolmetadata::include_tools!();
@@ -195,6 +197,32 @@ fn extras(builder: ServerBuilder) -> ServerBuilder {
                     PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
                     PromptMessage::new_text(Role::User, "Please analyze the image above."),
                 ]))
+            },
+        )
+        .prompt(
+            Prompt::new(
+                "test_input_required_result_prompt",
+                Some(
+                    "A prompt that asks the person for its context first (SEP-2322 on prompts/get)",
+                ),
+                None,
+            ),
+            |_, cx: Context| async move {
+                let question = Question::new("What context should the prompt use?")
+                    .key("user_context")
+                    .field(Field::string("context").required());
+                let context = match cx
+                    .ask(question)
+                    .await
+                    .map_err(|e| ToolError::new(e.to_string()))?
+                {
+                    Answer::Accept(answers) => answers.get::<String>("context")?,
+                    Answer::Decline | Answer::Cancel => "none given".to_owned(),
+                };
+                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Answer with this context in mind: {context}"),
+                )]))
             },
         )
         .complete_prompt(
