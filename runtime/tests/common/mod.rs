@@ -7,6 +7,7 @@ use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
 
 /// Serves `server` to `client` over an in-memory stream; the client's side,
 /// initialized.
+#[allow(dead_code, reason = "not every test binary starts a session")]
 pub(crate) async fn connect<S: ServerHandler, C: ClientHandler>(
     server: S,
     client: C,
