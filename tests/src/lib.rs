@@ -5,6 +5,7 @@ pub mod cargo_project;
 pub mod cli;
 pub mod conformance;
 pub mod mcp;
+pub mod official_suite;
 pub mod otlp;
 pub mod python;
 pub mod raw;

@@ -9,77 +9,21 @@
 //! `expected-failures/*.yml`; the suite then fails on any other failure and
 //! on a listed one that passes (a stale entry), so the lists only shrink.
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::path::Path;
 
 use toolmetadata_tests::mcp::http_server;
+use toolmetadata_tests::official_suite;
 
 const BIN: &str = env!("CARGO_BIN_EXE_conformance-server");
 
-/// How long one run of the suite may take.
-const RUN_TIMEOUT: Duration = Duration::from_secs(600);
-
-fn crate_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The pinned suite and its Node, installed by `npm ci` on first use (CI
-/// runs it beforehand), once for all the tests of this binary.
-fn suite() -> (PathBuf, PathBuf) {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _once = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = crate_dir().join("suite");
-    let node = dir.join("node_modules/.bin/node");
-    let cli = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    if !node.exists() || !cli.exists() {
-        let status = std::process::Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .status()
-            .expect("npm: the conformance suite is installed with npm ci");
-        assert!(status.success(), "npm ci in {} failed", dir.display());
-    }
-    (node, cli)
-}
-
 /// Runs the suite with `selection` against a fresh server, judged against
-/// `baseline`; its output when it fails.
+/// `baseline`.
 async fn run(selection: &[&str], baseline: &str) {
-    let (node, cli) = tokio::task::spawn_blocking(suite)
-        .await
-        .expect("install the suite");
     let server = http_server(BIN, &[]).await;
-    let results = tempfile::tempdir().expect("tempdir");
-    let baseline = crate_dir().join("expected-failures").join(baseline);
-    let suite = tokio::process::Command::new(&node)
-        .arg(&cli)
-        .arg("server")
-        .args(["--url", &server.url])
-        .args(selection)
-        .arg("--expected-failures")
-        .arg(&baseline)
-        .env("NO_COLOR", "1")
-        .current_dir(results.path())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(RUN_TIMEOUT, suite)
-        .await
-        .unwrap_or_else(|_| {
-            panic!(
-                "the suite ({}) ran past {RUN_TIMEOUT:?}",
-                selection.join(" ")
-            )
-        })
-        .expect("run the conformance suite");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the conformance suite ({}) failed beyond {}:\n{stdout}\n{stderr}",
-        selection.join(" "),
-        baseline.display()
-    );
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("expected-failures")
+        .join(baseline);
+    official_suite::run(&server.url, selection, &baseline).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
