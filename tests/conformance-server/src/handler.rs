@@ -260,6 +260,17 @@ impl Tools for Suite {
         crate::tasks::protocol_error_job().await
     }
 
+    async fn test_custom_headers(&self, a: TestCustomHeadersArgs, _: Context) -> ToolResult {
+        Ok(format!(
+            "region={} priority={} verbose={} query={}",
+            a.region,
+            a.priority,
+            a.verbose.unwrap_or(false),
+            a.query
+        )
+        .into())
+    }
+
     async fn test_elicitation(&self, a: TestElicitationArgs, cx: Context) -> ToolResult {
         let question = Question::new(a.message)
             .field(
