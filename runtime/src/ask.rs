@@ -15,6 +15,14 @@
 //!   memory, so the retry may reach another server instance that shares the
 //!   signing key.
 //!
+//! - In a task (a tool with `task` metadata called by a client that uses
+//!   tasks), the question is written on the task: `tasks/get` shows it
+//!   `input_required` with the question under its key, the client answers
+//!   with `tasks/update`, and `ask` returns the answer where the handler
+//!   waits; it does not run again.
+//! - A prompt's handler asks the same way (`prompts/get` answers the
+//!   `InputRequiredResult` on 2026-07-28).
+//!
 //! So: ask before doing anything that must not happen twice, and propagate the
 //! error with `?`. When `ask` returns [`AskError::InputRequired`] the server
 //! turns the call into the question whatever the handler returns, so nothing

@@ -227,9 +227,13 @@ impl Context {
     /// again. A failed answer is kept the same way, so that a client that does
     /// not answer delays one call rather than each.
     ///
+    /// A 2026-07-28 request has no session: its roots are asked as a question
+    /// is (see [`crate::ask`]), through the call's `InputRequiredResult` (the
+    /// call returns [`RootsError::InputRequired`] and is made again with the
+    /// answer), or through the task's record in a task.
+    ///
     /// [`RootsError::Unsupported`] when the client did not declare the
-    /// `roots` capability, on 2026-07-28 requests (no session; roots are
-    /// deprecated there), and for a context made with [`Context::new`]. Each
+    /// `roots` capability, and for a context made with [`Context::new`]. Each
     /// session's roots are its own: on Streamable HTTP one client's roots
     /// never reach another's calls.
     ///
