@@ -14,6 +14,7 @@
 //! roots changed.
 
 use toolmetadata::roots::{ClientRoot, RootsError};
+use toolmetadata::server::rmcp::model::ProtocolVersion;
 use toolmetadata::{Context, ToolError};
 
 use crate::confinement::Confinement;
@@ -77,6 +78,15 @@ impl Scope {
     /// The directories the call `cx` may use, and where they come from.
     pub(crate) async fn resolve(&self, cx: &Context) -> Result<(Confinement, Source), ToolError> {
         let fallback = || Ok((self.command_line.clone(), Source::CommandLine));
+        // A 2026-07-28 call has no session to keep roots in: asking them
+        // would cost each call a round trip (an input request), and roots are
+        // deprecated there (SEP-2577). The --root directories serve.
+        let sessionless = cx
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        if sessionless {
+            return fallback();
+        }
         let client = match cx.roots().await {
             Ok(client) => client,
             Err(RootsError::Unsupported) => return fallback(),

@@ -377,8 +377,7 @@ impl Answers {
 #[non_exhaustive]
 pub enum AskError {
     /// The client cannot ask the person (it declared no form elicitation)
-    /// or its model (no sampling), the call runs as a task (whose client is
-    /// gone), or the call has no client (a direct
+    /// or its model (no sampling), or the call has no client (a direct
     /// [`ToolSet::call`](crate::ToolSet::call)).
     Unsupported,
     /// 2026-07-28: the question goes back to the client with the call's

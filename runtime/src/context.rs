@@ -230,7 +230,9 @@ impl Context {
     /// A 2026-07-28 request has no session: its roots are asked as a question
     /// is (see [`crate::ask`]), through the call's `InputRequiredResult` (the
     /// call returns [`RootsError::InputRequired`] and is made again with the
-    /// answer), or through the task's record in a task.
+    /// answer), or through the task's record in a task. Propagate that error
+    /// with `?`: a fallback taken instead still ends the attempt with the
+    /// question, and runs again on the retry.
     ///
     /// [`RootsError::Unsupported`] when the client did not declare the
     /// `roots` capability, and for a context made with [`Context::new`]. Each

@@ -86,7 +86,8 @@ pub enum RootsError {
     /// `roots` capability, or the context belongs to no server.
     Unsupported,
     /// The client was asked and did not give a usable answer (an error, no
-    /// answer within [`ROOTS_TIMEOUT`], or a list over the bounds).
+    /// answer in time: within [`ROOTS_TIMEOUT`] on a session, the server's
+    /// ask timeout in a task; or a list over the bounds).
     Failed(String),
     /// A 2026-07-28 call: the client is asked through the call's
     /// `InputRequiredResult` (a `roots/list` input request), and the call
@@ -99,7 +100,7 @@ impl fmt::Display for RootsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RootsError::Unsupported => {
-                f.write_str("the client offers no roots (no roots capability, or no session)")
+                f.write_str("the client offers no roots (it declared no roots capability)")
             }
             RootsError::Failed(why) => write!(f, "the client's roots/list failed: {why}"),
             RootsError::InputRequired => f.write_str(

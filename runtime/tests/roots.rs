@@ -74,6 +74,9 @@ impl ClientHandler for Client {
 fn server() -> Server {
     let tool = ToolMetadata::from_toml_str("roots", "description = \"The client's roots\"\n")
         .expect("metadata");
+    let twice =
+        ToolMetadata::from_toml_str("roots_twice", "description = \"The roots, read twice\"\n")
+            .expect("metadata");
     Server::builder()
         .tool(tool, |_, cx: Context| async move {
             match cx.roots().await {
@@ -91,13 +94,32 @@ fn server() -> Server {
                 Err(e) => Err(ToolError::new(e.to_string())),
             }
         })
+        .tool(twice, |_, cx: Context| async move {
+            let first = cx
+                .roots()
+                .await
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            let second = cx
+                .roots()
+                .await
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            Ok(format!(
+                "{} {}",
+                first.roots()[0].uri,
+                second.roots()[0].uri
+            ))
+        })
         .build()
         .expect("server")
 }
 
 async fn roots(client: &RunningService<RoleClient, Client>) -> String {
+    roots_of(client, "roots").await
+}
+
+async fn roots_of(client: &RunningService<RoleClient, Client>, tool: &str) -> String {
     let result = client
-        .call_tool(CallToolRequestParams::new("roots"))
+        .call_tool(CallToolRequestParams::new(tool.to_owned()))
         .await
         .expect("call");
     assert_ne!(result.is_error, Some(true), "{result:?}");
@@ -217,6 +239,22 @@ async fn a_2026_call_asks_its_roots_through_an_input_request() {
     // rmcp's client answers the input request and calls again.
     assert_eq!(roots(&client).await, "file:///alice|true");
     assert_eq!(alice.asked(), 1);
+
+    // A handler that reads the roots twice asks once, in one round.
+    let twice = common::connect_with(server(), alice.clone(), modern()).await;
+    let first = twice
+        .call_tool_once(CallToolRequestParams::new("roots_twice"))
+        .await
+        .expect("call");
+    let CallToolResponse::InputRequired(input) = first else {
+        panic!("expected an input request, got {first:?}")
+    };
+    assert_eq!(input.input_requests.map_or(0, |r| r.len()), 1);
+    assert_eq!(
+        roots_of(&twice, "roots_twice").await,
+        "file:///alice file:///alice"
+    );
+    assert_eq!(alice.asked(), 2);
 
     // A client without the capability is never asked.
     let plain = common::connect_with(server(), Client::default(), modern()).await;

@@ -82,6 +82,18 @@ struct Can {
     roots: bool,
 }
 
+/// What a call knows of its client's roots.
+enum RootsSeen {
+    Unasked,
+    /// Asked in this attempt's `InputRequiredResult`.
+    Pending,
+    Known(Vec<ClientRoot>),
+}
+
+/// How many input requests one call (or task) may make: each travels in
+/// every `InputRequiredResult` or `tasks/get` until answered.
+const MAX_INPUT_REQUESTS: usize = 32;
+
 /// What a client can answer, from the capabilities it declared: the form
 /// mode, or neither mode (2025-06-18 clients, which only had forms), as
 /// rmcp's `supported_elicitation_modes` reads it.
@@ -152,10 +164,11 @@ impl Pending {
 /// The request a round of input requests belongs to: a `tools/call` or a
 /// `prompts/get`, with what a retry brings back.
 pub(crate) struct Attempt<'a> {
-    /// What the state is bound to besides the arguments: the tool's name,
-    /// or the prompt's marked as one (a tool and a prompt of one name do
-    /// not share states).
-    target: std::borrow::Cow<'a, str>,
+    /// What kind of request the state is bound to: a tool's and a
+    /// prompt's state never open each other, whatever their names.
+    domain: &'static [u8],
+    /// The tool's or the prompt's name, as the request names it.
+    target: &'a str,
     arguments: Option<&'a Map<String, Value>>,
     request_state: Option<&'a str>,
     input_responses: Option<&'a rmcp::model::InputResponses>,
@@ -164,7 +177,8 @@ pub(crate) struct Attempt<'a> {
 impl<'a> Attempt<'a> {
     pub(crate) fn of_call(request: &'a CallToolRequestParams) -> Self {
         Attempt {
-            target: std::borrow::Cow::Borrowed(&request.name),
+            domain: b"toolmetadata/ask/v3\0",
+            target: &request.name,
             arguments: request.arguments.as_ref(),
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.as_ref(),
@@ -173,8 +187,8 @@ impl<'a> Attempt<'a> {
 
     pub(crate) fn of_prompt(request: &'a rmcp::model::GetPromptRequestParams) -> Self {
         Attempt {
-            // Tool names never hold a NUL: no tool's binding is a prompt's.
-            target: std::borrow::Cow::Owned(format!("\0prompt\0{}", request.name)),
+            domain: b"toolmetadata/ask/prompt/v1\0",
+            target: &request.name,
             arguments: request.arguments.as_ref(),
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.as_ref(),
@@ -201,6 +215,9 @@ pub(crate) struct Asker {
     binding: Vec<u8>,
     /// The fingerprint of the state this retry brought, to be used once.
     state: Option<String>,
+    /// The roots as far as this call or task knows them, so that asking
+    /// twice asks the client once.
+    roots: tokio::sync::Mutex<RootsSeen>,
 }
 
 impl Asker {
@@ -217,6 +234,7 @@ impl Asker {
             pending: Mutex::new(Vec::new()),
             binding: Vec::new(),
             state: None,
+            roots: tokio::sync::Mutex::new(RootsSeen::Unasked),
         }
     }
 
@@ -282,8 +300,9 @@ impl Asker {
             return Ok(asker);
         }
         asker.binding = binding(
+            request.domain,
             Caller::of(context).owner().as_deref(),
-            &request.target,
+            request.target,
             request.arguments,
         );
         if let Some(sealed) = request.request_state {
@@ -358,11 +377,17 @@ impl Asker {
             }
             Some(key) => key.to_owned(),
         };
-        let fresh = self
+        let mut keys = self
             .keys
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(key.clone());
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if keys.len() >= MAX_INPUT_REQUESTS {
+            return Err(AskError::Failed(format!(
+                "one call asks at most {MAX_INPUT_REQUESTS} things of its client"
+            )));
+        }
+        let fresh = keys.insert(key.clone());
+        drop(keys);
         if !fresh {
             return Err(AskError::Failed(format!(
                 "two input requests of one call share the key `{key}`: give each its own"
@@ -392,7 +417,11 @@ impl Asker {
             }
             Mode::Task(input) => {
                 let result = input
-                    .request(&key, Pending::Question(question).request_json()?)
+                    .request(
+                        &key,
+                        Pending::Question(question).request_json()?,
+                        self.timeout,
+                    )
                     .await?;
                 Answer::from_result(&result)
             }
@@ -439,7 +468,11 @@ impl Asker {
             }
             Mode::Task(input) => {
                 let result = input
-                    .request(&key, Pending::Sampling(sampling).request_json()?)
+                    .request(
+                        &key,
+                        Pending::Sampling(sampling).request_json()?,
+                        self.timeout,
+                    )
                     .await?;
                 Sampled::from_result(&result)
             }
@@ -467,17 +500,26 @@ impl Asker {
         if !self.can.roots {
             return Err(RootsError::Unsupported);
         }
+        // Held while asking: a second call of this handler waits for the
+        // first's answer rather than asking again.
+        let mut known = self.roots.lock().await;
+        match &*known {
+            RootsSeen::Known(roots) => return Ok(roots.clone()),
+            // Asked in this attempt already: the retry brings the answer.
+            RootsSeen::Pending => return Err(RootsError::InputRequired),
+            RootsSeen::Unasked => {}
+        }
         let key = self
             .key(None)
             .map_err(|e| RootsError::Failed(e.to_string()))?;
-        match &self.mode {
+        let answered = match &self.mode {
             Mode::Unsupported | Mode::Session(_) => Err(RootsError::Unsupported),
             Mode::Task(input) => {
                 let request = Pending::Roots
                     .request_json()
                     .map_err(|e| RootsError::Failed(e.to_string()))?;
                 let result = input
-                    .request(&key, request)
+                    .request(&key, request, self.timeout)
                     .await
                     .map_err(|e| RootsError::Failed(e.to_string()))?;
                 super::roots::from_result(&result)
@@ -491,10 +533,15 @@ impl Asker {
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner())
                         .push((key, Pending::Roots));
-                    Err(RootsError::InputRequired)
+                    *known = RootsSeen::Pending;
+                    return Err(RootsError::InputRequired);
                 }
             },
+        };
+        if let Ok(roots) = &answered {
+            *known = RootsSeen::Known(roots.clone());
         }
+        answered
     }
 
     /// The `InputRequiredResult` that ends this attempt, when the handler
@@ -531,13 +578,19 @@ impl Asker {
     }
 }
 
-/// The associated data that binds a state to one call: the principal (when
-/// there is one), the tool and a digest of its arguments as JSON (object
+/// The associated data that binds a state to one call: the kind of request
+/// (`domain`), the principal (when there is one), the tool or prompt and a
+/// digest of its arguments as JSON (object
 /// keys sorted, so it is canonical). The arguments are hashed as they are
 /// written, never held as text: a call of several megabytes costs no copy.
-fn binding(subject: Option<&str>, tool: &str, args: Option<&Map<String, Value>>) -> Vec<u8> {
+fn binding(
+    domain: &[u8],
+    subject: Option<&str>,
+    tool: &str,
+    args: Option<&Map<String, Value>>,
+) -> Vec<u8> {
     use sha2::Digest;
-    let mut data = b"toolmetadata/ask/v3\0".to_vec();
+    let mut data = domain.to_vec();
     if let Some(subject) = subject {
         data.push(1);
         data.extend_from_slice(&(subject.len() as u64).to_be_bytes());

@@ -165,7 +165,9 @@ impl Server {
     }
 
     /// The same server for a new session: the tools and settings shared, the
-    /// session's state (the client's roots) its own. Streamable HTTP makes
+    /// session's state (the client's roots, its log level, its resource
+    /// subscriptions) its own. A `clone` shares that state: serve each
+    /// connection with a `for_session`, never two with clones of one. Streamable HTTP makes
     /// one per session and per stateless request; serve each connection of a
     /// transport of your own with one.
     pub fn for_session(&self) -> Server {

@@ -30,11 +30,13 @@ use crate::BoxFuture;
 /// `Server`, with everything it serves
 /// them with: argument decoding and errors, `[confirm]`, scopes, tasks, the
 /// entries as rendered (`execution` included), cache hints. So do prompts,
-/// resources and completions when the `Server` was built with some. Every
+/// resources and completions when the `Server` was built with some, and the
+/// subscriptions to the `Server`'s resources (a `subscriptions/listen`
+/// stream reaches your handler too, for the rest of what it asks). Every
 /// other request goes to your handler: `initialize` (your name, version and
 /// instructions, with the tools' capabilities added), `ping`, logging,
-/// subscriptions, and your own prompts and resources. Each HTTP session
-/// gets a clone of your handler.
+/// subscriptions to your resources, and your own prompts and resources. Each
+/// HTTP session gets a clone of your handler.
 ///
 /// ```no_run
 /// # use toolmetadata::server::rmcp::{ServerHandler, model::ServerConfig};
@@ -143,7 +145,12 @@ impl<H: ServerHandler + Clone> Serves for Mounted<H> {
 fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
     into.tools = into.tools.take().or(tools.tools);
     into.prompts = into.prompts.take().or(tools.prompts);
+    let subscribe = tools.resources.as_ref().and_then(|r| r.subscribe);
     into.resources = into.resources.take().or(tools.resources);
+    // The tools' resources can be subscribed to whatever the handler says.
+    if let (Some(resources), Some(true)) = (into.resources.as_mut(), subscribe) {
+        resources.subscribe = Some(true);
+    }
     into.completions = into.completions.take().or(tools.completions);
     into.logging = into.logging.take().or(tools.logging);
     if let Some(extensions) = tools.extensions {
@@ -220,16 +227,32 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        if self.tools.serves_resources() {
-            return self.tools.accepted_subscription_filter(requested);
+        // What the handler takes (its list changes, its resources), and the
+        // resources the tools' server serves.
+        let handler = self.handler.accepted_subscription_filter(requested);
+        if !self.tools.serves_resources() {
+            return handler;
         }
-        self.handler.accepted_subscription_filter(requested)
+        let tools = self.tools.accepted_filter(requested);
+        let mut accepted = handler.unwrap_or_default();
+        let mut uris = accepted.resource_subscriptions.take().unwrap_or_default();
+        for uri in tools.resource_subscriptions.into_iter().flatten() {
+            if !uris.contains(&uri) {
+                uris.push(uri);
+            }
+        }
+        accepted.resource_subscriptions = (!uris.is_empty()).then_some(uris);
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        if self.tools.serves_resources() {
-            return self.tools.listen(context).await;
-        }
+        // The tools' server watches its resources beside the handler's own
+        // listen, for as long as that runs.
+        let _watching = if self.tools.serves_resources() {
+            Some(self.tools.watch(&context)?)
+        } else {
+            None
+        };
         self.handler.listen(context).await
     }
 
@@ -240,7 +263,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.tools.serves_resources() {
+        if self.tools.serves_uri(&request.uri) {
             return self.tools.subscribe(request, context).await;
         }
         self.handler.subscribe(request, context).await
@@ -253,7 +276,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.tools.serves_resources() {
+        if self.tools.serves_uri(&request.uri) {
             return self.tools.unsubscribe(request, context).await;
         }
         self.handler.unsubscribe(request, context).await

@@ -1,6 +1,7 @@
 //! The `rmcp::ServerHandler` of [`Server`]: `initialize`, `tools/list` and
 //! `tools/call`, resources and resource templates (and subscriptions to
-//! them), prompts and completions, tasks, and the tool lookup rmcp uses to check `Mcp-Param-*` headers.
+//! them), prompts and completions, tasks, and the tool lookup rmcp uses to
+//! check `Mcp-Param-*` headers.
 
 use std::borrow::Cow;
 
@@ -290,7 +291,12 @@ impl ServerHandler for Server {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(self.accepted_filter(requested))
+        // Nothing to watch is no stream: the client hears so at once.
+        let accepted = self.accepted_filter(requested);
+        accepted
+            .resource_subscriptions
+            .is_some()
+            .then_some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
@@ -635,9 +641,9 @@ impl Server {
         !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
     }
 
-    /// The context of a prompt, a read or a completion: the request and the
-    /// session's roots, and no way to ask the person (questions are for
-    /// tools).
+    /// The context of a read or a completion: the request and the session's
+    /// roots, and no way to ask the person (a prompt's asks: see
+    /// `asking_context`).
     fn plain_context(&self, name: &str, context: RequestContext<RoleServer>) -> Context {
         self.asking_context(name, context, Arc::new(Asker::unsupported()))
     }

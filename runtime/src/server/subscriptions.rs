@@ -24,10 +24,11 @@ use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSink};
 use super::Server;
 use crate::text::shorten;
 
-/// How many URIs one session or listen stream may watch.
-pub(super) const MAX_PER_SUBSCRIBER: usize = 100;
+/// How many URIs one session or listen stream may watch. With the HTTP
+/// limit of sessions per client, one client holds at most a few thousand.
+pub(super) const MAX_PER_SUBSCRIBER: usize = 32;
 /// How many subscriptions the instance keeps in all.
-pub(super) const MAX_SUBSCRIPTIONS: usize = 10_000;
+pub(super) const MAX_SUBSCRIPTIONS: usize = 100_000;
 /// How long one notification may take to leave: a client that stops
 /// reading does not hold the others back.
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
@@ -79,11 +80,17 @@ impl Subscriptions {
             .iter()
             .filter(|uri| !table.get(*uri).is_some_and(|s| s.contains_key(&subscriber)))
             .count();
-        if own + fresh > MAX_PER_SUBSCRIBER || total + fresh > MAX_SUBSCRIPTIONS {
+        if own + fresh > MAX_PER_SUBSCRIBER {
             return Err(ErrorData::invalid_request(
                 format!(
-                    "too many resource subscriptions: at most {MAX_PER_SUBSCRIBER} per client; unsubscribe from some first"
+                    "too many resource subscriptions: at most {MAX_PER_SUBSCRIBER} per session or stream; unsubscribe from some first"
                 ),
+                None,
+            ));
+        }
+        if total + fresh > MAX_SUBSCRIPTIONS {
+            return Err(ErrorData::invalid_request(
+                "the server keeps no more resource subscriptions now; try again later",
                 None,
             ));
         }
@@ -106,6 +113,14 @@ impl Subscriptions {
                 }
             }
         }
+    }
+
+    /// Removes every subscription of `subscriber`.
+    fn forget(&self, subscriber: u64) {
+        self.table().retain(|_, subscribers| {
+            subscribers.remove(&subscriber);
+            !subscribers.is_empty()
+        });
     }
 
     /// Tells everyone subscribed to `uri`; how many were told.
@@ -143,7 +158,7 @@ impl Subscriptions {
             match joined {
                 Ok((_, Ok(true))) => told += 1,
                 // Gone: the session closed, or the stream ended.
-                Ok((id, Ok(false))) => self.remove(id, &[uri.to_owned()]),
+                Ok((id, Ok(false))) => self.forget(id),
                 Ok((_, Err(_))) => tracing::debug!(uri, "a subscriber too slow to notify: skipped"),
                 Err(e) => tracing::debug!(uri, "a notification's send stopped: {e}"),
             }
@@ -227,28 +242,36 @@ impl Server {
 
     /// A `subscriptions/listen` stream, until the client ends it.
     pub(super) async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let uris = context
+        let _watching = self.watch(&context)?;
+        context.cancelled().await;
+        Ok(())
+    }
+
+    /// Registers the served resources a listen stream was granted; they are
+    /// removed when the returned guard drops, however the stream ends.
+    pub(super) fn watch(&self, context: &SubscriptionContext) -> Result<Listening<'_>, ErrorData> {
+        let uris: Vec<String> = context
             .accepted()
             .resource_subscriptions
-            .clone()
-            .unwrap_or_default();
+            .iter()
+            .flatten()
+            .filter(|uri| self.serves_uri(uri))
+            .cloned()
+            .collect();
         let stream = next_subscriber();
         self.inner
             .subscriptions
             .add(stream, &uris, &Target::Listen(context.sink().clone()))?;
-        // Removed however the stream ends, its future dropped included.
-        let _listening = Listening {
+        Ok(Listening {
             subscriptions: &self.inner.subscriptions,
             stream,
             uris,
-        };
-        context.cancelled().await;
-        Ok(())
+        })
     }
 }
 
 /// A listen stream's subscriptions, removed when it ends.
-struct Listening<'a> {
+pub(super) struct Listening<'a> {
     subscriptions: &'a Subscriptions,
     stream: u64,
     uris: Vec<String>,

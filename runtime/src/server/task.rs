@@ -3,7 +3,10 @@
 //! or `"required"` from a client that declares the extension returns a task
 //! handle at once; the handler runs on; `tasks/get` reports its status (the
 //! handler's progress as the status message) and then its result;
-//! `tasks/cancel` cancels the handler through its `Context`.
+//! `tasks/cancel` cancels the handler through its `Context`; a handler that
+//! asks (`Context::ask`, `sample`, `roots`) puts the task `input_required`
+//! with its requests until `tasks/update` brings the answers (see
+//! `task_input`).
 //!
 //! The state lives in a [`TaskStore`]; this instance only keeps the
 //! cancellation of the handlers it runs, and watches the store so that a

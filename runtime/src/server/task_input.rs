@@ -15,9 +15,12 @@ use tokio::sync::Notify;
 use super::store::{TaskChange, TaskStore};
 use crate::ask::AskError;
 
-/// How often a waiting handler looks at its record for an answer given on
-/// another instance; one given here wakes it at once.
-const ANSWER_POLL: Duration = Duration::from_millis(250);
+/// How often a waiting handler first looks at its record for an answer
+/// given on another instance (one given here wakes it at once); the
+/// interval doubles up to [`POLL_MAX`], so that idle questions cost a shared
+/// store little.
+const POLL_FIRST: Duration = Duration::from_millis(250);
+const POLL_MAX: Duration = Duration::from_secs(2);
 
 /// One task's way to ask its client.
 pub(super) struct TaskInput {
@@ -37,9 +40,23 @@ impl TaskInput {
     }
 
     /// Asks `request` (an `InputRequest` as JSON) under `key` and waits for
-    /// the answer, as long as the task lives: its cancellation, its expiry
-    /// or a lost lease stops the handler, and this wait with it.
-    pub(super) async fn request(&self, key: &str, request: Value) -> Result<Value, AskError> {
+    /// the answer, at most `timeout` (the server's ask timeout), and no
+    /// longer than the task lives: its cancellation, its expiry or a lost
+    /// lease stops the handler, and this wait with it. A question that is
+    /// not waited for any more (timed out, or the handler dropped the wait)
+    /// is withdrawn from the task.
+    pub(super) async fn request(
+        &self,
+        key: &str,
+        request: Value,
+        timeout: Duration,
+    ) -> Result<Value, AskError> {
+        let mut asked = Asked {
+            store: self.store.clone(),
+            id: self.id.clone(),
+            key: key.to_owned(),
+            open: true,
+        };
         self.store
             .update(
                 &self.id,
@@ -50,6 +67,8 @@ impl TaskInput {
             )
             .await
             .map_err(|e| AskError::Failed(format!("the question could not be recorded: {e}")))?;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut poll = POLL_FIRST;
         loop {
             // Registered before the record is read, so that an answer
             // landing in between still wakes this wait.
@@ -60,6 +79,7 @@ impl TaskInput {
                 Ok(Some(record)) => {
                     if let Some(response) = record.input_responses.get(key) {
                         let response = response.clone();
+                        asked.open = false;
                         let taken = TaskChange::Take {
                             key: key.to_owned(),
                         };
@@ -71,17 +91,50 @@ impl TaskInput {
                         return Ok(response);
                     }
                     if record.state.is_terminal() {
+                        asked.open = false;
                         return Err(AskError::Failed("the task has ended".to_owned()));
                     }
                 }
-                Ok(None) => return Err(AskError::Failed("the task is gone".to_owned())),
+                Ok(None) => {
+                    asked.open = false;
+                    return Err(AskError::Failed("the task is gone".to_owned()));
+                }
                 // A store out of reach now may answer at the next look.
                 Err(e) => tracing::warn!(task = %self.id, "waiting for an answer: {e}"),
             }
             tokio::select! {
                 () = &mut woken => {}
-                () = tokio::time::sleep(ANSWER_POLL) => {}
+                () = tokio::time::sleep(poll) => poll = (poll * 2).min(POLL_MAX),
+                () = tokio::time::sleep_until(deadline) => return Err(AskError::TimedOut),
             }
         }
+    }
+}
+
+/// A question on the task's record while its handler waits: withdrawn when
+/// the wait ends without an answer, so that the task does not stay
+/// `input_required` for a question nobody waits for.
+struct Asked {
+    store: Arc<dyn TaskStore>,
+    id: String,
+    key: String,
+    open: bool,
+}
+
+impl Drop for Asked {
+    fn drop(&mut self) {
+        if !self.open {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (store, id) = (self.store.clone(), self.id.clone());
+        let key = std::mem::take(&mut self.key);
+        runtime.spawn(async move {
+            if let Err(e) = store.update(&id, TaskChange::Withdraw { key }).await {
+                tracing::debug!(task = %id, "a question not withdrawn: {e}");
+            }
+        });
     }
 }

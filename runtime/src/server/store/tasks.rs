@@ -164,6 +164,13 @@ impl TaskRecord {
                     return;
                 }
             }
+            TaskChange::Withdraw { key } => {
+                let asked = self.input_requests.remove(&key).is_some();
+                self.input_responses.remove(&key);
+                if !asked {
+                    return;
+                }
+            }
             // Not a change a client sees: `updated_at` stays.
             TaskChange::Take { key } => {
                 self.input_responses.remove(&key);
@@ -191,8 +198,10 @@ impl TaskRecord {
     }
 }
 
-/// A change to a stored task.
+/// A change to a stored task. More kinds may come: a store applies them
+/// with [`TaskRecord::apply`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum TaskChange {
     /// The handler reported progress.
     StatusMessage(String),
@@ -210,6 +219,12 @@ pub enum TaskChange {
     /// The handler took the answer under `key`.
     Take {
         /// The key answered.
+        key: String,
+    },
+    /// The handler no longer waits for the answer under `key` (it timed
+    /// out, or stopped waiting): the question and any answer go.
+    Withdraw {
+        /// The key asked.
         key: String,
     },
     /// The task finished, failed or was cancelled.
