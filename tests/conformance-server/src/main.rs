@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use toolmetadata::ask::{Answer, Field, Question};
 use toolmetadata::server::rmcp::model::{
     ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
-    ResourceContents, ResourceTemplate, Role,
+    ResourceContents, ResourceTemplate, Role, Tool,
 };
 use toolmetadata::server::{HttpOptions, Server, ServerBuilder};
 use toolmetadata::{Context, ToolError};
@@ -70,6 +70,43 @@ async fn serve(addr: std::net::SocketAddr) -> Result<(), Box<dyn std::error::Err
     Ok(())
 }
 
+/// A tool whose input schema is JSON Schema 2020-12 as written: `$defs`
+/// with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`
+/// (json-schema-2020-12).
+fn json_schema_2020_12_tool() -> Tool {
+    let schema = serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("an object literal")
+    };
+    Tool::new(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        schema,
+    )
+}
+
 /// The suite's prompts, resources and completions.
 fn extras(builder: ServerBuilder) -> ServerBuilder {
     builder
@@ -89,6 +126,9 @@ fn extras(builder: ServerBuilder) -> ServerBuilder {
                 .with_mime_type("image/png"),
             ResourceContents::blob(PNG, "test://static-binary").with_mime_type("image/png"),
         )
+        .tool_with_schema(json_schema_2020_12_tool(), |args, _| async move {
+            Ok(format!("received: {}", serde_json::Value::Object(args)))
+        })
         // What resources-subscribe and -unsubscribe watch.
         .static_resource(
             Resource::new("test://watched-resource", "watched-resource")

@@ -287,6 +287,76 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a tool whose `tools/list` entry is `tool` as written, its
+    /// `inputSchema` whatever JSON Schema (2020-12) says: `$defs` and `$ref`,
+    /// `allOf`/`anyOf`, `if`/`then`/`else`, what the metadata format cannot
+    /// express. The server checks only that the arguments are an object: the
+    /// handler receives them as the client sent them and checks them
+    /// against its schema itself. Prefer [`ServerBuilder::tool`] when the
+    /// format can say it: its arguments are decoded and checked for you.
+    ///
+    /// ```
+    /// use toolmetadata::server::Server;
+    /// use toolmetadata::server::rmcp::model::Tool;
+    ///
+    /// let schema = serde_json::json!({
+    ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    ///     "type": "object",
+    ///     "properties": {"phone": {"type": "string"}, "email": {"type": "string"}},
+    ///     "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],
+    ///     "additionalProperties": false
+    /// });
+    /// let serde_json::Value::Object(schema) = schema else { unreachable!() };
+    /// let tool = Tool::new("contact", "Records a way to reach someone", schema);
+    /// let server = Server::builder()
+    ///     .tool_with_schema(tool, |args, _cx| async move {
+    ///         let how = args.get("phone").or(args.get("email")).cloned();
+    ///         Ok(format!("recorded {}", how.unwrap_or_default()))
+    ///     })
+    ///     .build();
+    /// assert!(server.is_ok());
+    /// ```
+    pub fn tool_with_schema<F, Fut, O>(mut self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(serde_json::Map<String, serde_json::Value>, crate::Context) -> Fut
+            + Send
+            + Sync
+            + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+        O: IntoToolOutput + 'static,
+    {
+        let entry = match serde_json::to_value(&tool) {
+            Ok(entry) => entry,
+            Err(e) => {
+                self.errors
+                    .push(format!("the entry of `{}` is not JSON: {e}", tool.name));
+                return self;
+            }
+        };
+        let tool = identified(tool, &entry, None);
+        let erased: Invoke = Arc::new(move |args, cx| {
+            Box::pin(crate::confirm::start(cx, args, |args, cx| {
+                let future = handler(args, cx);
+                Ok(Box::pin(
+                    async move { future.await.map(O::into_tool_output) },
+                ))
+            }))
+        });
+        self.tools.push(Served {
+            description: tool.description.as_deref().unwrap_or_default().to_owned(),
+            tool,
+            discoverable: false,
+            keywords: Vec::new(),
+            handler: erased,
+            confirm: None,
+            task: crate::metadata::TaskSupport::Forbidden,
+            scopes: Vec::new(),
+            limits: None,
+            bound: Vec::new(),
+        });
+        self
+    }
+
     /// Keeps only the tools `keep` accepts (given their `tools/list` entry); the
     /// others are neither listed nor callable. For instance a read-only mode:
     /// `.retain(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true))`.
