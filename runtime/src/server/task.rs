@@ -381,6 +381,12 @@ impl Server {
         if support == TaskSupport::Forbidden {
             return Ok(None);
         }
+        // A retry bringing answers to this server's input requests continues
+        // the plain call that asked them (one that ran as such when the task
+        // store was full): its state is checked and used there.
+        if request.request_state.is_some() && support == TaskSupport::Optional {
+            return Ok(None);
+        }
         let client_can = context
             .client_capabilities()
             .is_some_and(|c| c.supports_tasks());

@@ -236,6 +236,23 @@ async fn a_task_asks_and_is_answered_through_tasks_update() {
     assert_eq!(result["isError"], true, "{result:?}");
 }
 
+/// A call that brings a `requestState` continues the plain call that asked
+/// (an optional task tool runs as one when the task store is full): the
+/// state is checked there, never dropped by starting a task instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_with_a_request_state_is_not_made_a_task() {
+    let server = http_server(BIN, &[]).await;
+    let client = task_client(&server.url, true).await;
+    let mut retry = params("job", json!({"seconds": 0}));
+    retry.request_state = Some("not-one-this-server-issued".to_owned());
+    let answered = client.call_tool_once(retry).await;
+    assert!(
+        matches!(&answered, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS
+            && e.message.contains("requestState refused")),
+        "{answered:?}"
+    );
+}
+
 /// A handler that panics inside a task fails the task with a JSON-RPC
 /// error (`failed`, never `completed`), where a tool's own error completes
 /// it with `isError`.
