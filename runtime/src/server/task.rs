@@ -307,9 +307,22 @@ impl Tasks {
         caller: &Caller<'_>,
         responses: BTreeMap<String, Value>,
     ) -> Result<(), ErrorData> {
-        self.visible(id, caller).await?;
+        let record = self.visible(id, caller).await?;
         if responses.is_empty() {
             return Ok(());
+        }
+        for (key, response) in &responses {
+            if let Some(request) = record.input_requests.get(key)
+                && let Err(why) = super::task_input::answers(request, response)
+            {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "inputResponses.{}: {why}; the question stays open",
+                        shorten(key, 100)
+                    ),
+                    None,
+                ));
+            }
         }
         self.store
             .update(id, TaskChange::Answer(responses))

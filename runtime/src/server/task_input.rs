@@ -111,6 +111,31 @@ impl TaskInput {
     }
 }
 
+/// Whether `response` can answer `request` (an `InputRequest` as JSON): the
+/// shape its method's result has. A misshapen answer is refused at
+/// `tasks/update`, so that the question stays open for a right one.
+pub(super) fn answers(request: &Value, response: &Value) -> Result<(), String> {
+    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+    let fits = match method {
+        "elicitation/create" => {
+            matches!(
+                response.get("action").and_then(Value::as_str),
+                Some("accept" | "decline" | "cancel")
+            ) && response.get("content").is_none_or(Value::is_object)
+        }
+        "sampling/createMessage" => {
+            response.get("model").is_some_and(Value::is_string) && response.get("content").is_some()
+        }
+        "roots/list" => response.get("roots").is_some_and(Value::is_array),
+        _ => true,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!("not an answer to {method}"))
+    }
+}
+
 /// A question on the task's record while its handler waits: withdrawn when
 /// the wait ends without an answer, so that the task does not stay
 /// `input_required` for a question nobody waits for.

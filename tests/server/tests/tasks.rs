@@ -184,6 +184,19 @@ async fn a_task_asks_and_is_answered_through_tasks_update() {
         .into_iter()
         .collect()
     };
+    // A misshapen answer is refused, and the question stays open.
+    let bogus = [("colour".to_owned(), json!({"action": "maybe"}))]
+        .into_iter()
+        .collect();
+    let refused = client
+        .update_task(UpdateTaskParams::new(id.clone(), bogus))
+        .await;
+    assert!(
+        matches!(&refused, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS
+            && e.message.contains("inputResponses.colour")),
+        "{refused:?}"
+    );
+    assert_eq!(asked(&get(&client, &id).await), ["colour", "food"]);
     // An answer to something not asked is no answer: ignored.
     client
         .update_task(UpdateTaskParams::new(id.clone(), answer("planted", "x")))
