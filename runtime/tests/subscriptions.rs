@@ -119,6 +119,12 @@ async fn a_listen_stream_hears_of_the_resources_it_was_granted() {
         }
         other => panic!("expected a resource update, got {other:?}"),
     }
+    // A listen for nothing the server serves is acknowledged with nothing.
+    let mut unserved = SubscriptionFilter::new();
+    unserved.resource_subscriptions = Some(vec!["app://nothing".into()]);
+    let empty = client.listen(unserved).await.expect("subscriptions/listen");
+    assert_eq!(empty.acknowledged().resource_subscriptions, None);
+    drop(empty);
     drop(stream);
     // The stream's end removes its subscriptions.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);

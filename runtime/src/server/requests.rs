@@ -291,12 +291,10 @@ impl ServerHandler for Server {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // Nothing to watch is no stream: the client hears so at once.
-        let accepted = self.accepted_filter(requested);
-        accepted
-            .resource_subscriptions
-            .is_some()
-            .then_some(accepted)
+        // The server declares subscriptions when it serves resources: a
+        // listen is acknowledged with what of it is served (perhaps nothing).
+        self.serves_resources()
+            .then(|| self.accepted_filter(requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
