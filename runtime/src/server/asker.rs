@@ -20,14 +20,15 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, ElicitRequestParams, ElicitationSchema, InputRequest,
-    InputRequiredResult, RequestStateCodec, SealOptions,
+    ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult, RequestStateCodec,
+    SealOptions,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::access::Caller;
+use super::attempt::{Attempt, binding};
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
 use super::task_input::TaskInput;
@@ -157,41 +158,6 @@ impl Pending {
                 Value::String(crate::text::hex(&hash[..16]))
             }
             Pending::Roots => Value::String("roots/list".to_owned()),
-        }
-    }
-}
-
-/// The request a round of input requests belongs to: a `tools/call` or a
-/// `prompts/get`, with what a retry brings back.
-pub(crate) struct Attempt<'a> {
-    /// What kind of request the state is bound to: a tool's and a
-    /// prompt's state never open each other, whatever their names.
-    domain: &'static [u8],
-    /// The tool's or the prompt's name, as the request names it.
-    target: &'a str,
-    arguments: Option<&'a Map<String, Value>>,
-    request_state: Option<&'a str>,
-    input_responses: Option<&'a rmcp::model::InputResponses>,
-}
-
-impl<'a> Attempt<'a> {
-    pub(crate) fn of_call(request: &'a CallToolRequestParams) -> Self {
-        Attempt {
-            domain: b"toolmetadata/ask/v3\0",
-            target: &request.name,
-            arguments: request.arguments.as_ref(),
-            request_state: request.request_state.as_deref(),
-            input_responses: request.input_responses.as_ref(),
-        }
-    }
-
-    pub(crate) fn of_prompt(request: &'a rmcp::model::GetPromptRequestParams) -> Self {
-        Attempt {
-            domain: b"toolmetadata/ask/prompt/v1\0",
-            target: &request.name,
-            arguments: request.arguments.as_ref(),
-            request_state: request.request_state.as_deref(),
-            input_responses: request.input_responses.as_ref(),
         }
     }
 }
@@ -575,51 +541,6 @@ impl Asker {
             )
             .map_err(|e| ErrorData::internal_error(format!("requestState: {e}"), None))?;
         Ok(Some(InputRequiredResult::new(Some(requests), Some(sealed))))
-    }
-}
-
-/// The associated data that binds a state to one call: the kind of request
-/// (`domain`), the principal (when there is one), the tool or prompt and a
-/// digest of its arguments as JSON (object
-/// keys sorted, so it is canonical). The arguments are hashed as they are
-/// written, never held as text: a call of several megabytes costs no copy.
-fn binding(
-    domain: &[u8],
-    subject: Option<&str>,
-    tool: &str,
-    args: Option<&Map<String, Value>>,
-) -> Vec<u8> {
-    use sha2::Digest;
-    let mut data = domain.to_vec();
-    if let Some(subject) = subject {
-        data.push(1);
-        data.extend_from_slice(&(subject.len() as u64).to_be_bytes());
-        data.extend_from_slice(subject.as_bytes());
-    } else {
-        data.push(0);
-    }
-    data.extend_from_slice(tool.as_bytes());
-    data.push(0);
-    let mut arguments = Hashing(sha2::Sha256::new());
-    if let Some(args) = args {
-        // Writing to a hash cannot fail, nor can a map of JSON values.
-        let _ = serde_json::to_writer(&mut arguments, args);
-    }
-    data.extend_from_slice(&arguments.0.finalize());
-    data
-}
-
-/// A hash that JSON is written to.
-struct Hashing(sha2::Sha256);
-
-impl std::io::Write for Hashing {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        sha2::Digest::update(&mut self.0, bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

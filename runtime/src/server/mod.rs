@@ -41,6 +41,7 @@
 mod access;
 mod arguments;
 mod asker;
+mod attempt;
 #[cfg(feature = "http")]
 pub mod auth;
 mod bound;
