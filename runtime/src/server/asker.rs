@@ -247,10 +247,10 @@ impl Asker {
         self.can.ask || self.can.sample || self.can.roots
     }
 
-    /// For a `tools/call` request: its generation, what the client can answer,
+    /// For a `tools/call` or `prompts/get`: its generation, what the client can answer,
     /// and, on a retry, the answers so far (from a `requestState` that must
     /// verify, and the new `inputResponses`).
-    pub(crate) fn for_call(
+    fn for_call(
         request: &Attempt<'_>,
         context: &RequestContext<RoleServer>,
         settings: &AskSettings,
@@ -297,10 +297,23 @@ impl Asker {
         Ok(asker)
     }
 
+    /// The asker of a `tools/call` or `prompts/get` (see [`for_call`](Self::for_call)),
+    /// its state, if any, recorded as used (see [`use_state`](Self::use_state)).
+    pub(crate) async fn for_request(
+        request: &Attempt<'_>,
+        context: &RequestContext<RoleServer>,
+        settings: &AskSettings,
+        replay: &dyn ReplayStore,
+    ) -> Result<std::sync::Arc<Self>, ErrorData> {
+        let asker = Asker::for_call(request, context, settings)?;
+        asker.use_state(replay, settings).await?;
+        Ok(std::sync::Arc::new(asker))
+    }
+
     /// Records the use of the state this retry brought, if any: refused
     /// when it was used before (the same retry sent again, here or to another
     /// instance), so that what it confirmed runs once.
-    pub(crate) async fn use_state(
+    async fn use_state(
         &self,
         store: &dyn ReplayStore,
         settings: &AskSettings,
@@ -381,28 +394,35 @@ impl Asker {
                     Err(e) => Err(AskError::Failed(e.to_string())),
                 }
             }
+            Mode::Task(_) | Mode::Stateless => {
+                Answer::from_result(&self.requested(key, Pending::Question(question)).await?)
+            }
+        }
+    }
+
+    /// The answer to `pending` under `key` through input requests: through
+    /// the task's record, or from the answers a retry brought, else it joins
+    /// this attempt's `InputRequiredResult` (`InputRequired`).
+    async fn requested(&self, key: String, pending: Pending) -> Result<Value, AskError> {
+        match &self.mode {
             Mode::Task(input) => {
-                let result = input
-                    .request(
-                        &key,
-                        Pending::Question(question).request_json()?,
-                        self.timeout,
-                    )
-                    .await?;
-                Answer::from_result(&result)
+                input
+                    .request(&key, pending.request_json()?, self.timeout)
+                    .await
             }
             Mode::Stateless => match self.answers.get(&key) {
-                Some(result) if self.shown.get(&key) == Some(&digest(&question)) => {
-                    Answer::from_result(result)
+                Some(result) if self.shown.get(&key) == Some(&pending.digest()) => {
+                    Ok(result.clone())
                 }
                 _ => {
                     self.pending
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push((key, Pending::Question(question)));
+                        .push((key, pending));
                     Err(AskError::InputRequired)
                 }
             },
+            Mode::Session(_) | Mode::Unsupported => Err(AskError::Unsupported),
         }
     }
 
@@ -432,30 +452,8 @@ impl Asker {
                     }
                 }
             }
-            Mode::Task(input) => {
-                let result = input
-                    .request(
-                        &key,
-                        Pending::Sampling(sampling).request_json()?,
-                        self.timeout,
-                    )
-                    .await?;
-                Sampled::from_result(&result)
-            }
-            Mode::Stateless => {
-                let pending = Pending::Sampling(sampling);
-                match self.answers.get(&key) {
-                    Some(result) if self.shown.get(&key) == Some(&pending.digest()) => {
-                        Sampled::from_result(result)
-                    }
-                    _ => {
-                        self.pending
-                            .lock()
-                            .unwrap_or_else(|poisoned| poisoned.into_inner())
-                            .push((key, pending));
-                        Err(AskError::InputRequired)
-                    }
-                }
+            Mode::Task(_) | Mode::Stateless => {
+                Sampled::from_result(&self.requested(key, Pending::Sampling(sampling)).await?)
             }
         }
     }
@@ -478,31 +476,14 @@ impl Asker {
         let key = self
             .key(None)
             .map_err(|e| RootsError::Failed(e.to_string()))?;
-        let answered = match &self.mode {
-            Mode::Unsupported | Mode::Session(_) => Err(RootsError::Unsupported),
-            Mode::Task(input) => {
-                let request = Pending::Roots
-                    .request_json()
-                    .map_err(|e| RootsError::Failed(e.to_string()))?;
-                let result = input
-                    .request(&key, request, self.timeout)
-                    .await
-                    .map_err(|e| RootsError::Failed(e.to_string()))?;
-                super::roots::from_result(&result)
+        let answered = match self.requested(key, Pending::Roots).await {
+            Ok(result) => super::roots::from_result(&result),
+            Err(AskError::InputRequired) => {
+                *known = RootsSeen::Pending;
+                return Err(RootsError::InputRequired);
             }
-            Mode::Stateless => match self.answers.get(&key) {
-                Some(result) if self.shown.get(&key) == Some(&Pending::Roots.digest()) => {
-                    super::roots::from_result(result)
-                }
-                _ => {
-                    self.pending
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push((key, Pending::Roots));
-                    *known = RootsSeen::Pending;
-                    return Err(RootsError::InputRequired);
-                }
-            },
+            Err(AskError::Unsupported) => Err(RootsError::Unsupported),
+            Err(e) => Err(RootsError::Failed(e.to_string())),
         };
         if let Ok(roots) = &answered {
             *known = RootsSeen::Known(roots.clone());

@@ -97,14 +97,13 @@ impl super::Server {
         // A prompt's handler may ask the client too (`Context::ask`,
         // `sample`, `roots`): on 2026-07-28 the questions go out in an
         // `InputRequiredResult`, as a tool's do.
-        let asker = Arc::new(Asker::for_call(
+        let asker = Asker::for_request(
             &Attempt::of_prompt(&request),
             &context,
             &self.inner.ask,
-        )?);
-        asker
-            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
-            .await?;
+            self.inner.stores.replay.as_ref(),
+        )
+        .await?;
         let cx = self.asking_context(&served.prompt.name, context, asker.clone());
         let answered = (served.handler)(args, cx).await;
         if let Some(input) = asker.input_required(&self.inner.ask)? {

@@ -439,14 +439,13 @@ impl Server {
         if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
             return Ok(response);
         }
-        let asker = Arc::new(Asker::for_call(
+        let asker = Asker::for_request(
             &Attempt::of_call(&request),
             &context,
             &self.inner.ask,
-        )?);
-        asker
-            .use_state(self.inner.stores.replay.as_ref(), &self.inner.ask)
-            .await?;
+            self.inner.stores.replay.as_ref(),
+        )
+        .await?;
         let lacking: Arc<std::sync::OnceLock<crate::ClientCapability>> = Arc::default();
         let link = CallLink {
             cancel: context.ct.clone(),
