@@ -14,6 +14,7 @@ use rmcp::model::{
     ErrorCode, ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification,
     SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
+use rmcp::model::{ResourceContents, ResourceTemplate};
 use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient, ServiceError};
 use tokio::sync::mpsc;
 use toolmetadata::server::Server;
@@ -21,6 +22,10 @@ use toolmetadata::server::Server;
 fn server() -> Server {
     Server::builder()
         .resource("app://status", "status", "text/plain", "all good")
+        .resource_template(
+            ResourceTemplate::new("app://item/{id}", "item"),
+            |uri, _, _| async move { Ok(vec![ResourceContents::text("an item", uri)]) },
+        )
         .build()
         .expect("server")
 }
@@ -132,4 +137,41 @@ async fn a_listen_stream_hears_of_the_resources_it_was_granted() {
         assert!(tokio::time::Instant::now() < deadline, "still subscribed");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A client that subscribes to everything a template matches is stopped at
+/// 32 per session, and the others' subscriptions go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    deprecated,
+    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+)]
+async fn one_session_cannot_subscribe_without_bound() {
+    let server = server();
+    let (tx, _heard) = mpsc::unbounded_channel();
+    let greedy = common::connect(server.for_session(), Heard(tx.clone())).await;
+    for n in 0..32 {
+        greedy
+            .subscribe(SubscribeRequestParams::new(format!("app://item/{n}")))
+            .await
+            .expect("within the bound");
+    }
+    let refused = greedy
+        .subscribe(SubscribeRequestParams::new("app://item/33"))
+        .await;
+    assert!(
+        matches!(&refused, Err(ServiceError::McpError(e)) if e.message.contains("too many resource subscriptions")),
+        "{refused:?}"
+    );
+    // The same URI again is no new subscription.
+    greedy
+        .subscribe(SubscribeRequestParams::new("app://item/0"))
+        .await
+        .expect("already subscribed");
+    let other = common::connect(server.for_session(), Heard(tx)).await;
+    other
+        .subscribe(SubscribeRequestParams::new("app://item/0"))
+        .await
+        .expect("another session has its own bound");
+    assert_eq!(server.resource_updated("app://item/0").await, 2);
 }
