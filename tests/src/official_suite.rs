@@ -35,8 +35,10 @@ fn installed() -> (PathBuf, PathBuf) {
 
 /// Runs the suite's server scenarios chosen by `selection` (its command-line
 /// options) against `url`, judged against `baseline` (an expected-failures
-/// file); fails the test, with the suite's output, when it fails.
-pub async fn run(url: &str, selection: &[&str], baseline: &Path) {
+/// file); fails the test, with the suite's output, when it fails. Returns
+/// that output (each check's line, and the totals), for a test to see what
+/// was skipped.
+pub async fn run(url: &str, selection: &[&str], baseline: &Path) -> String {
     let (node, cli) = tokio::task::spawn_blocking(installed)
         .await
         .expect("install the suite");
@@ -69,4 +71,5 @@ pub async fn run(url: &str, selection: &[&str], baseline: &Path) {
         selection.join(" "),
         baseline.display()
     );
+    stdout.into_owned()
 }

@@ -65,6 +65,7 @@ mod prompts;
 mod requests;
 mod resources;
 mod roots;
+mod skills;
 pub mod store;
 mod subscriptions;
 mod task;
@@ -124,6 +125,7 @@ struct Inner {
     catalog: catalog::Catalog,
     resources: Vec<StaticResource>,
     templates: Vec<ServedTemplate>,
+    skills: skills::Skills,
     prompts: Vec<ServedPrompt>,
     completions: Vec<ServedCompletion>,
     ask: asker::AskSettings,

@@ -30,7 +30,7 @@ use crate::BoxFuture;
 /// `Server`, with everything it serves
 /// them with: argument decoding and errors, `[confirm]`, scopes, tasks, the
 /// entries as rendered (`execution` included), cache hints. So do prompts,
-/// resources and completions when the `Server` was built with some, and the
+/// resources, skills and completions when the `Server` was built with some, and the
 /// subscriptions to the `Server`'s resources (a `subscriptions/listen`
 /// stream reaches your handler too, for the rest of what it asks). Every
 /// other request goes to your handler: `initialize` (your name, version and
@@ -287,6 +287,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
+        if self.tools.serves_skills() {
+            return self.tools.list_skills(request, context).await;
+        }
         self.handler.list_skills(request, context).await
     }
 
@@ -295,6 +298,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
+        if self.tools.serves_skills() {
+            return self.tools.get_skill(request, context).await;
+        }
         self.handler.get_skill(request, context).await
     }
 
@@ -303,6 +309,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        if self.tools.serves_skills() {
+            return self.tools.read_resource_directory(request, context).await;
+        }
         self.handler.read_resource_directory(request, context).await
     }
 

@@ -8,12 +8,14 @@ use std::borrow::Cow;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CompleteRequestParams, CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, SubscriptionFilter, TASKS_EXTENSION_ID, Tool,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    GetTaskParams, GetTaskResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
@@ -52,6 +54,7 @@ impl ServerHandler for Server {
             resources.subscribe = Some(true);
             capabilities.resources = Some(resources);
         }
+        self.inner.skills.declare(&mut capabilities);
         if self.serves_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
@@ -114,13 +117,14 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let mut result = ListResourcesResult::with_all_items(
-            self.inner
-                .resources
-                .iter()
-                .map(|r| r.resource.clone())
-                .collect(),
-        );
+        let mut resources: Vec<_> = self
+            .inner
+            .resources
+            .iter()
+            .map(|r| r.resource.clone())
+            .collect();
+        resources.extend(self.inner.skills.resources());
+        let mut result = ListResourcesResult::with_all_items(resources);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
             result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
         }
@@ -159,6 +163,38 @@ impl ServerHandler for Server {
         let response = self.serve_read(request, context).instrument(span).await;
         operation.finish_with(&response);
         response
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let mut result = self.inner.skills.list()?;
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            (result.ttl_ms, result.cache_scope) = (Some(ttl_ms), Some(scope));
+        }
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let mut result = self.inner.skills.get(&request.uri)?;
+        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
+            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
+        }
+        Ok(result)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.inner.skills.read_directory(&request.uri)
     }
 
     async fn list_prompts(
@@ -408,6 +444,9 @@ impl Server {
         {
             return Ok(ReadResourceResult::new(vec![found.contents.clone()]).into());
         }
+        if let Some(file) = self.inner.skills.read(&request.uri) {
+            return Ok(file.into());
+        }
         let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
             let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;
             Some((t, vars))
@@ -567,7 +606,13 @@ impl Server {
     }
 
     pub(super) fn serves_resources(&self) -> bool {
-        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+        !self.inner.resources.is_empty()
+            || !self.inner.templates.is_empty()
+            || self.inner.skills.served()
+    }
+
+    pub(super) fn serves_skills(&self) -> bool {
+        self.inner.skills.served()
     }
 
     /// The context of a read or a completion: the request and the session's

@@ -1,8 +1,8 @@
 //! The conformance server: what the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`) calls in its server scenarios,
 //! served by toolmetadata from metadata files like any user's server. Its
-//! tools are `tools/*.toml`, compiled by `build.rs`; its handlers use only
-//! the public API.
+//! tools are `tools/*.toml`, compiled by `build.rs`, and its skills the
+//! directories of `skills/`; its handlers use only the public API.
 //!
 //! ```text
 //! conformance-server --http ADDR     # serves /mcp; prints `listening on http://ADDR/mcp` on stderr
@@ -12,8 +12,10 @@ mod handler;
 mod tasks;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use toolmetadata::ask::{Answer, Field, Question};
+use toolmetadata::server::rmcp::handler::server::skill_catalog::SkillCatalog;
 use toolmetadata::server::rmcp::model::{
     ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceContents, ResourceTemplate, Role, Tool,
@@ -61,7 +63,13 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(addr: std::net::SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
+    // The skills of `skills/` (SEP-2640), read off the async workers.
+    let skills = tokio::task::spawn_blocking(|| {
+        SkillCatalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))
+    })
+    .await??;
     let server = extras(Server::builder().tool_set(tools::tool_set(handler::Suite)))
+        .skills(Arc::new(skills))
         .instructions("The MCP conformance suite's test server")
         .build()?;
     let bound = server.bind_http(HttpOptions::default().addr(addr)).await?;

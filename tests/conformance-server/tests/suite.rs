@@ -17,13 +17,13 @@ use toolmetadata_tests::official_suite;
 const BIN: &str = env!("CARGO_BIN_EXE_conformance-server");
 
 /// Runs the suite with `selection` against a fresh server, judged against
-/// `baseline`.
-async fn run(selection: &[&str], baseline: &str) {
+/// `baseline`; its output.
+async fn run(selection: &[&str], baseline: &str) -> String {
     let server = http_server(BIN, &[]).await;
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("expected-failures")
         .join(baseline);
-    official_suite::run(&server.url, selection, &baseline).await;
+    official_suite::run(&server.url, selection, &baseline).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,5 +70,40 @@ async fn what_the_revisions_run_unscored() {
             "unscored.yml",
         )
         .await;
+    }
+}
+
+/// The skills extension's scenarios (SEP-2640), at both revisions. A server
+/// that declares no skills passes them by skipping every check, so a skip
+/// fails here too; only the cache hints, which 2025-11-25 does not define,
+/// are skipped there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_skills_extension() {
+    let scenarios = [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-directory",
+        "sep-2640-skills-manifest",
+    ];
+    for revision in ["2025-11-25", "2026-07-28"] {
+        for scenario in scenarios {
+            let selection = [
+                "--scenario",
+                scenario,
+                "--spec-version",
+                revision,
+                "--force",
+            ];
+            let out = run(&selection, "unscored.yml").await;
+            let skipped: Vec<_> = out
+                .lines()
+                .filter(|line| line.contains("SKIPPED"))
+                .filter(|line| !(revision == "2025-11-25" && line.contains("-cache-attributes")))
+                .collect();
+            assert!(
+                skipped.is_empty() && out.contains("Passed:"),
+                "{scenario} at {revision} skipped checks:\n{}\n{out}",
+                skipped.join("\n")
+            );
+        }
     }
 }

@@ -13,6 +13,8 @@ use crate::server::ServerError;
 use crate::server::call::Served;
 use crate::server::prompts::{Completer, Completes, PromptFn, ServedCompletion, ServedPrompt};
 use crate::server::resources::{ReadFn, ServedTemplate, StaticResource};
+#[cfg(feature = "skills")]
+use crate::server::skills::SkillCatalog;
 use crate::server::uri_template::UriTemplate;
 use crate::{Context, ToolError};
 
@@ -88,6 +90,40 @@ impl ServerBuilder {
             parsed,
             handler,
         });
+        self
+    }
+}
+
+impl ServerBuilder {
+    /// Serves the skills of `catalog` (SEP-2640, the
+    /// `io.modelcontextprotocol/skills` extension, declared with
+    /// `directoryRead`): `skills/list`, `skills/get`,
+    /// `resources/directory/read`, each skill's `SKILL.md` in
+    /// `resources/list`, and every file of a skill in `resources/read`. A
+    /// static resource of the same URI wins over a skill's file, which wins
+    /// over a template.
+    ///
+    /// The catalog is rmcp's: a snapshot of a directory tree, each folder
+    /// holding a `SKILL.md` a skill (see its docs for what it skips). Keep
+    /// the `Arc` to [`reload`](crate::server::rmcp::handler::server::skill_catalog::SkillCatalog::reload) it; the server serves
+    /// what it holds at each request. Load and reload it outside async
+    /// workers (`spawn_blocking`): it reads the tree with blocking I/O.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use toolmetadata::server::Server;
+    /// use toolmetadata::server::rmcp::handler::server::skill_catalog::SkillCatalog;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let skills = Arc::new(SkillCatalog::from_dir("skills")?);
+    /// let server = Server::builder().skills(skills).build()?;
+    /// # let _ = server;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, catalog: Arc<SkillCatalog>) -> Self {
+        self.skills = Some(catalog);
         self
     }
 }
