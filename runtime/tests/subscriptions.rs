@@ -3,7 +3,8 @@
 //! `Server::resource_updated`, until it unsubscribes; a URI the server does
 //! not serve cannot be subscribed to; a `subscriptions/listen` stream
 //! (2026-07-28) is accepted for the resources the server serves and hears
-//! of their changes while it lasts.
+//! of their changes while it lasts; through `Mounted`, each subscription
+//! goes to whoever serves its resource.
 
 mod common;
 
@@ -174,4 +175,67 @@ async fn one_session_cannot_subscribe_without_bound() {
         .await
         .expect("another session has its own bound");
     assert_eq!(server.resource_updated("app://item/0").await, 2);
+}
+
+/// A handler of one's own with a resource of its own, whose subscriptions it
+/// keeps itself.
+#[derive(Clone, Default)]
+struct Mine(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl rmcp::ServerHandler for Mine {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        let mut capabilities = rmcp::model::ServerCapabilities::default();
+        capabilities.resources = Some(resources);
+        rmcp::model::ServerConfig::new(capabilities)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.0.lock().expect("not poisoned").push(request.uri);
+        Ok(())
+    }
+}
+
+/// Through `Mounted`, a subscription to the tools' resource is the tools'
+/// server's, one to the handler's own resource the handler's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    deprecated,
+    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+)]
+async fn a_mounted_server_routes_each_subscription_to_whoever_serves_it() {
+    let server = server();
+    let mine = Mine::default();
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    let client = common::connect(server.clone().mount(mine.clone()), Heard(tx)).await;
+    let resources = client
+        .peer_info()
+        .expect("initialized")
+        .capabilities
+        .resources
+        .clone();
+    assert_eq!(resources.and_then(|r| r.subscribe), Some(true));
+
+    client
+        .subscribe(SubscribeRequestParams::new("app://status"))
+        .await
+        .expect("the tools' resource");
+    assert_eq!(server.resource_updated("app://status").await, 1);
+    let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
+        .await
+        .expect("the notification came")
+        .expect("open");
+    assert_eq!(uri, "app://status");
+    client
+        .subscribe(SubscribeRequestParams::new("mine://notes"))
+        .await
+        .expect("the handler's resource");
+    assert_eq!(*mine.0.lock().expect("not poisoned"), ["mine://notes"]);
+    // Not the tools' subscription.
+    assert_eq!(server.resource_updated("mine://notes").await, 0);
 }
