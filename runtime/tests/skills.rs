@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientRequest, DIRECTORY_MIME_TYPE, ErrorCode, GetSkillRequestParams, ListSkillsRequest,
-    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceRequestParams,
-    ResourceContents, SKILLS_EXTENSION_ID, ServerConfig, SkillResources, sha256_digest,
+    CacheScope, ClientRequest, DIRECTORY_MIME_TYPE, ErrorCode, GetSkillRequestParams,
+    ListSkillsRequest, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestParams, ResourceContents, SKILLS_EXTENSION_ID, ServerConfig, SkillResources,
+    sha256_digest,
 };
 use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService, ServiceError};
 use rmcp::{ServerHandler, handler::server::skill_catalog::SkillCatalog};
@@ -42,15 +43,17 @@ impl Tree {
         let outside = root.with_extension("outside");
         std::fs::write(&outside, "outside the tree").expect("write");
         // A skill with a symlink out of the tree is not served at all.
-        let linked = root.join("linked");
-        std::fs::create_dir_all(&linked).expect("mkdir");
-        std::fs::write(
-            linked.join("SKILL.md"),
-            "---\nname: linked\ndescription: Links out\n---\n",
-        )
-        .expect("write");
         #[cfg(unix)]
-        std::os::unix::fs::symlink(&outside, linked.join("escape.md")).expect("symlink");
+        {
+            let linked = root.join("linked");
+            std::fs::create_dir_all(&linked).expect("mkdir");
+            std::fs::write(
+                linked.join("SKILL.md"),
+                "---\nname: linked\ndescription: Links out\n---\n",
+            )
+            .expect("write");
+            std::os::unix::fs::symlink(&outside, linked.join("escape.md")).expect("symlink");
+        }
         Tree(root)
     }
 
@@ -156,7 +159,6 @@ async fn serves_the_skills(server: impl ServerHandler, lifecycle: ClientLifecycl
         "skill://pdf-processing/.env",
         "skill://linked/SKILL.md",
         "skill://linked/escape.md",
-        "skill://pdf-processing/../pdf-processing.outside",
     ] {
         let read = client
             .read_resource(ReadResourceRequestParams::new(hidden))
@@ -213,13 +215,16 @@ async fn a_2026_client_is_served_the_skills_with_cache_hints() {
     };
     serves_the_skills(server(&tree), modern()).await;
     let client = common::connect_with(server(&tree), (), modern()).await;
+    // The server's list hints (five minutes, public by default), not
+    // rmcp's fallback (0, private).
+    let hints = Some((300_000, CacheScope::Public));
     let listed = client.list_skills(None).await.expect("skills/list");
-    assert!(listed.ttl_ms.is_some() && listed.cache_scope.is_some());
+    assert_eq!(listed.ttl_ms.zip(listed.cache_scope), hints);
     let got = client
         .get_skill(GetSkillRequestParams::new(SKILL))
         .await
         .expect("skills/get");
-    assert!(got.ttl_ms.is_some() && got.cache_scope.is_some());
+    assert_eq!(got.ttl_ms.zip(got.cache_scope), hints);
 }
 
 /// A handler of one's own that serves no skills.
@@ -264,4 +269,82 @@ async fn a_server_without_skills_declares_none() {
         matches!(&listed, Err(ServiceError::McpError(e)) if e.code == ErrorCode::METHOD_NOT_FOUND),
         "{listed:?}"
     );
+}
+
+/// A handler of one's own with a resource of its own and a skills
+/// declaration of its own, without `directoryRead`.
+#[derive(Clone)]
+struct Notes;
+
+impl ServerHandler for Notes {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = rmcp::model::ServerCapabilities::builder()
+            .enable_resources()
+            .enable_skills()
+            .build();
+        capabilities.resources = Some(Default::default());
+        ServerConfig::new(capabilities)
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<rmcp::model::PaginatedRequestParams>,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListResourcesResult::with_all_items(vec![
+            rmcp::model::Resource::new("mine://notes", "notes"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        if request.uri != "mine://notes" {
+            return Err(rmcp::ErrorData::resource_not_found("not mine", None));
+        }
+        Ok(
+            rmcp::model::ReadResourceResult::new(vec![ResourceContents::text(
+                "my notes",
+                request.uri,
+            )])
+            .into(),
+        )
+    }
+}
+
+/// Skills alone mounted beside a handler's own resources: both are listed
+/// and read, and the skills served are declared as served (with
+/// `directoryRead`), over the handler's own declaration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_alone_are_served_beside_a_mounted_handlers_resources() {
+    let tree = Tree::new("beside");
+    let skills_only = Server::builder()
+        .skills(Arc::new(
+            SkillCatalog::from_dir(tree.path()).expect("catalog"),
+        ))
+        .build()
+        .expect("server");
+    let client = common::connect(skills_only.mount(Notes), ()).await;
+    let info = client.peer_info().expect("initialized");
+    let settings = &info.capabilities.extensions.as_ref().expect("extensions")[SKILLS_EXTENSION_ID];
+    assert_eq!(settings.get("directoryRead"), Some(&true.into()));
+
+    let resources = client.list_resources(None).await.expect("resources/list");
+    let uris: Vec<_> = resources.resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris, ["mine://notes", SKILL]);
+    assert_eq!(
+        read_text(&client, "mine://notes").await.expect("notes"),
+        "my notes"
+    );
+    assert_eq!(read_text(&client, SKILL).await.expect("SKILL.md"), SKILL_MD);
+    client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://pdf-processing",
+        ))
+        .await
+        .expect("resources/directory/read");
+    let listed = client.list_skills(None).await.expect("skills/list");
+    assert_eq!(listed.skills.len(), 1);
 }

@@ -3,7 +3,8 @@
 //!
 //! On 2026-07-28 a list may depend on the server's configuration and on the
 //! caller's authorization, never on the connection (any request may reach
-//! any instance). The catalog here is fixed when the server is built, so the
+//! any instance). The catalog here is fixed when the server is built (a
+//! skill catalog changes only when its owner reloads it), so the
 //! answer says how long it stays fresh (`ttlMs`) and whether a shared cache
 //! may hand it to anyone (`public`) or only to this caller (`private`, when
 //! the server filters lists by authorization). Older sessions get the legacy

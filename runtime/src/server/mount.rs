@@ -30,7 +30,9 @@ use crate::BoxFuture;
 /// `Server`, with everything it serves
 /// them with: argument decoding and errors, `[confirm]`, scopes, tasks, the
 /// entries as rendered (`execution` included), cache hints. So do prompts,
-/// resources, skills and completions when the `Server` was built with some, and the
+/// skills and completions when the `Server` was built with some (its skills
+/// then replace any of the handler's), resources when it has some of its own
+/// (a skill's files alone are served beside the handler's resources), and the
 /// subscriptions to the `Server`'s resources (a `subscriptions/listen`
 /// stream reaches your handler too, for the rest of what it asks). Every
 /// other request goes to your handler: `initialize` (your name, version and
@@ -156,7 +158,13 @@ fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
     if let Some(extensions) = tools.extensions {
         let mine = into.extensions.get_or_insert_with(Default::default);
         for (id, settings) in extensions {
-            mine.entry(id).or_insert(settings);
+            // The tools' skills are the ones served (with their settings),
+            // whatever the handler declares of its own.
+            if id == rmcp::model::SKILLS_EXTENSION_ID {
+                mine.insert(id, settings);
+            } else {
+                mine.entry(id).or_insert(settings);
+            }
         }
     }
 }
@@ -425,7 +433,22 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         if self.tools.serves_resources() {
             return self.tools.list_resources(request, context).await;
         }
-        self.handler.list_resources(request, context).await
+        if !self.tools.serves_skills() {
+            return self.handler.list_resources(request, context).await;
+        }
+        // The handler's resources, and the skills' after them on its last
+        // page (or alone when the handler has none).
+        let mut listed = match self.handler.list_resources(request, context).await {
+            Ok(listed) => listed,
+            Err(e) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+                ListResourcesResult::default()
+            }
+            Err(e) => return Err(e),
+        };
+        if listed.next_cursor.is_none() {
+            listed.resources.extend(self.tools.skill_resources());
+        }
+        Ok(listed)
     }
 
     async fn list_resource_templates(
@@ -446,6 +469,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     ) -> Result<ReadResourceResponse, ErrorData> {
         if self.tools.serves_resources() {
             return self.tools.read_resource(request, context).await;
+        }
+        if let Some(file) = self.tools.read_skill_file(&request.uri) {
+            return Ok(file.into());
         }
         self.handler.read_resource(request, context).await
     }

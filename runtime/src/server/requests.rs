@@ -47,11 +47,12 @@ impl ServerHandler for Server {
             .enable_tools()
             .enable_logging()
             .build();
-        if self.serves_resources() {
-            // Subscriptions: `resources/subscribe` on sessions,
-            // `subscriptions/listen` on 2026-07-28.
+        if self.serves_resources() || self.serves_skills() {
+            // Subscriptions to its own resources: `resources/subscribe` on
+            // sessions, `subscriptions/listen` on 2026-07-28 (a skill's files
+            // change only with a reload of its catalog).
             let mut resources = ResourcesCapability::default();
-            resources.subscribe = Some(true);
+            resources.subscribe = self.serves_resources().then_some(true);
             capabilities.resources = Some(resources);
         }
         self.inner.skills.declare(&mut capabilities);
@@ -110,7 +111,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        if !self.serves_resources() {
+        if !self.serves_resources() && !self.serves_skills() {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "resources/list",
@@ -123,7 +124,7 @@ impl ServerHandler for Server {
             .iter()
             .map(|r| r.resource.clone())
             .collect();
-        resources.extend(self.inner.skills.resources());
+        resources.extend(self.skill_resources());
         let mut result = ListResourcesResult::with_all_items(resources);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
             result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
@@ -136,7 +137,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        if !self.serves_resources() {
+        if !self.serves_resources() && !self.serves_skills() {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 "resources/templates/list",
@@ -444,7 +445,7 @@ impl Server {
         {
             return Ok(ReadResourceResult::new(vec![found.contents.clone()]).into());
         }
-        if let Some(file) = self.inner.skills.read(&request.uri) {
+        if let Some(file) = self.read_skill_file(&request.uri) {
             return Ok(file.into());
         }
         let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
@@ -605,14 +606,10 @@ impl Server {
         !self.inner.completions.is_empty()
     }
 
+    /// Whether the server has resources of its own (static or templates),
+    /// besides the files of its skills.
     pub(super) fn serves_resources(&self) -> bool {
-        !self.inner.resources.is_empty()
-            || !self.inner.templates.is_empty()
-            || self.inner.skills.served()
-    }
-
-    pub(super) fn serves_skills(&self) -> bool {
-        self.inner.skills.served()
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
     }
 
     /// The context of a read or a completion: the request and the session's

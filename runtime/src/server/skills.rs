@@ -119,3 +119,29 @@ impl SkillCatalog {
         match *self {}
     }
 }
+
+impl super::Server {
+    /// Whether the server serves skills.
+    pub(super) fn serves_skills(&self) -> bool {
+        self.inner.skills.served()
+    }
+
+    /// The `SKILL.md` resources for `resources/list`, but those a static
+    /// resource of the same URI shadows (`resources/read` answers with it).
+    pub(super) fn skill_resources(&self) -> Vec<Resource> {
+        let mut listed = self.inner.skills.resources();
+        listed.retain(|skill| {
+            !self
+                .inner
+                .resources
+                .iter()
+                .any(|r| r.resource.uri == skill.uri)
+        });
+        listed
+    }
+
+    /// A skill's file for `resources/read`, or `None` when no skill has `uri`.
+    pub(super) fn read_skill_file(&self, uri: &str) -> Option<ReadResourceResult> {
+        self.inner.skills.read(uri)
+    }
+}

@@ -103,11 +103,22 @@ impl ServerBuilder {
     /// static resource of the same URI wins over a skill's file, which wins
     /// over a template.
     ///
-    /// The catalog is rmcp's: a snapshot of a directory tree, each folder
-    /// holding a `SKILL.md` a skill (see its docs for what it skips). Keep
-    /// the `Arc` to [`reload`](crate::server::rmcp::handler::server::skill_catalog::SkillCatalog::reload) it; the server serves
-    /// what it holds at each request. Load and reload it outside async
-    /// workers (`spawn_blocking`): it reads the tree with blocking I/O.
+    /// The catalog is rmcp's: a snapshot of a directory tree in memory (reads
+    /// never touch the disk), each folder holding a `SKILL.md` a skill. It
+    /// opens nothing through a symbolic link, and skips a whole skill that
+    /// holds one, a hidden entry, and a skill of over 512 files or 16 MiB; a
+    /// hard link inside the tree is an ordinary file, whatever it shares its
+    /// contents with. How many skills the tree holds is yours to bound:
+    /// `skills/list` answers with all of them on one page.
+    ///
+    /// Keep the `Arc` to
+    /// [`reload`](crate::server::rmcp::handler::server::skill_catalog::SkillCatalog::reload)
+    /// it, outside async workers (`spawn_blocking`: it reads the tree with
+    /// blocking I/O); the server serves what it holds at each request, each
+    /// instance behind a balancer its own. No notification tells clients: on
+    /// 2026-07-28 they keep lists for the server's
+    /// [`list_ttl`](Self::list_ttl). A skill's files cannot be subscribed to.
+    /// A second call replaces the first catalog. Feature `skills`.
     ///
     /// ```no_run
     /// use std::sync::Arc;
