@@ -1,6 +1,7 @@
 //! A 2025-11-25 client in raw JSON-RPC, for what rmcp's client cannot send
 //! (it speaks 2026-07-28's forms of some requests even in a session).
 
+use std::collections::VecDeque;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -27,6 +28,9 @@ pub enum Peer {
         stdin: ChildStdin,
         /// Where answers come from.
         lines: Box<Lines<BufReader<ChildStdout>>>,
+        /// Messages read while waiting for another: the server's own
+        /// requests and notifications, for `next_request`.
+        unread: Box<VecDeque<Value>>,
     },
 }
 
@@ -47,6 +51,7 @@ impl Peer {
             _child: child,
             stdin,
             lines,
+            unread: Box::default(),
         }
     }
 
@@ -61,7 +66,9 @@ impl Peer {
 
     /// Sends a message; for a request, the response with its id.
     pub async fn send(&mut self, message: Value) -> Option<Value> {
-        let id = message.get("id").cloned();
+        // A response of the client's (to a request of the server's) has an
+        // id too, and waits for nothing.
+        let id = message.get("method").and(message.get("id")).cloned();
         match self {
             Peer::Http { url, session } => {
                 let mut request = reqwest::Client::new()
@@ -84,7 +91,12 @@ impl Peer {
                 let body = response.text().await.expect("body");
                 id.map(|_| message_of(&body))
             }
-            Peer::Stdio { stdin, lines, .. } => {
+            Peer::Stdio {
+                stdin,
+                lines,
+                unread,
+                ..
+            } => {
                 stdin
                     .write_all(format!("{message}\n").as_bytes())
                     .await
@@ -92,17 +104,34 @@ impl Peer {
                 stdin.flush().await.expect("flush");
                 let id = id?;
                 loop {
-                    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-                        .await
-                        .expect("an answer within 30 s")
-                        .expect("read")
-                        .expect("the server is still there");
-                    let answer: Value = serde_json::from_str(&line).expect("JSON");
-                    if answer.get("id") == Some(&id) {
+                    let answer = read_line(lines).await;
+                    // A response to this request, not a request of the
+                    // server's that happens to use the same id.
+                    if answer.get("id") == Some(&id) && answer.get("method").is_none() {
                         return Some(answer);
                     }
+                    unread.push_back(answer);
                 }
             }
+        }
+    }
+
+    /// The next request of the server's with `method` (on stdio), read now
+    /// or while waiting for an answer earlier.
+    pub async fn next_request(&mut self, method: &str) -> Value {
+        let Peer::Stdio { lines, unread, .. } = self else {
+            panic!("next_request reads a server's requests on stdio only");
+        };
+        let asked = |m: &Value| m["method"] == method && m.get("id").is_some();
+        if let Some(at) = unread.iter().position(asked) {
+            return unread.remove(at).expect("found");
+        }
+        loop {
+            let message = read_line(lines).await;
+            if asked(&message) {
+                return message;
+            }
+            unread.push_back(message);
         }
     }
 
@@ -113,13 +142,18 @@ impl Peer {
             .expect("an answer")
     }
 
-    /// The handshake; the server's capabilities.
+    /// The handshake, declaring tasks; the server's capabilities.
     pub async fn initialize(&mut self) -> Value {
+        self.initialize_with(json!({"tasks": {}})).await
+    }
+
+    /// The handshake, declaring `capabilities`; the server's.
+    pub async fn initialize_with(&mut self, capabilities: Value) -> Value {
         let answer = self
             .request(
                 1,
                 "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+                json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
                     "clientInfo": {"name": "raw-2025", "version": "0"}}),
             )
             .await;
@@ -127,4 +161,14 @@ impl Peer {
             .await;
         answer["result"]["capabilities"].clone()
     }
+}
+
+/// The next JSON-RPC message of a server on stdio, within 30 s.
+async fn read_line(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("a message within 30 s")
+        .expect("read")
+        .expect("the server is still there");
+    serde_json::from_str(&line).expect("JSON")
 }

@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 
 use super::access::Caller;
 use super::attempt::{Attempt, binding};
+use super::compat::RELATED_TASK;
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
 use super::task_input::TaskInput;
@@ -184,6 +185,10 @@ pub(crate) struct Asker {
     /// The roots as far as this call or task knows them, so that asking
     /// twice asks the client once.
     roots: tokio::sync::Mutex<RootsSeen>,
+    /// A task started on a 2025-11-25 session, which asks through the
+    /// session: its requests name it (`related-task`), and it shows
+    /// `input_required` while they wait (SEP-1686).
+    task_on_session: Option<TaskInput>,
 }
 
 impl Asker {
@@ -201,12 +206,14 @@ impl Asker {
             binding: Vec::new(),
             state: None,
             roots: tokio::sync::Mutex::new(RootsSeen::Unasked),
+            task_on_session: None,
         }
     }
 
     /// For a task started by `context`: on a 2025-11-25 session, requests
-    /// to its client as a plain call makes them; otherwise through the
-    /// task's record. Either way only what the client declared it can
+    /// to its client as a plain call makes them, each naming the task
+    /// (`related-task`) and the task `input_required` while it waits;
+    /// otherwise through the task's record. Either way only what the client declared it can
     /// answer is asked.
     pub(crate) fn for_task(
         context: &RequestContext<RoleServer>,
@@ -214,7 +221,12 @@ impl Asker {
         settings: &AskSettings,
     ) -> Self {
         let mut asker = Asker::reaching(context, settings);
-        if asker.reaches() && !Generation::of(context).is_session() {
+        if !asker.reaches() {
+            return asker;
+        }
+        if Generation::of(context).is_session() {
+            asker.task_on_session = Some(input);
+        } else {
             asker.mode = Mode::Task(input);
         }
         asker
@@ -383,7 +395,24 @@ impl Asker {
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
-                let params = form_params(&question)?;
+                let mut params = form_params(&question)?;
+                let _shown = match &self.task_on_session {
+                    Some(task) => {
+                        if let ElicitRequestParams::FormElicitationParams { meta, .. } = &mut params
+                        {
+                            meta.get_or_insert_with(Default::default)
+                                .0
+                                .0
+                                .insert(RELATED_TASK.to_owned(), related(task));
+                        }
+                        let request = serde_json::json!({
+                            "method": "elicitation/create",
+                            "params": params,
+                        });
+                        Some(task.mark(&key, request).await)
+                    }
+                    None => None,
+                };
                 match super::compat::elicit(peer, params, self.timeout).await {
                     Ok(result) => {
                         let result = serde_json::to_value(result)
@@ -440,7 +469,26 @@ impl Asker {
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
-                let params = serde_json::from_value(sampling.params())
+                let mut params = sampling.params();
+                let _shown = match &self.task_on_session {
+                    Some(task) => {
+                        if let Some(params) = params.as_object_mut() {
+                            let meta = params
+                                .entry("_meta")
+                                .or_insert_with(|| Value::Object(Map::new()));
+                            if let Some(meta) = meta.as_object_mut() {
+                                meta.insert(RELATED_TASK.to_owned(), related(task));
+                            }
+                        }
+                        let request = serde_json::json!({
+                            "method": "sampling/createMessage",
+                            "params": params,
+                        });
+                        Some(task.mark(&key, request).await)
+                    }
+                    None => None,
+                };
+                let params = serde_json::from_value(params)
                     .map_err(|e| AskError::Failed(format!("a sampling request: {e}")))?;
                 match tokio::time::timeout(self.timeout, peer.create_message(params)).await {
                     Err(_) | Ok(Err(ServiceError::Timeout { .. })) => Err(AskError::TimedOut),
@@ -552,4 +600,9 @@ fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {
         message: question.message().to_owned(),
         requested_schema,
     })
+}
+
+/// The `related-task` metadata of a task's request to its client.
+fn related(task: &TaskInput) -> Value {
+    serde_json::json!({ "taskId": task.id() })
 }

@@ -14,7 +14,9 @@
 //!
 //! A task belongs to the principal that started it, when there is one: to
 //! anyone else its id is unknown. 2025-11-25 sessions ask for tasks their own
-//! way (see `compat`); both ways start and read tasks here.
+//! way (see `compat`); both ways start and read tasks here. There a task's
+//! handler asks through the session, each request naming its task
+//! (`related-task`), the task `input_required` while one waits.
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -369,7 +371,7 @@ pub(super) fn already_ended(record: &TaskRecord) -> Option<ErrorData> {
             format!(
                 "the task `{}` has already ended ({}); there is nothing to cancel",
                 shorten(&record.id, 100),
-                status_name(&record.state)
+                status_name(record)
             ),
             None,
         )),
@@ -523,8 +525,10 @@ fn task_required(tool: &str, context: &RequestContext<RoleServer>) -> ErrorData 
     )
 }
 
-pub(super) fn status_name(state: &TaskState) -> &'static str {
-    match state {
+/// The status a task shows: `input_required` while it waits for an answer.
+pub(super) fn status_name(record: &TaskRecord) -> &'static str {
+    match &record.state {
+        TaskState::Working if !record.input_requests.is_empty() => "input_required",
         TaskState::Working => "working",
         TaskState::Completed { .. } => "completed",
         TaskState::Failed { .. } => "failed",

@@ -39,6 +39,32 @@ impl TaskInput {
         }
     }
 
+    /// The task's id.
+    pub(super) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Shows the task `input_required` with `request` (an `InputRequest` as
+    /// JSON) under `key` while a 2025-11-25 session's client is asked
+    /// directly; the mark goes when the returned guard drops. A store out
+    /// of reach leaves the task `working`: the question is asked anyway.
+    pub(super) async fn mark(&self, key: &str, request: Value) -> impl Drop + use<> {
+        let change = TaskChange::Ask {
+            key: key.to_owned(),
+            request,
+        };
+        let recorded = self.store.update(&self.id, change).await;
+        if let Err(e) = &recorded {
+            tracing::debug!(task = %self.id, "a question not shown on its task: {e}");
+        }
+        Asked {
+            store: self.store.clone(),
+            id: self.id.clone(),
+            key: key.to_owned(),
+            open: recorded.is_ok(),
+        }
+    }
+
     /// Asks `request` (an `InputRequest` as JSON) under `key` and waits for
     /// the answer, at most `timeout` (the server's ask timeout), and no
     /// longer than the task lives: its cancellation, its expiry or a lost

@@ -204,6 +204,56 @@ async fn a_2025_11_25_session_over_stdio_asks_for_tasks_with_the_task_param() {
     the_old_task_flow(&mut Peer::stdio(BIN, &[]).await).await;
 }
 
+/// A task that asks on a 2025-11-25 session asks through the session, as a
+/// plain call does: each request names its task (`related-task`), and the
+/// task shows `input_required` while they wait (SEP-1686).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_11_25_task_asks_through_the_session_and_shows_it() {
+    let mut peer = Peer::stdio(BIN, &[]).await;
+    peer.initialize_with(json!({"tasks": {}, "elicitation": {}}))
+        .await;
+    let answer = peer
+        .request(2, "tools/call", task_call("survey", json!({})))
+        .await;
+    let id = answer["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned();
+    let asked = [
+        peer.next_request("elicitation/create").await,
+        peer.next_request("elicitation/create").await,
+    ];
+    for request in &asked {
+        assert_eq!(
+            request["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str(),
+            "{request}"
+        );
+    }
+    // Shown before the request was sent, and until it is answered.
+    let got = peer.request(3, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+
+    for request in &asked {
+        let key = if request["params"]["message"] == "Your colour?" {
+            "colour"
+        } else {
+            "food"
+        };
+        let value = if key == "colour" { "blue" } else { "soup" };
+        peer.send(json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"action": "accept", "content": {key: value}}}))
+            .await;
+    }
+    let result = peer.request(4, "tasks/result", json!({"taskId": id})).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "colour: blue, food: soup",
+        "{result}"
+    );
+    let got = peer.request(5, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+}
+
 /// The old methods are not the new generation's: a 2026-07-28 request to
 /// `tasks/result` is unknown, and a `task` param on its `tools/call` is not
 /// an opt-in (the extension says to ignore it).

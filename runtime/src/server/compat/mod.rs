@@ -79,6 +79,7 @@ pub(super) use list::ListExtras;
 #[cfg(feature = "http")]
 pub(super) use sessions::{CappedSessions, FULL as SESSIONS_FULL};
 pub(super) use stdio::serve_stdio;
+pub(in crate::server) use tasks_2025::RELATED_TASK;
 pub(crate) use tasks_2025::{is_request as is_2025_task_request, serve as serve_2025_task_request};
 
 use super::Server;

@@ -41,8 +41,9 @@ const RESULT: &str = "tasks/result";
 /// below it is raised (2025-11-25 lets the server decide).
 const MIN_TTL: Duration = Duration::from_secs(60);
 
-/// Where the related task is named in the `_meta` of `tasks/result`'s answer.
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// Where the related task is named in the `_meta` of `tasks/result`'s answer
+/// and of a task's requests to its client.
+pub(in crate::server) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The `initialize` answer with 2025-11-25's task capability added, when
 /// `message` is one (gap 3): re-typed as a custom result holding the
@@ -104,7 +105,7 @@ fn legacy_shape(mut result: ServerResult) -> Value {
 fn task_json(record: &TaskRecord) -> Value {
     let mut task = json!({
         "taskId": record.id,
-        "status": status_name(&record.state),
+        "status": status_name(record),
         "createdAt": record.created_at,
         "lastUpdatedAt": record.updated_at,
         "ttl": record.ttl_ms,
