@@ -5,7 +5,9 @@
 //! directories of `skills/`; its handlers use only the public API.
 //!
 //! ```text
-//! conformance-server --http ADDR     # serves /mcp; prints `listening on http://ADDR/mcp` on stderr
+//! conformance-server --http ADDR [--skills DIR]
+//!     # serves /mcp, and the skills of DIR (by default this crate's skills/);
+//!     # prints `listening on http://ADDR/mcp` on stderr
 //! ```
 
 mod handler;
@@ -38,11 +40,14 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .init();
-    let mut args = std::env::args().skip(1);
-    let addr = match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(addr)) => addr,
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (addr, skills) = match &args[..] {
+        [http, addr] if http == "--http" => (addr.clone(), SKILLS.to_owned()),
+        [http, addr, skills, dir] if http == "--http" && skills == "--skills" => {
+            (addr.clone(), dir.clone())
+        }
         _ => {
-            eprintln!("usage: conformance-server --http ADDR");
+            eprintln!("usage: conformance-server --http ADDR [--skills DIR]");
             return ExitCode::from(2);
         }
     };
@@ -53,7 +58,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match serve(addr).await {
+    match serve(addr, skills).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -62,12 +67,17 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve(addr: std::net::SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
-    // The skills of `skills/` (SEP-2640), read off the async workers.
-    let skills = tokio::task::spawn_blocking(|| {
-        SkillCatalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))
-    })
-    .await??;
+/// The skills served unless `--skills` says otherwise: this crate's own.
+const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+
+async fn serve(
+    addr: std::net::SocketAddr,
+    skills: String,
+) -> Result<(), Box<dyn std::error::Error>> {
+    // The skills (SEP-2640), read off the async workers.
+    let skills = tokio::task::spawn_blocking(move || SkillCatalog::from_dir(skills))
+        .await?
+        .map_err(|e| format!("--skills: {e}"))?;
     let server = extras(Server::builder().tool_set(tools::tool_set(handler::Suite)))
         .skills(Arc::new(skills))
         .instructions("The MCP conformance suite's test server")
