@@ -200,6 +200,14 @@ impl Server {
     /// Serves on stdin/stdout until the client closes stdin (also before it
     /// initialized, which is not an error). Logs go to stderr.
     ///
+    /// When stdin and stdout are pipes, as a client that starts the server
+    /// makes them, they are set non-blocking and read and written by the
+    /// runtime itself, with no thread hop per message; a terminal or a file
+    /// is read and written through tokio's blocking pool. Nothing else may
+    /// write to stdout while serving: it would break the protocol, and on a
+    /// non-blocking pipe `println!` can fail (and panic) when the pipe is
+    /// full.
+    ///
     /// The future is boxed here so that rmcp's server machinery is compiled
     /// once, in this crate, rather than again in every crate that awaits it
     /// (an `async fn` is compiled where it is polled): that alone is most of a
