@@ -127,3 +127,50 @@ async fn malformed_messages_get_answers_and_the_server_goes_on() {
         );
     }
 }
+
+/// Serving sets the stdin and stdout pipes non-blocking (the runtime reads
+/// and writes them itself); once the server stops they are blocking again,
+/// for whatever runs next on the same pipes, here a script of the shell
+/// that started it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pipes_are_blocking_again_after_serving() {
+    // On stderr: stdout is the pipe looked at.
+    let after = "python3 -c 'import fcntl, os, sys; \
+        print(\"nonblocking:\", *(bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK) for fd in (0, 1)), \
+        file=sys.stderr)'";
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", &format!("\"$0\"; {after}"), BIN])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "pipes", "version": "0"}}});
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .await
+        .expect("write");
+    let answer = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("an answer")
+        .expect("read")
+        .expect("a line");
+    let answer: Value = serde_json::from_str(&answer).expect("JSON");
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+    // End of input: the server stops, and the script goes on.
+    drop(stdin);
+    let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("the script ends")
+        .expect("its output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.lines().any(|l| l == "nonblocking: False False"),
+        "{stderr}"
+    );
+}

@@ -37,7 +37,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
-    let (stdin, stdout) = stdio();
+    let (stdin, stdout, _restored) = stdio();
     let compat = Compat::of(server.tools());
     let notes = Arc::new(LineNotes {
         tasks: compat.tasks.then(SeenTasks::default),
@@ -69,11 +69,54 @@ type Output = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
 /// runtime's reactor, so that a request and its answer cross no thread;
 /// anything else (a terminal, a file, a socket) through tokio's `stdin` and
 /// `stdout`, which read and write on the blocking pool, a thread hop each.
-fn stdio() -> (Input, Output) {
+/// The pipes are made blocking again when the guard drops.
+fn stdio() -> (Input, Output, Restore) {
+    let stdin = pipe_in();
+    let stdout = pipe_out();
+    let restore = Restore {
+        stdin: stdin.is_some(),
+        stdout: stdout.is_some(),
+    };
     (
-        pipe_in().unwrap_or_else(|| Box::new(tokio::io::stdin())),
-        pipe_out().unwrap_or_else(|| Box::new(tokio::io::stdout())),
+        stdin.unwrap_or_else(|| Box::new(tokio::io::stdin())),
+        stdout.unwrap_or_else(|| Box::new(tokio::io::stdout())),
+        restore,
     )
+}
+
+/// Which of stdin and stdout were made non-blocking. The flag is the pipe's
+/// (shared with whoever else holds it, such as a shell that runs something
+/// after the server): it is cleared when serving ends.
+struct Restore {
+    stdin: bool,
+    stdout: bool,
+}
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        // Registering a pipe, even to let it go, needs the runtime.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let _entered = runtime.enter();
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            use tokio::net::unix::pipe;
+            if self.stdin
+                && let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
+                && let Ok(pipe) = pipe::Receiver::from_file_unchecked(fd.into())
+            {
+                let _ = pipe.into_blocking_fd();
+            }
+            if self.stdout
+                && let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
+                && let Ok(pipe) = pipe::Sender::from_file_unchecked(fd.into())
+            {
+                let _ = pipe.into_blocking_fd();
+            }
+        }
+    }
 }
 
 /// stdin when it is a pipe, read without blocking (a copy of the
