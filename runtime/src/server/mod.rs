@@ -200,13 +200,16 @@ impl Server {
     /// Serves on stdin/stdout until the client closes stdin (also before it
     /// initialized, which is not an error). Logs go to stderr.
     ///
-    /// When stdin and stdout are pipes, as a client that starts the server
-    /// makes them, they are set non-blocking and read and written by the
-    /// runtime itself, with no thread hop per message; a terminal or a file
-    /// is read and written through tokio's blocking pool. Nothing else may
-    /// write to stdout while serving: it would break the protocol, and on a
-    /// non-blocking pipe `println!` can fail (and panic) when the pipe is
-    /// full.
+    /// When stdin and stdout are pipes or sockets, as a client that starts
+    /// the server makes them, they are set non-blocking and read and written
+    /// by the runtime itself (it needs its I/O driver, as `#[tokio::main]`
+    /// has), with no thread hop per message; they are blocking again when
+    /// serving ends, unless a signal ends the process first. A terminal, a
+    /// file, a stdout that is also stderr, or one socket for both, is read
+    /// and written through tokio's blocking pool. Nothing else may use stdin
+    /// or stdout while serving (nor child processes that inherit them): it
+    /// would break the protocol, and on a non-blocking pipe a `println!` can
+    /// fail, and panic, when the pipe is full.
     ///
     /// The future is boxed here so that rmcp's server machinery is compiled
     /// once, in this crate, rather than again in every crate that awaits it

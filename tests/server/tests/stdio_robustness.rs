@@ -128,30 +128,54 @@ async fn malformed_messages_get_answers_and_the_server_goes_on() {
     }
 }
 
-/// Serving sets the stdin and stdout pipes non-blocking (the runtime reads
-/// and writes them itself); once the server stops they are blocking again,
-/// for whatever runs next on the same pipes, here a script of the shell
-/// that started it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_pipes_are_blocking_again_after_serving() {
-    // On stderr: stdout is the pipe looked at.
+/// Whether the file description of `fd` in process `pid` is non-blocking
+/// (Linux: `/proc/PID/fdinfo/FD`, flags in octal).
+#[cfg(target_os = "linux")]
+fn nonblocking(pid: u32, fd: u32) -> bool {
+    let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).expect("fdinfo");
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+        .expect("flags");
+    flags & 0o4000 != 0
+}
+
+/// Serving makes stdin and stdout non-blocking when they are pipes or
+/// sockets (the runtime reads and writes them itself); once the server
+/// stops they are blocking again, for whatever runs next on them, here a
+/// script of the shell that started it (which shares them, so its
+/// `/proc` entries show the flag while the server runs).
+#[cfg(target_os = "linux")]
+fn server_then_script(stdin: Stdio, stdout: Stdio) -> tokio::process::Child {
+    // On stderr: stdout is one of the descriptors looked at.
     let after = "python3 -c 'import fcntl, os, sys; \
         print(\"nonblocking:\", *(bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK) for fd in (0, 1)), \
         file=sys.stderr)'";
-    let mut child = tokio::process::Command::new("sh")
+    tokio::process::Command::new("sh")
         .args(["-c", &format!("\"$0\"; {after}"), BIN])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdin(stdin)
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        .expect("spawn")
+}
+
+/// Talks to the server through `input` and `output` until it has answered
+/// `initialize`, checks the flags while it serves, ends its input, and
+/// checks them again from the script run after it.
+#[cfg(target_os = "linux")]
+async fn serve_then_check(
+    child: tokio::process::Child,
+    mut input: impl tokio::io::AsyncWrite + Unpin,
+    output: impl tokio::io::AsyncRead + Unpin,
+) {
+    let mut lines = BufReader::new(output).lines();
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "pipes", "version": "0"}}});
-    stdin
+    input
         .write_all(format!("{initialize}\n").as_bytes())
         .await
         .expect("write");
@@ -162,8 +186,13 @@ async fn the_pipes_are_blocking_again_after_serving() {
         .expect("a line");
     let answer: Value = serde_json::from_str(&answer).expect("JSON");
     assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+    let shell = child.id().expect("running");
+    assert!(
+        nonblocking(shell, 0) && nonblocking(shell, 1),
+        "the server reads and writes through the runtime"
+    );
     // End of input: the server stops, and the script goes on.
-    drop(stdin);
+    drop(input);
     let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
         .await
         .expect("the script ends")
@@ -173,4 +202,31 @@ async fn the_pipes_are_blocking_again_after_serving() {
         stderr.lines().any(|l| l == "nonblocking: False False"),
         "{stderr}"
     );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipes_are_blocking_again_after_serving() {
+    let mut child = server_then_script(Stdio::piped(), Stdio::piped());
+    let input = child.stdin.take().expect("stdin");
+    let output = child.stdout.take().expect("stdout");
+    serve_then_check(child, input, output).await;
+}
+
+/// As a Node.js client starts a server: a socket for stdin, another for
+/// stdout.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_are_blocking_again_after_serving() {
+    let (to_server, server_in) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+    let (from_server, server_out) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+    let child = server_then_script(
+        Stdio::from(std::os::fd::OwnedFd::from(server_in)),
+        Stdio::from(std::os::fd::OwnedFd::from(server_out)),
+    );
+    let tokio_side = |s: std::os::unix::net::UnixStream| {
+        s.set_nonblocking(true).expect("nonblocking");
+        tokio::net::UnixStream::from_std(s).expect("register")
+    };
+    serve_then_check(child, tokio_side(to_server), tokio_side(from_server)).await;
 }

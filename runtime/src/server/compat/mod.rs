@@ -64,6 +64,7 @@ pub(super) mod http;
 mod list;
 #[cfg(feature = "http")]
 mod sessions;
+mod std_streams;
 mod stdio;
 mod tasks_2025;
 

@@ -37,7 +37,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
-    let (stdin, stdout, _restored) = stdio();
+    let (stdin, stdout) = (super::std_streams::stdin(), super::std_streams::stdout());
     let compat = Compat::of(server.tools());
     let notes = Arc::new(LineNotes {
         tasks: compat.tasks.then(SeenTasks::default),
@@ -59,93 +59,6 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
         .await
         .map_err(|e| ServerError::new(format!("stdio server failed: {e}")))?;
     Ok(())
-}
-
-/// Standard input and output as the server reads and writes them.
-type Input = Box<dyn AsyncRead + Send + Unpin>;
-type Output = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
-
-/// stdin and stdout: pipes (as a client starts a stdio server) through the
-/// runtime's reactor, so that a request and its answer cross no thread;
-/// anything else (a terminal, a file, a socket) through tokio's `stdin` and
-/// `stdout`, which read and write on the blocking pool, a thread hop each.
-/// The pipes are made blocking again when the guard drops.
-fn stdio() -> (Input, Output, Restore) {
-    let stdin = pipe_in();
-    let stdout = pipe_out();
-    let restore = Restore {
-        stdin: stdin.is_some(),
-        stdout: stdout.is_some(),
-    };
-    (
-        stdin.unwrap_or_else(|| Box::new(tokio::io::stdin())),
-        stdout.unwrap_or_else(|| Box::new(tokio::io::stdout())),
-        restore,
-    )
-}
-
-/// Which of stdin and stdout were made non-blocking. The flag is the pipe's
-/// (shared with whoever else holds it, such as a shell that runs something
-/// after the server): it is cleared when serving ends.
-struct Restore {
-    stdin: bool,
-    stdout: bool,
-}
-
-impl Drop for Restore {
-    fn drop(&mut self) {
-        // Registering a pipe, even to let it go, needs the runtime.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let _entered = runtime.enter();
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsFd;
-            use tokio::net::unix::pipe;
-            if self.stdin
-                && let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
-                && let Ok(pipe) = pipe::Receiver::from_file_unchecked(fd.into())
-            {
-                let _ = pipe.into_blocking_fd();
-            }
-            if self.stdout
-                && let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
-                && let Ok(pipe) = pipe::Sender::from_file_unchecked(fd.into())
-            {
-                let _ = pipe.into_blocking_fd();
-            }
-        }
-    }
-}
-
-/// stdin when it is a pipe, read without blocking (a copy of the
-/// descriptor, made non-blocking: nothing else reads it).
-#[cfg(unix)]
-fn pipe_in() -> Option<Input> {
-    use std::os::fd::AsFd;
-    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let pipe = tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(fd)).ok()?;
-    Some(Box::new(pipe))
-}
-
-/// stdout when it is a pipe, written without blocking.
-#[cfg(unix)]
-fn pipe_out() -> Option<Output> {
-    use std::os::fd::AsFd;
-    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-    let pipe = tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(fd)).ok()?;
-    Some(Box::new(pipe))
-}
-
-#[cfg(not(unix))]
-fn pipe_in() -> Option<Input> {
-    None
-}
-
-#[cfg(not(unix))]
-fn pipe_out() -> Option<Output> {
-    None
 }
 
 /// What the [`LineGate`] hands `compat`'s transport beside the lines: the
