@@ -348,3 +348,45 @@ async fn skills_alone_are_served_beside_a_mounted_handlers_resources() {
     let listed = client.list_skills(None).await.expect("skills/list");
     assert_eq!(listed.skills.len(), 1);
 }
+
+/// A tree of many skills is listed a page at a time (50 skills each), every
+/// skill once, the cursor as given; a cursor the server did not give is
+/// refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_skills_are_listed_a_page_at_a_time() {
+    let tree = Tree::new("many");
+    for n in 0..120 {
+        let name = format!("skill-{n:03}");
+        let dir = tree.path().join(&name);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: Skill {n}\n---\n"),
+        )
+        .expect("write");
+    }
+    let client = common::connect(server(&tree), ()).await;
+    let mut listed = Vec::new();
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let params =
+            cursor.map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = client.list_skills(params).await.expect("skills/list");
+        pages.push(page.skills.len());
+        listed.extend(page.skills.into_iter().map(|s| s.uri));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    // The 120 and the tree's own pdf-processing.
+    assert_eq!(pages, [50, 50, 21]);
+    let unique: std::collections::BTreeSet<_> = listed.iter().collect();
+    assert_eq!(unique.len(), 121, "each skill once");
+    for bogus in ["x", "999", "-1"] {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(Some(bogus.into()));
+        let refused = client.list_skills(Some(params)).await;
+        assert!(is_invalid_params(&refused), "{bogus}: {refused:?}");
+    }
+}

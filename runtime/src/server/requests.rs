@@ -168,10 +168,11 @@ impl ServerHandler for Server {
 
     async fn list_skills(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let mut result = self.inner.skills.list()?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let mut result = self.inner.skills.list(cursor)?;
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
             (result.ttl_ms, result.cache_scope) = (Some(ttl_ms), Some(scope));
         }

@@ -13,6 +13,9 @@ use rmcp::model::{
     Resource, ServerCapabilities,
 };
 
+/// Skills per `skills/list` page.
+const PAGE: usize = 50;
+
 /// The skills a server serves: none, or one catalog.
 #[derive(Default)]
 pub(super) struct Skills {
@@ -51,12 +54,36 @@ impl Skills {
         }
     }
 
-    /// `skills/list`: every skill on one page (the catalog keeps each to at
-    /// most 512 files and 16 MiB).
-    pub(super) fn list(&self) -> Result<ListSkillsResult, ErrorData> {
-        Ok(self
+    /// `skills/list`: a page of [`PAGE`] skills from `cursor` (the index of
+    /// the page's first skill), so that an answer, and rmcp's checks of it,
+    /// stay bounded however many skills the tree holds (each has at most 512
+    /// files); `-32602` for a cursor this server did not give.
+    pub(super) fn list(&self, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
+        let mut skills = self
             .catalog::<rmcp::model::ListSkillsRequestMethod>()?
-            .list_skills())
+            .skills();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&start| start < skills.len())
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "skills/list: the cursor `{}` is not one this server gave",
+                            crate::text::shorten(cursor, 100)
+                        ),
+                        None,
+                    )
+                })?,
+        };
+        let end = skills.len().min(start + PAGE);
+        let more = end < skills.len();
+        skills.truncate(end);
+        let mut page = ListSkillsResult::with_all_items(skills.split_off(start));
+        page.next_cursor = more.then(|| end.to_string());
+        Ok(page)
     }
 
     /// `skills/get`; `-32602` for a URI no skill has.
@@ -96,7 +123,7 @@ pub(super) enum SkillCatalog {}
 
 #[cfg(not(feature = "skills"))]
 impl SkillCatalog {
-    fn list_skills(&self) -> ListSkillsResult {
+    fn skills(&self) -> Vec<rmcp::model::Skill> {
         match *self {}
     }
 

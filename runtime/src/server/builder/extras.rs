@@ -108,8 +108,9 @@ impl ServerBuilder {
     /// opens nothing through a symbolic link, and skips a whole skill that
     /// holds one, a hidden entry, and a skill of over 512 files or 16 MiB; a
     /// hard link inside the tree is an ordinary file, whatever it shares its
-    /// contents with. How many skills the tree holds is yours to bound:
-    /// `skills/list` answers with all of them on one page.
+    /// contents with. `skills/list` answers 50 skills a page (a skill's
+    /// manifest lists up to 512 files); `resources/list` lists every
+    /// `SKILL.md`.
     ///
     /// Keep the `Arc` to
     /// [`reload`](crate::server::rmcp::handler::server::skill_catalog::SkillCatalog::reload)
