@@ -171,12 +171,10 @@ impl ServerHandler for Server {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let mut result = self.inner.skills.list(cursor)?;
-        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
-            (result.ttl_ms, result.cache_scope) = (Some(ttl_ms), Some(scope));
-        }
-        Ok(result)
+        let operation = Operation::start("skills/list", Target::None, &context);
+        let response = self.serve_list_skills(request.as_ref(), &context);
+        operation.finish_with(&response);
+        response
     }
 
     async fn get_skill(
@@ -184,19 +182,22 @@ impl ServerHandler for Server {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let mut result = self.inner.skills.get(&request.uri)?;
-        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
-            result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
-        }
-        Ok(result)
+        let operation = Operation::start("skills/get", Target::Resource(&request.uri), &context);
+        let response = self.serve_get_skill(&request.uri, &context);
+        operation.finish_with(&response);
+        response
     }
 
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        self.inner.skills.read_directory(&request.uri)
+        let target = Target::Resource(&request.uri);
+        let operation = Operation::start("resources/directory/read", target, &context);
+        let response = self.inner.skills.read_directory(&request.uri);
+        operation.finish_with(&response);
+        response
     }
 
     async fn list_prompts(
