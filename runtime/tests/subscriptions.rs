@@ -114,7 +114,13 @@ async fn a_listen_stream_hears_of_the_resources_it_was_granted() {
         Some(vec!["app://status".to_owned()]),
         "only what the server serves is granted"
     );
-    assert_eq!(server.resource_updated("app://status").await, 1);
+    // rmcp sends the acknowledgement before the server's `listen` runs, so
+    // the stream is watched a moment after it: told once it is.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.resource_updated("app://status").await != 1 {
+        assert!(tokio::time::Instant::now() < deadline, "never watched");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let next = tokio::time::timeout(Duration::from_secs(5), stream.next())
         .await
         .expect("the notification came")
