@@ -163,6 +163,13 @@ impl Pending {
     }
 }
 
+/// The answers a call gathered through input requests before it became a
+/// task, and what each answered.
+pub(crate) struct Seed {
+    answers: Map<String, Value>,
+    shown: Map<String, Value>,
+}
+
 /// One call's questions and answers.
 pub(crate) struct Asker {
     mode: Mode,
@@ -433,26 +440,50 @@ impl Asker {
     /// the task's record, or from the answers a retry brought, else it joins
     /// this attempt's `InputRequiredResult` (`InputRequired`).
     async fn requested(&self, key: String, pending: Pending) -> Result<Value, AskError> {
+        if let Some(answer) = self.answered(&key, &pending) {
+            return Ok(answer);
+        }
         match &self.mode {
             Mode::Task(input) => {
                 input
                     .request(&key, pending.request_json()?, self.timeout)
                     .await
             }
-            Mode::Stateless => match self.answers.get(&key) {
-                Some(result) if self.shown.get(&key) == Some(&pending.digest()) => {
-                    Ok(result.clone())
-                }
-                _ => {
-                    self.pending
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push((key, pending));
-                    Err(AskError::InputRequired)
-                }
-            },
+            Mode::Stateless => {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push((key, pending));
+                Err(AskError::InputRequired)
+            }
             Mode::Session(_) | Mode::Unsupported => Err(AskError::Unsupported),
         }
+    }
+
+    /// The answer a retry brought (or the task it started was seeded with)
+    /// under `key`, if it answered `pending` as it is asked now.
+    fn answered(&self, key: &str, pending: &Pending) -> Option<Value> {
+        self.answers
+            .get(key)
+            .filter(|_| self.shown.get(key) == Some(&pending.digest()))
+            .cloned()
+    }
+
+    /// The answers so far, for the task this retry starts
+    /// ([`ServerBuilder::ask_before_task`](super::ServerBuilder::ask_before_task)).
+    pub(crate) fn seed(&self) -> Seed {
+        Seed {
+            answers: self.answers.clone(),
+            shown: self.shown.clone(),
+        }
+    }
+
+    /// This task's asker, knowing the answers its call gathered before the
+    /// task started: the handler, run from the start, finds them again.
+    pub(crate) fn seeded(mut self, seed: Seed) -> Self {
+        self.answers = seed.answers;
+        self.shown = seed.shown;
+        self
     }
 
     /// Asks the client's model: as [`ask`](Self::ask), with

@@ -36,6 +36,9 @@ pub(super) struct Served {
     pub(super) confirm: Option<Arc<crate::confirm::ConfirmPlan>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,
+    /// Whether the tool asks before it becomes a task
+    /// (`ServerBuilder::ask_before_task`).
+    pub(super) asks_first: bool,
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
     pub(super) scopes: Vec<String>,
     /// `[limits]`, held.

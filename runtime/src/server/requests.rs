@@ -30,6 +30,7 @@ use super::attempt::Attempt;
 use super::call::CallLink;
 use super::catalog::Entry;
 use super::prompts::Completes;
+use super::task::Dispatch;
 use super::telemetry::{Operation, Target};
 use crate::Context;
 use crate::metadata::TaskSupport;
@@ -478,16 +479,19 @@ impl Server {
     ) -> Result<CallToolResponse, ErrorData> {
         // A tool with `task` metadata, called by a client that can poll:
         // answered with a task handle, the handler running on.
-        if let Some(response) = self.maybe_run_as_task(&request, &context).await? {
-            return Ok(response);
-        }
-        let asker = Asker::for_request(
-            &Attempt::of_call(&request),
-            &context,
-            &self.inner.ask,
-            self.inner.stores.replay.as_ref(),
-        )
-        .await?;
+        let asker = match self.maybe_run_as_task(&request, &context).await? {
+            Dispatch::Task(response) => return Ok(response),
+            Dispatch::Plain(Some(asker)) => asker,
+            Dispatch::Plain(None) => {
+                Asker::for_request(
+                    &Attempt::of_call(&request),
+                    &context,
+                    &self.inner.ask,
+                    self.inner.stores.replay.as_ref(),
+                )
+                .await?
+            }
+        };
         let lacking: Arc<std::sync::OnceLock<crate::ClientCapability>> = Arc::default();
         let link = CallLink {
             cancel: context.ct.clone(),

@@ -6,7 +6,9 @@
 //! `tasks/cancel` cancels the handler through its `Context`; a handler that
 //! asks (`Context::ask`, `sample`, `roots`) puts the task `input_required`
 //! with its requests until `tasks/update` brings the answers (see
-//! `task_input`).
+//! `task_input`). A tool built with `ask_before_task` asks through a plain
+//! call's `InputRequiredResult` first, and the retry that answers starts its
+//! task, seeded with the answers.
 //!
 //! The state lives in a [`TaskStore`]; this instance only keeps the
 //! cancellation of the handlers it runs, and watches the store so that a
@@ -35,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::access::Caller;
-use super::asker::Asker;
+use super::asker::{Asker, Seed};
 use super::call::{CallLink, Crashed, TaskProgress};
 use super::catalog::Entry;
 use super::generation::Generation;
@@ -378,29 +380,38 @@ pub(super) fn already_ended(record: &TaskRecord) -> Option<ErrorData> {
     }
 }
 
+/// How a `tools/call` runs.
+pub(super) enum Dispatch {
+    /// As a task, started: the task's handle.
+    Task(CallToolResponse),
+    /// As a plain call, with the asker its retry opened already, if any.
+    Plain(Option<Arc<Asker>>),
+}
+
 /// The server's way into its tasks: whether a call runs as one, and
 /// starting it with the server's own way of running a tool.
 impl Server {
-    /// Starts the call as a task when the tool and the client allow it:
-    /// `Some(task handle)`; `None` to run it as a plain call; an error for a
+    /// Starts the call as a task when the tool and the client allow it
+    /// (`Dispatch::Task`), or says to run it as a plain call; an error for a
     /// task-only tool called by a client that cannot use tasks.
     pub(super) async fn maybe_run_as_task(
         &self,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Option<CallToolResponse>, ErrorData> {
+    ) -> Result<Dispatch, ErrorData> {
         let Some(Entry::Tool(index, served)) = self.inner.catalog.find(&request.name) else {
-            return Ok(None);
+            return Ok(Dispatch::Plain(None));
         };
         let support = served.task;
         if support == TaskSupport::Forbidden {
-            return Ok(None);
+            return Ok(Dispatch::Plain(None));
         }
+        let asks_first = served.asks_first && !Generation::of(context).is_session();
         // A retry bringing answers to this server's input requests continues
         // the plain call that asked them (one that ran as such when the task
         // store was full): its state is checked and used there.
-        if request.request_state.is_some() && support == TaskSupport::Optional {
-            return Ok(None);
+        if request.request_state.is_some() && support == TaskSupport::Optional && !asks_first {
+            return Ok(Dispatch::Plain(None));
         }
         let client_can = context
             .client_capabilities()
@@ -409,25 +420,42 @@ impl Server {
             if support == TaskSupport::Required {
                 return Err(task_required(&request.name, context));
             }
-            return Ok(None);
+            return Ok(Dispatch::Plain(None));
         }
+        // A tool that asks before its task: a plain call until a retry
+        // brings the answers, which the task then starts with.
+        let asker = match (asks_first, &request.request_state) {
+            (false, _) => None,
+            (true, None) => return Ok(Dispatch::Plain(None)),
+            (true, Some(_)) => Some(
+                Asker::for_request(
+                    &super::attempt::Attempt::of_call(request),
+                    context,
+                    &self.inner.ask,
+                    self.inner.stores.replay.as_ref(),
+                )
+                .await?,
+            ),
+        };
         let started = self
             .start_task(
                 index,
                 request.arguments.clone(),
                 context,
                 self.inner.tasks.ttl,
+                asker.as_ref().map(|asker| asker.seed()),
             )
             .await;
         match started {
-            Ok(record) => Ok(Some(CallToolResponse::Task(CreateTaskResult::new(
-                wire_task(&record),
-            )))),
+            Ok(record) => Ok(Dispatch::Task(CallToolResponse::Task(
+                CreateTaskResult::new(wire_task(&record)),
+            ))),
             // No room for another task: a tool that may run either way runs
-            // as a plain call rather than fail.
+            // as a plain call rather than fail, with the answers its retry
+            // brought (their state is used already).
             Err(NotStarted::Store(StoreError::Full { .. })) if support == TaskSupport::Optional => {
                 tracing::debug!(tool = %request.name, "the task store is full: a plain call");
-                Ok(None)
+                Ok(Dispatch::Plain(asker))
             }
             Err(e) => Err(e.into()),
         }
@@ -441,6 +469,7 @@ impl Server {
         arguments: Option<JsonObject>,
         context: &RequestContext<RoleServer>,
         ttl: Duration,
+        seed: Option<Seed>,
     ) -> Result<TaskRecord, NotStarted> {
         let served = self.inner.catalog.tool(index);
         let caller = Caller::of(context);
@@ -468,7 +497,10 @@ impl Server {
                     // progress into the store rather than to a request that
                     // has ended, and questions through the task's record
                     // (through the session, on a 2025-11-25 one).
-                    let asker = Asker::for_task(&request, input, &server.inner.ask);
+                    let mut asker = Asker::for_task(&request, input, &server.inner.ask);
+                    if let Some(seed) = seed {
+                        asker = asker.seeded(seed);
+                    }
                     let link = CallLink {
                         cancel,
                         request,

@@ -256,6 +256,10 @@ impl Tools for Suite {
         crate::tasks::multi_input(cx).await
     }
 
+    async fn test_tool_with_task(&self, _: TestToolWithTaskArgs, cx: Context) -> ToolResult {
+        crate::tasks::test_tool_with_task(cx).await
+    }
+
     async fn protocol_error_job(&self, _: ProtocolErrorJobArgs, _: Context) -> ToolResult {
         crate::tasks::protocol_error_job().await
     }

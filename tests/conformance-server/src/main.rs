@@ -79,6 +79,8 @@ async fn serve(
         .await?
         .map_err(|e| format!("--skills: {e}"))?;
     let server = extras(Server::builder().tool_set(tools::tool_set(handler::Suite)))
+        // The tasks extension's MRTR-then-task composition.
+        .ask_before_task("test_tool_with_task")
         .skills(Arc::new(skills))
         .instructions("The MCP conformance suite's test server")
         .build()?;

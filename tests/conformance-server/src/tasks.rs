@@ -1,6 +1,6 @@
 //! The tasks extension's fixtures (SEP-2663 scenarios `tasks-*`): a
 //! sync-only tool, and task tools that wait, fail as a tool, crash, or ask
-//! the person from inside the task.
+//! the person from inside the task or before it.
 
 use std::time::Duration;
 
@@ -37,6 +37,19 @@ pub(crate) async fn failing_job() -> ToolResult {
 pub(crate) async fn protocol_error_job() -> ToolResult {
     tokio::task::yield_now().await;
     panic!("protocol_error_job crashes on purpose")
+}
+
+/// `test_tool_with_task`: asks the person's name before its task starts
+/// (the server is built with `ask_before_task` for it), then works a
+/// moment in the task and greets them by the name gathered.
+pub(crate) async fn test_tool_with_task(cx: Context) -> ToolResult {
+    let question = Question::new("What is your name?")
+        .key("user_name")
+        .field(Field::string("name").description("Your name"));
+    let answers = confirmed(&cx, question).await?;
+    let name = answers.get::<String>("name").unwrap_or_default();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}, from the task").into())
 }
 
 /// The person's yes to `question`, or the tool's error that says why not.

@@ -2,6 +2,7 @@
 //! (in `extras`) resources and prompts, checked once into a [`Server`].
 
 mod extras;
+mod tasks;
 
 use std::fmt;
 
@@ -56,6 +57,8 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: Option<Duration>,
     task_lease: Option<Duration>,
+    /// The tools that ask before they become tasks (`ask_before_task`).
+    asks_first: Vec<String>,
     replay_store: Option<Arc<dyn ReplayStore>>,
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
@@ -208,6 +211,7 @@ impl ServerBuilder {
                 confirm,
                 task: entry.task,
                 limits: super::limits::Limiter::of(entry.limits),
+                asks_first: false,
                 bound: entry
                     .bound
                     .iter()
@@ -283,6 +287,7 @@ impl ServerBuilder {
             task: metadata.task,
             scopes: metadata.scopes.clone(),
             limits: super::limits::Limiter::of(metadata.limits),
+            asks_first: false,
             bound: super::bound::Bound::of_metadata(&metadata),
         });
         self
@@ -353,6 +358,7 @@ impl ServerBuilder {
             task: crate::metadata::TaskSupport::Forbidden,
             scopes: Vec::new(),
             limits: None,
+            asks_first: false,
             bound: Vec::new(),
         });
         self
@@ -381,32 +387,6 @@ impl ServerBuilder {
     /// list to another. Default `false`: `public`, one catalog for everyone.
     pub fn lists_depend_on_authorization(mut self, yes: bool) -> Self {
         self.list_cache.per_caller = yes;
-        self
-    }
-
-    /// Where tasks are kept (default: an [`InMemoryTaskStore`] of at most
-    /// 1000 tasks). Several instances behind a round-robin balancer share one
-    /// store, such as Redis or a database; see [`TaskStore`] for what it must
-    /// guarantee.
-    pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        self.task_store = Some(Arc::new(store));
-        self
-    }
-
-    /// How long a task and its result are kept after the call that started
-    /// it (default 1 hour). A task still running then is cancelled, so no
-    /// work outlives it.
-    pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.task_ttl = Some(ttl);
-        self
-    }
-
-    /// How long the lease on a running task lasts (default 10 seconds, at
-    /// least 1): the instance running it renews it every third of that; when
-    /// the instance dies, the task reads as failed, from every instance,
-    /// once the lease has lapsed.
-    pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.task_lease = Some(lease);
         self
     }
 
@@ -467,6 +447,7 @@ impl ServerBuilder {
                 }
             }
         }
+        tasks::mark_asks_first(&mut self.tools, &self.asks_first)?;
         let catalog = Catalog::new(self.tools, self.show_all)?;
         let instructions = match (self.instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),

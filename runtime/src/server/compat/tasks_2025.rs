@@ -288,7 +288,7 @@ async fn call_as_task(
         .map(Duration::from_millis)
         .map_or(most, |t| t.clamp(MIN_TTL.min(most), most));
     let record = server
-        .start_task(index, request.arguments, context, ttl)
+        .start_task(index, request.arguments, context, ttl, None)
         .await?;
     Ok(json!({"task": task_json(&record)}))
 }

@@ -1,0 +1,80 @@
+//! The builder's settings for tasks: where they are kept, for how long, and
+//! which tools gather their input before they become one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::ServerBuilder;
+use crate::metadata::TaskSupport;
+use crate::server::ServerError;
+use crate::server::call::Served;
+use crate::server::store::TaskStore;
+
+impl ServerBuilder {
+    /// Where tasks are kept (default: an
+    /// [`InMemoryTaskStore`](crate::server::store::InMemoryTaskStore) of at
+    /// most 1000 tasks). Several instances behind a round-robin balancer share one
+    /// store, such as Redis or a database; see [`TaskStore`] for what it must
+    /// guarantee.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task and its result are kept after the call that started
+    /// it (default 1 hour). A task still running then is cancelled, so no
+    /// work outlives it.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = Some(ttl);
+        self
+    }
+
+    /// How long the lease on a running task lasts (default 10 seconds, at
+    /// least 1): the instance running it renews it every third of that; when
+    /// the instance dies, the task reads as failed, from every instance,
+    /// once the lease has lapsed.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = Some(lease);
+        self
+    }
+
+    /// The tool `name` asks its questions before it becomes a task (the
+    /// tasks extension's MRTR-then-task composition, 2026-07-28). A call that
+    /// brings no answers runs as a plain call: the questions its handler asks
+    /// end it with an `InputRequiredResult`, and the retry that answers them
+    /// starts the task, whose handler, run from the start, finds those
+    /// answers. A question the task asks later is a task's question
+    /// (`input_required` in `tasks/get`). Without this, a task tool becomes
+    /// a task as its call starts and asks from inside it.
+    ///
+    /// A 2025-11-25 session is not affected: its client chooses to start a
+    /// task, and the task asks through the session.
+    ///
+    /// [`build`](Self::build) fails when the server has no tool `name`, or
+    /// when that tool never runs as a task (`task = "forbidden"`).
+    pub fn ask_before_task(mut self, name: impl Into<String>) -> Self {
+        self.asks_first.push(name.into());
+        self
+    }
+}
+
+/// Marks the tools `names` as asking before their tasks start: each must be
+/// one of `tools`, and one that may run as a task.
+pub(super) fn mark_asks_first(tools: &mut [Served], names: &[String]) -> Result<(), ServerError> {
+    for name in names {
+        let shown = crate::text::shorten(name, 100);
+        let Some(served) = tools.iter_mut().find(|t| t.tool.name == *name) else {
+            return Err(ServerError::new(format!(
+                "ask_before_task: the server has no tool `{shown}`"
+            )));
+        };
+        if served.task == TaskSupport::Forbidden {
+            return Err(ServerError::new(format!(
+                "ask_before_task: the tool `{shown}` never runs as a task; \
+                 give it `task = \"optional\"` or `task = \"required\"` in its metadata"
+            )));
+        }
+        served.asks_first = true;
+    }
+    Ok(())
+}
