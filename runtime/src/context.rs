@@ -332,6 +332,40 @@ impl Context {
             .get::<axum::http::request::Parts>()
     }
 
+    /// Ends the SSE stream this call is answered on, telling the client to
+    /// come back for the rest after `retry` (at most 10 minutes; SEP-1699
+    /// polling), so that a long call holds no connection open through
+    /// proxies that cut idle ones. The client reconnects (`GET` with `Last-Event-ID`) and gets
+    /// there the progress and questions the handler sent meanwhile, and the
+    /// result, which waits for the reconnection (at most `retry` and 30
+    /// seconds more, then it is sent to no one). The reconnection must reach
+    /// this instance, as a session's requests do behind a sticky balancer.
+    ///
+    /// ```no_run
+    /// # use std::time::Duration;
+    /// # use toolmetadata::{Context, ToolResult};
+    /// async fn export(cx: Context) -> ToolResult {
+    ///     // Minutes of work ahead: let the connection go meanwhile.
+    ///     cx.close_stream(Duration::from_secs(5)).await;
+    ///     // … the work, reporting progress …
+    ///     Ok("exported".into())
+    /// }
+    /// ```
+    ///
+    /// Only a 2025-11-25 session over Streamable HTTP answers a call on such
+    /// a stream: `false` elsewhere (stdio, a 2026-07-28 request, a call run
+    /// as a task), and when the stream is closed already.
+    #[cfg(feature = "http")]
+    pub async fn close_stream(&self, retry: std::time::Duration) -> bool {
+        let Some(stream) = self.request().and_then(|r| {
+            r.extensions
+                .get::<crate::server::compat::polling::PostStream>()
+        }) else {
+            return false;
+        };
+        stream.close(retry).await
+    }
+
     /// A value the HTTP layer put in the request's extensions, such as the
     /// principal an authorization layer verified; found in the HTTP request's
     /// extensions, then in rmcp's.
@@ -377,6 +411,11 @@ mod tests {
             Err(AskError::Unsupported.to_string())
         );
         assert_eq!(cx.roots().await.map(|_| ()), Err(RootsError::Unsupported));
+        #[cfg(feature = "http")]
+        assert!(
+            !cx.close_stream(std::time::Duration::from_secs(1)).await,
+            "no stream to close"
+        );
         cx.progress(1.0, None, None).await;
         let never = tokio::time::timeout(std::time::Duration::from_millis(10), cx.cancelled());
         assert!(never.await.is_err(), "no client cancels it");

@@ -50,7 +50,7 @@ mod cache;
 mod call;
 mod catalog;
 mod client_log;
-mod compat;
+pub(crate) mod compat;
 mod discovery;
 mod generation;
 #[cfg(feature = "http")]

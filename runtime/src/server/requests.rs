@@ -493,9 +493,10 @@ impl Server {
             }
         };
         let lacking: Arc<std::sync::OnceLock<crate::ClientCapability>> = Arc::default();
+        let context = Arc::new(context);
         let link = CallLink {
             cancel: context.ct.clone(),
-            request: Arc::new(context),
+            request: context.clone(),
             asker: asker.clone(),
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
@@ -504,6 +505,9 @@ impl Server {
         };
         let args = request.arguments.unwrap_or_default();
         let result = self.route(&request.name, args, link).await;
+        // A handler that closed its stream is answered once the client is back.
+        #[cfg(feature = "http")]
+        super::compat::polling::resumed(&context).await;
         // The handler failed for want of a capability the client did not
         // declare: the client is told so, as the protocol says, rather than
         // the model.

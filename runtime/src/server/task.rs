@@ -483,6 +483,17 @@ impl Server {
             )));
         }
         let server = self.clone();
+        // The call's SSE stream carries the task's handle, not its work: the
+        // task cannot close it.
+        #[cfg(feature = "http")]
+        let request = {
+            let mut request = context.clone();
+            request
+                .extensions
+                .remove::<super::compat::polling::PostStream>();
+            Arc::new(request)
+        };
+        #[cfg(not(feature = "http"))]
         let request = Arc::new(context.clone());
         let args = arguments.unwrap_or_default();
         self.inner

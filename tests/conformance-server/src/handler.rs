@@ -67,6 +67,18 @@ impl Tools for Suite {
         ))
     }
 
+    /// Ends the call's SSE stream, telling the client to come back in half
+    /// a second, works a moment, and answers on the resumed stream.
+    async fn test_reconnection(&self, _: TestReconnectionArgs, cx: Context) -> ToolResult {
+        let closed = cx.close_stream(Duration::from_millis(500)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(if closed {
+            "Reconnection test completed successfully".into()
+        } else {
+            "Reconnection test completed (no stream to close)".into()
+        })
+    }
+
     async fn test_tool_with_progress(
         &self,
         _: TestToolWithProgressArgs,

@@ -47,6 +47,14 @@
 //!    elicitation, which nothing here uses, so `elicitation/create` is sent
 //!    as a plain request. Remove when the feature no longer brings them to a
 //!    server that only asks forms.
+//! 7. **A handler closing its SSE stream** (`polling`, SEP-1699): rmcp's
+//!    session handle can close a POST's stream but needs its
+//!    `http_request_id`, which handlers never see (rust-sdk #529), and a
+//!    response sent before the client resumes is lost. Our session manager
+//!    opens each POST's stream itself and names it in the request
+//!    (`Context::close_stream`), and the call holds its response until the
+//!    client resumed. Remove when rmcp gives handlers the close and keeps
+//!    the response for the resumption.
 //!
 //! rmcp's own `Host` check is turned off (`disable_allowed_hosts`) and ours
 //! kept: it must run before the bearer token check, so that a DNS-rebinding
@@ -62,6 +70,8 @@
 #[cfg(feature = "http")]
 pub(super) mod http;
 mod list;
+#[cfg(feature = "http")]
+pub(crate) mod polling;
 #[cfg(feature = "http")]
 mod sessions;
 mod std_streams;

@@ -24,14 +24,16 @@ use std::time::Duration;
 
 use futures_core::Stream;
 use futures_util::StreamExt;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
 use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId, SessionManager};
 use tokio::time::Instant;
+use tokio_stream::wrappers::ReceiverStream;
 
+use super::polling::ClosedStreams;
 use super::{Compat, Transport};
 use crate::server::http::ClientKey;
 use tokio_util::sync::CancellationToken;
@@ -55,6 +57,8 @@ pub(in crate::server) struct CappedSessions {
     opening: Mutex<HashMap<ClientKey, usize>>,
     /// What each session's transport fills in.
     compat: Compat,
+    /// The calls' streams their handlers closed (gap 7).
+    closed: Arc<ClosedStreams>,
 }
 
 /// What the caps know of a session.
@@ -123,6 +127,7 @@ impl CappedSessions {
             table: Mutex::new(HashMap::new()),
             opening: Mutex::new(HashMap::new()),
             compat,
+            closed: Arc::default(),
         }
     }
 
@@ -385,8 +390,28 @@ impl SessionManager for CappedSessions {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        let stream = self.inner.create_stream(id, message).await?;
-        Ok(self.counted(id, stream))
+        // As rmcp's manager does, the stream named in the request for its
+        // handler to close (gap 7).
+        let handle = self.inner.sessions.read().await.get(id).cloned();
+        let handle = handle.ok_or_else(|| LocalSessionManagerError::SessionNotFound(id.clone()))?;
+        let receiver = handle
+            .establish_request_wise_channel()
+            .await
+            .map_err(LocalSessionManagerError::from)?;
+        let mut message = message;
+        if let (Some(http_request_id), JsonRpcMessage::Request(request)) =
+            (receiver.http_request_id, &mut message)
+        {
+            let stream = self
+                .closed
+                .stream(handle.clone(), id.clone(), http_request_id);
+            request.request.extensions_mut().insert(stream);
+        }
+        handle
+            .push_message(message, receiver.http_request_id)
+            .await
+            .map_err(LocalSessionManagerError::from)?;
+        Ok(self.counted(id, ReceiverStream::new(receiver.inner)))
     }
 
     async fn accept_message(
@@ -413,7 +438,8 @@ impl SessionManager for CappedSessions {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
-        let stream = self.inner.resume(id, last_event_id).await?;
+        let stream = self.inner.resume(id, last_event_id.clone()).await?;
+        self.closed.resumed(id, &last_event_id);
         Ok(self.counted(id, stream))
     }
 

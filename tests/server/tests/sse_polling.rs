@@ -1,0 +1,234 @@
+//! SEP-1699 polling over Streamable HTTP: a handler ends its call's SSE
+//! stream (`Context::close_stream`), the client comes back with `GET` and
+//! `Last-Event-ID`, and the result reaches it there, however soon the
+//! handler answers.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolmetadata::server::{Arguments, HttpOptions, Server};
+use toolmetadata::{Context, ToolMetadata, ToolResult};
+
+/// Closes its stream (the client to come back after 200 ms), tries again,
+/// and answers at once: the answer must wait for the client.
+async fn poll(_: Arguments, cx: Context) -> ToolResult {
+    let closed = cx.close_stream(Duration::from_millis(200)).await;
+    let again = cx.close_stream(Duration::from_millis(200)).await;
+    Ok(format!("closed {closed}, again {again}").into())
+}
+
+/// Runs as a task when the client asks: its call's stream carries the
+/// task's handle, which it cannot close.
+async fn in_task(_: Arguments, cx: Context) -> ToolResult {
+    Ok(format!(
+        "closed {}",
+        cx.close_stream(Duration::from_millis(200)).await
+    )
+    .into())
+}
+
+async fn serve() -> String {
+    let tool = |name: &str, task: &str| {
+        ToolMetadata::from_toml_str(
+            name,
+            &format!("description = \"A tool\"\ntask = \"{task}\"\n"),
+        )
+        .expect("metadata")
+    };
+    let server = Server::builder()
+        .tool(tool("poll", "forbidden"), poll)
+        .tool(tool("in_task", "optional"), in_task)
+        .build()
+        .expect("server");
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
+    let addr: SocketAddr = probe.local_addr().expect("addr");
+    drop(probe);
+    let bound = server
+        .bind_http(HttpOptions::default().addr(addr))
+        .await
+        .expect("bind");
+    tokio::spawn(bound.run());
+    format!("http://{addr}/mcp")
+}
+
+/// One server-sent event.
+#[derive(Debug, Default)]
+struct Event {
+    id: Option<String>,
+    retry: Option<u64>,
+    data: String,
+}
+
+/// The events of `response`, read until its body ends or `until` holds of
+/// one (at most 10 seconds).
+async fn events(mut response: reqwest::Response, until: impl Fn(&Event) -> bool) -> Vec<Event> {
+    let mut text = String::new();
+    let mut events = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let chunk = tokio::time::timeout_at(deadline, response.chunk())
+            .await
+            .expect("the stream ended or answered in time")
+            .expect("body");
+        let Some(chunk) = chunk else { return events };
+        text.push_str(std::str::from_utf8(&chunk).expect("utf-8"));
+        while let Some(end) = text.find("\n\n") {
+            let block: String = text.drain(..end + 2).collect();
+            let mut event = Event::default();
+            for line in block.lines() {
+                if let Some(id) = line.strip_prefix("id:") {
+                    event.id = Some(id.trim().to_owned());
+                } else if let Some(retry) = line.strip_prefix("retry:") {
+                    event.retry = retry.trim().parse().ok();
+                } else if let Some(data) = line.strip_prefix("data:") {
+                    event.data.push_str(data.trim());
+                }
+            }
+            let done = until(&event);
+            events.push(event);
+            if done {
+                return events;
+            }
+        }
+    }
+}
+
+fn answer(event: &Event, id: u64) -> Option<Value> {
+    let message: Value = serde_json::from_str(&event.data).ok()?;
+    (message["id"] == id).then_some(message)
+}
+
+async fn post(url: &str, session: Option<&str>, body: Value) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("request")
+}
+
+/// A 2025-11-25 session whose client can use tasks: its id.
+async fn session(url: &str) -> String {
+    let init = post(
+        url,
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+    )
+    .await;
+    let session = init
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session id")
+        .to_owned();
+    events(init, |e| answer(e, 1).is_some()).await;
+    let initialized = post(
+        url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(initialized.status(), 202);
+    session
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stream_is_resumed_and_the_result_waits_for_it() {
+    let url = serve().await;
+    let session = session(&url).await;
+
+    let call = post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "poll", "arguments": {}}}),
+    )
+    .await;
+    assert_eq!(call.status(), 200);
+    let before = events(call, |_| false).await;
+    assert!(
+        before.iter().all(|e| answer(e, 2).is_none()),
+        "the result came before the stream was closed: {before:?}"
+    );
+    let last = before.last().expect("a priming event");
+    assert_eq!(
+        last.retry,
+        Some(200),
+        "the client is told when to come back"
+    );
+    let last_id = last.id.clone().expect("an event id to resume from");
+
+    // Later than the handler answered: its result waited.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let resumed = reqwest::Client::new()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", &last_id)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(resumed.status(), 200);
+    let after = events(resumed, |e| answer(e, 2).is_some()).await;
+    let result = after
+        .iter()
+        .find_map(|e| answer(e, 2))
+        .expect("the result on the resumed stream");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "closed true, again false",
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_cannot_close_the_stream_of_the_call_that_started_it() {
+    let url = serve().await;
+    let session = session(&url).await;
+    let call = post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "in_task", "arguments": {}, "task": {}}}),
+    )
+    .await;
+    let handle = events(call, |e| answer(e, 2).is_some()).await;
+    let handle = handle
+        .iter()
+        .find_map(|e| answer(e, 2))
+        .expect("the task's handle");
+    let task = handle["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    for attempt in 0.. {
+        let got = post(
+            &url,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 3 + attempt, "method": "tasks/result",
+                   "params": {"taskId": task}}),
+        )
+        .await;
+        let got = events(got, |e| answer(e, 3 + attempt).is_some()).await;
+        let result = got
+            .iter()
+            .find_map(|e| answer(e, 3 + attempt))
+            .expect("an answer");
+        if let Some(text) = result["result"]["content"][0]["text"].as_str() {
+            assert_eq!(text, "closed false", "{result}");
+            return;
+        }
+        assert!(attempt < 50, "no result: {result}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
