@@ -333,13 +333,20 @@ impl Context {
     }
 
     /// Ends the SSE stream this call is answered on, telling the client to
-    /// come back for the rest after `retry` (at most 10 minutes; SEP-1699
-    /// polling), so that a long call holds no connection open through
-    /// proxies that cut idle ones. The client reconnects (`GET` with `Last-Event-ID`) and gets
-    /// there the progress and questions the handler sent meanwhile, and the
-    /// result, which waits for the reconnection (at most `retry` and 30
-    /// seconds more, then it is sent to no one). The reconnection must reach
-    /// this instance, as a session's requests do behind a sticky balancer.
+    /// come back for the rest after `retry` (SEP-1699 polling), so that a
+    /// long call holds no connection open through proxies that cut idle
+    /// ones. The client reconnects (`GET` with `Last-Event-ID`) and gets
+    /// there the result, which waits for the reconnection (at most the
+    /// longest `retry` below and 30 seconds more, then it is sent to no
+    /// one). A stream the client resumed may be closed again.
+    ///
+    /// `retry` is shortened to a quarter of the session's idle timeout (at
+    /// most 10 minutes), so that the session outlives the wait. While the
+    /// stream is closed, the progress and the questions the handler sends
+    /// wait for the client too: rmcp keeps the last 16 of them, and the time
+    /// the person has to answer a question runs meanwhile. The reconnection
+    /// must reach this instance, as a session's requests do behind a sticky
+    /// balancer.
     ///
     /// ```no_run
     /// # use std::time::Duration;
@@ -352,9 +359,10 @@ impl Context {
     /// }
     /// ```
     ///
-    /// Only a 2025-11-25 session over Streamable HTTP answers a call on such
-    /// a stream: `false` elsewhere (stdio, a 2026-07-28 request, a call run
-    /// as a task), and when the stream is closed already.
+    /// Only a `tools/call` of a 2025-11-25 session over Streamable HTTP is
+    /// answered on such a stream: `false` elsewhere (stdio, a 2026-07-28
+    /// request, a call run as a task, a prompt), and when the stream is
+    /// closed or being closed already.
     #[cfg(feature = "http")]
     pub async fn close_stream(&self, retry: std::time::Duration) -> bool {
         let Some(stream) = self.request().and_then(|r| {

@@ -231,3 +231,37 @@ fn ask_before_task_names_a_task_tool_the_server_has() {
     assert!(never.contains("never runs as a task"), "{never}");
     build("optional", "plain").expect("an optional task tool");
 }
+
+/// A client that uses tasks and can answer nothing.
+#[derive(Clone)]
+struct TasksOnly;
+
+impl ClientHandler for TasksOnly {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.capabilities.extensions = Some(
+            [(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                rmcp::model::JsonObject::new(),
+            )]
+            .into(),
+        );
+        config
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_cannot_answer_gets_the_task_at_once() {
+    let modern = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = common::connect_with(asks_first("required"), TasksOnly, modern).await;
+    let first = client
+        .call_tool_once(CallToolRequestParams::new("greet"))
+        .await
+        .expect("tools/call");
+    assert!(
+        matches!(first, CallToolResponse::Task(_)),
+        "the work runs in a task, not in a plain call: {first:?}"
+    );
+}

@@ -110,6 +110,13 @@ fn can(caps: Option<rmcp::model::ClientCapabilities>) -> Can {
     }
 }
 
+/// Whether the 2026-07-28 client of `context` can answer any input request
+/// (a question, a sampling request, a roots listing).
+pub(crate) fn client_can_answer(context: &RequestContext<RoleServer>) -> bool {
+    let can = can(context.client_capabilities());
+    can.ask || can.sample || can.roots
+}
+
 /// An input request this attempt could not answer yet.
 enum Pending {
     Question(Question),

@@ -406,7 +406,11 @@ impl Server {
         if support == TaskSupport::Forbidden {
             return Ok(Dispatch::Plain(None));
         }
-        let asks_first = served.asks_first && !Generation::of(context).is_session();
+        // Asking first needs a client that can answer: for one that cannot,
+        // the handler would run its whole work in the plain call.
+        let asks_first = served.asks_first
+            && !Generation::of(context).is_session()
+            && super::asker::client_can_answer(context);
         // A retry bringing answers to this server's input requests continues
         // the plain call that asked them (one that ran as such when the task
         // store was full): its state is checked and used there.

@@ -6,16 +6,20 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use rmcp::model::{GetPromptResult, Prompt, PromptMessage, Role};
 use serde_json::{Value, json};
 use toolmetadata::server::{Arguments, HttpOptions, Server};
 use toolmetadata::{Context, ToolMetadata, ToolResult};
 
-/// Closes its stream (the client to come back after 200 ms), tries again,
-/// and answers at once: the answer must wait for the client.
+/// Closes its stream (the client to come back after 200 ms) and tries
+/// again at once; once the client is back, closes it a second time, and
+/// then answers at once: the answer must wait for the client.
 async fn poll(_: Arguments, cx: Context) -> ToolResult {
     let closed = cx.close_stream(Duration::from_millis(200)).await;
+    let twice = cx.close_stream(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
     let again = cx.close_stream(Duration::from_millis(200)).await;
-    Ok(format!("closed {closed}, again {again}").into())
+    Ok(format!("closed {closed}, twice {twice}, again {again}").into())
 }
 
 /// Runs as a task when the client asks: its call's stream carries the
@@ -39,6 +43,18 @@ async fn serve() -> String {
     let server = Server::builder()
         .tool(tool("poll", "forbidden"), poll)
         .tool(tool("in_task", "optional"), in_task)
+        // A prompt's answer is not held for a resumption: it has no stream
+        // to close.
+        .prompt(
+            Prompt::new("closing", Some("Tries to close its stream"), None),
+            |_, cx: Context| async move {
+                let closed = cx.close_stream(Duration::from_millis(200)).await;
+                Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("closed {closed}"),
+                )]))
+            },
+        )
         .build()
         .expect("server");
     let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
@@ -168,27 +184,47 @@ async fn a_closed_stream_is_resumed_and_the_result_waits_for_it() {
     );
     let last_id = last.id.clone().expect("an event id to resume from");
 
-    // Later than the handler answered: its result waited.
+    // Back before the handler closes the stream a second time: that ends
+    // this stream too.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let resumed = reqwest::Client::new()
-        .get(&url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", &last_id)
-        .send()
-        .await
-        .expect("GET");
-    assert_eq!(resumed.status(), 200);
-    let after = events(resumed, |e| answer(e, 2).is_some()).await;
+    let between = events(resume(&url, &session, &last_id).await, |_| false).await;
+    assert!(
+        between.iter().all(|e| answer(e, 2).is_none()),
+        "the result came before the stream was closed again: {between:?}"
+    );
+    let last = between.last().expect("the second close's priming event");
+    assert_eq!(last.retry, Some(200), "{between:?}");
+    let last_id = last.id.clone().expect("an event id to resume from");
+
+    // Later than the handler answered: its result waited.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let after = events(resume(&url, &session, &last_id).await, |e| {
+        answer(e, 2).is_some()
+    })
+    .await;
     let result = after
         .iter()
         .find_map(|e| answer(e, 2))
         .expect("the result on the resumed stream");
     assert_eq!(
-        result["result"]["content"][0]["text"], "closed true, again false",
+        result["result"]["content"][0]["text"], "closed true, twice false, again true",
         "{result}"
     );
+}
+
+/// Resumes `session`'s stream from `last_id`.
+async fn resume(url: &str, session: &str, last_id: &str) -> reqwest::Response {
+    let resumed = reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last_id)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(resumed.status(), 200);
+    resumed
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -231,4 +267,26 @@ async fn a_task_cannot_close_the_stream_of_the_call_that_started_it() {
         assert!(attempt < 50, "no result: {result}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_tool_call_can_close_its_stream() {
+    let url = serve().await;
+    let session = session(&url).await;
+    let got = post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+               "params": {"name": "closing"}}),
+    )
+    .await;
+    let got = events(got, |e| answer(e, 2).is_some()).await;
+    let result = got
+        .iter()
+        .find_map(|e| answer(e, 2))
+        .expect("the prompt, on the stream it was asked on");
+    assert_eq!(
+        result["result"]["messages"][0]["content"]["text"], "closed false",
+        "{result}"
+    );
 }

@@ -47,8 +47,16 @@ impl ServerBuilder {
     /// (`input_required` in `tasks/get`). Without this, a task tool becomes
     /// a task as its call starts and asks from inside it.
     ///
-    /// A 2025-11-25 session is not affected: its client chooses to start a
-    /// task, and the task asks through the session.
+    /// The handler should ask before any long work: until it asks, its call
+    /// is a plain one. A client that can answer nothing (no elicitation,
+    /// sampling or roots) gets the task at once, as without this; a
+    /// 2025-11-25 session is not affected either: its client chooses to
+    /// start a task, and the task asks through the session.
+    ///
+    /// The answers' state is used once, as the task starts: when the task
+    /// store is full, an optional task tool goes on as a plain call with
+    /// them; otherwise (a required one, a store that is down) the retry
+    /// fails and the call starts over without them.
     ///
     /// [`build`](Self::build) fails when the server has no tool `name`, or
     /// when that tool never runs as a task (`task = "forbidden"`).

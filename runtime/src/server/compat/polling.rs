@@ -4,20 +4,20 @@
 //! rmcp can close a POST's SSE stream (`LocalSessionHandle::close_sse_stream`)
 //! but needs the stream's `http_request_id`, which it never hands to the
 //! handler (rust-sdk #529; #604 added the close call on the session handle
-//! only). Our session manager opens each POST's stream itself, as rmcp's
-//! does, and puts a [`PostStream`] naming it in the request's extensions,
-//! where `Context::close_stream` finds it.
+//! only). Our session manager opens each `tools/call`'s stream itself, as
+//! rmcp's does, and puts a [`PostStream`] naming it in the request's
+//! extensions, where `Context::close_stream` finds it.
 //!
 //! rmcp keeps what is sent while the stream is closed and replays it to the
 //! `GET` that resumes it, but a response sent before that `GET` arrives is
-//! lost: the stream's entry goes with the response. So a call that closed
-//! its stream holds its response until the client has resumed (`resumed`,
-//! bounded by [`RESUME_WAIT`] after the retry interval). Remove when rmcp
-//! gives handlers the close, and keeps a response for the resumption.
+//! lost: the stream's entry goes with the response. So a call whose stream
+//! is closed holds its response until the client has resumed (`resumed`,
+//! bounded by [`RESUME_WAIT`] after the retry interval). A stream resumed
+//! may be closed again. Remove when rmcp gives handlers the close, and
+//! keeps a response for the resumption.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::service::{RequestContext, RoleServer};
@@ -25,13 +25,11 @@ use rmcp::transport::streamable_http_server::session::SessionId;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionHandle;
 use tokio::sync::Notify;
 
+use super::sessions::OpenStream;
+
 /// How long, past the retry interval it was given, a call whose stream was
 /// closed waits for the client to resume it before it answers anyway.
 pub(crate) const RESUME_WAIT: Duration = Duration::from_secs(30);
-
-/// The longest a client is told to wait before it comes back: a longer
-/// retry is shortened to this.
-pub(crate) const MAX_RETRY: Duration = Duration::from_secs(600);
 
 /// The SSE stream a `tools/call` of a 2025-11-25 session is answered on, in
 /// the request's extensions.
@@ -40,21 +38,40 @@ pub(crate) struct PostStream {
     handle: LocalSessionHandle,
     session: SessionId,
     http_request_id: u64,
+    /// The longest retry the client is told: a quarter of the session's idle
+    /// timeout (at most 10 minutes), so that the session outlives the wait.
+    max_retry: Duration,
+    /// The session's count of open streams: a closed stream still counts,
+    /// so that the session is not taken for an inactive one meanwhile.
+    streams: Option<Arc<std::sync::atomic::AtomicUsize>>,
     closed: Arc<ClosedStreams>,
     state: Arc<StreamState>,
 }
 
-/// Whether a stream was closed, and resumed since.
+/// Where a call's stream stands.
 #[derive(Default)]
 struct StreamState {
-    retry: Mutex<Option<Duration>>,
-    resumed: AtomicBool,
+    phase: Mutex<Phase>,
     resumption: Notify,
+}
+
+#[derive(Default)]
+enum Phase {
+    /// Open, as the call began or as the client resumed it.
+    #[default]
+    Open,
+    /// Being closed.
+    Closing,
+    /// Closed: the client comes back after the retry it was told.
+    Closed { _counted: Option<OpenStream> },
+    /// The call has answered: nothing more to close.
+    Answered,
 }
 
 /// The streams closed and not resumed yet, by session and HTTP request, for
 /// the `GET` that resumes one to find it. Each leaves when it is resumed or
-/// when its call ends; one whose call was dropped, when the next is closed.
+/// when its call answers; one whose call was dropped, when the next is
+/// closed.
 #[derive(Default)]
 pub(crate) struct ClosedStreams(Mutex<HashMap<(SessionId, u64), Weak<StreamState>>>);
 
@@ -64,8 +81,14 @@ impl std::fmt::Debug for ClosedStreams {
     }
 }
 
+impl StreamState {
+    fn phase(&self) -> MutexGuard<'_, Phase> {
+        self.phase.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 impl ClosedStreams {
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<(SessionId, u64), Weak<StreamState>>> {
+    fn table(&self) -> MutexGuard<'_, HashMap<(SessionId, u64), Weak<StreamState>>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -75,18 +98,24 @@ impl ClosedStreams {
         handle: LocalSessionHandle,
         session: SessionId,
         http_request_id: u64,
+        idle: Duration,
+        streams: Option<Arc<std::sync::atomic::AtomicUsize>>,
     ) -> PostStream {
         PostStream {
             handle,
             session,
             http_request_id,
+            max_retry: (idle / 4).min(Duration::from_secs(600)),
+            streams,
             closed: self.clone(),
             state: Arc::default(),
         }
     }
 
     /// A `GET` resumed a stream of `session` from `last_event_id` (rmcp's
-    /// `index/http_request_id`): the call that closed it may answer now.
+    /// `index/http_request_id`): the call that closed it may answer there.
+    /// A resumption that came while the stream was being closed is not one:
+    /// the close ends it, and the client comes back again.
     pub(crate) fn resumed(&self, session: &SessionId, last_event_id: &str) {
         let Some(http_request_id) = last_event_id
             .split_once('/')
@@ -94,29 +123,32 @@ impl ClosedStreams {
         else {
             return;
         };
-        let state = self.table().remove(&(session.clone(), http_request_id));
-        if let Some(state) = state.as_ref().and_then(Weak::upgrade) {
-            state.resumed.store(true, Ordering::Release);
+        let key = (session.clone(), http_request_id);
+        let Some(state) = self.table().get(&key).and_then(Weak::upgrade) else {
+            return;
+        };
+        let mut phase = state.phase();
+        if matches!(*phase, Phase::Closed { .. }) {
+            *phase = Phase::Open;
+            drop(phase);
+            self.table().remove(&key);
             state.resumption.notify_waiters();
         }
     }
 }
 
 impl PostStream {
-    /// Ends the stream, telling the client to come back after `retry`;
-    /// `false` when it was closed already or has ended.
+    /// Ends the stream, telling the client to come back after `retry`
+    /// (shortened to `max_retry`); `false` when it is closed already, being
+    /// closed, or the call has answered.
     pub(crate) async fn close(&self, retry: Duration) -> bool {
-        let retry = retry.min(MAX_RETRY);
+        let retry = retry.min(self.max_retry);
         {
-            let mut closed = self
-                .state
-                .retry
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if closed.is_some() {
+            let mut phase = self.state.phase();
+            if !matches!(*phase, Phase::Open) {
                 return false;
             }
-            *closed = Some(retry);
+            *phase = Phase::Closing;
         }
         {
             let mut table = self.closed.table();
@@ -126,54 +158,71 @@ impl PostStream {
                 Arc::downgrade(&self.state),
             );
         }
-        match self
-            .handle
-            .close_sse_stream(self.http_request_id, Some(retry))
-            .await
-        {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::debug!(error = %e, "the call's SSE stream could not be closed");
-                self.forget();
-                false
+        // Run apart from the handler: a handler that stops waiting for it
+        // (a `select!`, a timeout) must not leave the stream half closed.
+        let stream = self.clone();
+        let closing = tokio::spawn(async move {
+            let closed = stream
+                .handle
+                .close_sse_stream(stream.http_request_id, Some(retry))
+                .await;
+            let mut phase = stream.state.phase();
+            match closed {
+                Ok(()) if matches!(*phase, Phase::Closing) => {
+                    *phase = Phase::Closed {
+                        _counted: stream.streams.clone().map(OpenStream::new),
+                    };
+                    true
+                }
+                Ok(()) => false,
+                Err(e) => {
+                    tracing::debug!(error = %e, "the call's SSE stream could not be closed");
+                    if matches!(*phase, Phase::Closing) {
+                        *phase = Phase::Open;
+                        // A call waiting on the close answers at once.
+                        stream.state.resumption.notify_waiters();
+                    }
+                    false
+                }
             }
-        }
+        });
+        closing.await.unwrap_or(false)
     }
 
-    fn forget(&self) {
+    /// The call answers: nothing more may close the stream.
+    fn answered(&self) {
+        *self.state.phase() = Phase::Answered;
         self.closed
             .table()
             .remove(&(self.session.clone(), self.http_request_id));
     }
 }
 
-/// Waits, when the handler of `request` closed its stream, until the client
-/// has resumed it (or the retry interval and [`RESUME_WAIT`] have passed, or
-/// the request is cancelled), so that the response that follows reaches it.
+/// Waits, when the stream of `request` is closed (or being closed), until
+/// the client has resumed it (or the retry interval and [`RESUME_WAIT`] have
+/// passed, or the request is cancelled), so that the response that follows
+/// reaches it. Nothing may close the stream after.
 pub(crate) async fn resumed(request: &RequestContext<RoleServer>) {
     let Some(stream) = request.extensions.get::<PostStream>() else {
         return;
     };
-    let Some(retry) = *stream
-        .state
-        .retry
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-    else {
-        return;
-    };
     let state = &stream.state;
-    let resumption = state.resumption.notified();
-    tokio::pin!(resumption);
-    resumption.as_mut().enable();
-    if !state.resumed.load(Ordering::Acquire) {
+    let deadline = tokio::time::Instant::now() + stream.max_retry + RESUME_WAIT;
+    loop {
+        let resumption = state.resumption.notified();
+        tokio::pin!(resumption);
+        resumption.as_mut().enable();
+        if !matches!(*state.phase(), Phase::Closing | Phase::Closed { .. }) {
+            break;
+        }
         tokio::select! {
             () = &mut resumption => {}
-            () = tokio::time::sleep(retry.saturating_add(RESUME_WAIT)) => {
+            () = tokio::time::sleep_until(deadline) => {
                 tracing::debug!("the client did not resume the closed stream: its answer may be lost");
+                break;
             }
-            () = request.ct.cancelled() => {}
+            () = request.ct.cancelled() => break,
         }
     }
-    stream.forget();
+    stream.answered();
 }

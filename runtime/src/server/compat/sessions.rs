@@ -24,7 +24,9 @@ use std::time::Duration;
 
 use futures_core::Stream;
 use futures_util::StreamExt;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage,
+};
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
@@ -321,10 +323,10 @@ impl Drop for Reservation<'_> {
 
 /// A stream open on a session, counted there until dropped.
 #[derive(Debug)]
-struct OpenStream(Arc<AtomicUsize>);
+pub(super) struct OpenStream(Arc<AtomicUsize>);
 
 impl OpenStream {
-    fn new(count: Arc<AtomicUsize>) -> Self {
+    pub(super) fn new(count: Arc<AtomicUsize>) -> Self {
         count.fetch_add(1, Ordering::Relaxed);
         OpenStream(count)
     }
@@ -401,10 +403,16 @@ impl SessionManager for CappedSessions {
         let mut message = message;
         if let (Some(http_request_id), JsonRpcMessage::Request(request)) =
             (receiver.http_request_id, &mut message)
+            && matches!(request.request, ClientRequest::CallToolRequest(_))
         {
-            let stream = self
-                .closed
-                .stream(handle.clone(), id.clone(), http_request_id);
+            let streams = self.table().get(id).map(|entry| entry.streams.clone());
+            let stream = self.closed.stream(
+                handle.clone(),
+                id.clone(),
+                http_request_id,
+                self.idle,
+                streams,
+            );
             request.request.extensions_mut().insert(stream);
         }
         handle
