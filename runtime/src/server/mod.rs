@@ -211,6 +211,12 @@ impl Server {
     /// would break the protocol, and on a non-blocking pipe a `println!` can
     /// fail, and panic, when the pipe is full.
     ///
+    /// At most 128 requests are answered at once: past that, stdin is read
+    /// again when an answer has been written (or a request cancelled), so a
+    /// client that does not read its answers holds the server's memory to a
+    /// bound, and a client that writes many requests must read the answers
+    /// meanwhile.
+    ///
     /// The future is boxed here so that rmcp's server machinery is compiled
     /// once, in this crate, rather than again in every crate that awaits it
     /// (an `async fn` is compiled where it is polled): that alone is most of a

@@ -51,6 +51,13 @@ fn malformed(i: usize) -> (String, bool) {
     }
 }
 
+/// Writes `message` and a newline.
+async fn send(stdin: &mut tokio::process::ChildStdin, message: String) {
+    stdin.write_all(message.as_bytes()).await.expect("write");
+    stdin.write_all(b"\n").await.expect("write");
+    stdin.flush().await.expect("flush");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_messages_get_answers_and_the_server_goes_on() {
     let mut child = tokio::process::Command::new(BIN)
@@ -63,12 +70,7 @@ async fn malformed_messages_get_answers_and_the_server_goes_on() {
     let pid = child.id().expect("pid");
     let mut stdin = child.stdin.take().expect("stdin");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut send = async |message: String| {
-        stdin.write_all(message.as_bytes()).await.expect("write");
-        stdin.write_all(b"\n").await.expect("write");
-        stdin.flush().await.expect("flush");
-    };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}})
     .to_string())
     .await;
@@ -76,20 +78,27 @@ async fn malformed_messages_get_answers_and_the_server_goes_on() {
         serde_json::from_str(&lines.next_line().await.expect("read").expect("a line"))
             .expect("JSON");
     assert_eq!(first["id"], 1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    )
+    .await;
 
-    let mut expected = 0;
-    let mut rss = Vec::new();
-    for i in 0..1000 {
-        let (message, answered) = malformed(i);
-        send(message).await;
-        expected += usize::from(answered);
-        if i % 250 == 249 {
-            rss.extend(rss_kib(pid));
+    // Written while the answers are read, as a client does: the server reads
+    // no further ahead of its answers than its bound on requests in flight.
+    let expected = (0..1000).filter(|&i| malformed(i).1).count();
+    let writing = tokio::spawn(async move {
+        let mut rss = Vec::new();
+        for i in 0..1000 {
+            send(&mut stdin, malformed(i).0).await;
+            if i % 250 == 249 {
+                rss.extend(rss_kib(pid));
+            }
         }
-    }
-    // A valid call after all of that.
-    send(json!({"jsonrpc": "2.0", "id": 9999, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "alive"}}}).to_string()).await;
+        // A valid call after all of that.
+        send(&mut stdin, json!({"jsonrpc": "2.0", "id": 9999, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "alive"}}}).to_string()).await;
+        (rss, stdin)
+    });
 
     let mut answers = 0;
     let mut errors = 0;
@@ -113,6 +122,7 @@ async fn malformed_messages_get_answers_and_the_server_goes_on() {
             errors += 1;
         }
     }
+    let (rss, _stdin) = writing.await.expect("the writer");
     let final_answer = final_answer.expect("answered");
     assert_eq!(final_answer["result"]["content"][0]["text"], "alive");
     assert_eq!(
@@ -229,4 +239,86 @@ async fn sockets_are_blocking_again_after_serving() {
         tokio::net::UnixStream::from_std(s).expect("register")
     };
     serve_then_check(child, tokio_side(to_server), tokio_side(from_server)).await;
+}
+
+/// A client that writes requests and does not read the answers: the server
+/// stops reading once its requests in flight reach the bound (their answers
+/// fill the pipe), so the client's writes wait rather than the server's
+/// memory grow; when the client reads, every request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_is_not_read_ahead_of() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let mut child = tokio::process::Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "greedy", "version": "0"}}})
+    .to_string())
+    .await;
+    lines.next_line().await.expect("read").expect("initialized");
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    )
+    .await;
+
+    const CALLS: usize = 20_000;
+    let requests: Vec<String> = (1..=CALLS)
+        .map(|id| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": "x".repeat(64)}}})
+            .to_string()
+        })
+        .collect();
+    let total: usize = requests.iter().map(|r| r.len() + 1).sum();
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let written = written.clone();
+        tokio::spawn(async move {
+            for request in requests {
+                let n = request.len() + 1;
+                send(&mut stdin, request).await;
+                written.fetch_add(n, Ordering::Relaxed);
+            }
+            stdin
+        })
+    };
+
+    // Until the writes stop moving (or all are written).
+    let mut last = usize::MAX;
+    for _ in 0..300 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = written.load(Ordering::Relaxed);
+        if now == last || now == total {
+            break;
+        }
+        last = now;
+    }
+    let stuck_at = written.load(Ordering::Relaxed);
+    assert!(
+        stuck_at < total / 2,
+        "the server read {stuck_at} of {total} bytes of requests whose answers nobody read"
+    );
+
+    // Reading now, every call is answered.
+    let mut answered = 0;
+    while answered < CALLS {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the server goes on once read")
+            .expect("read")
+            .expect("the server is still running");
+        let reply: Value = serde_json::from_str(&line).expect("JSON");
+        assert!(reply.get("result").is_some(), "{reply}");
+        answered += 1;
+    }
+    let _stdin = writer.await.expect("the writer");
 }

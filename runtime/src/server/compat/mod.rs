@@ -55,6 +55,11 @@
 //!    (`Context::close_stream`), and the call holds its response until the
 //!    client resumed. Remove when rmcp gives handlers the close and keeps
 //!    the response for the resumption.
+//! 8. **Requests in flight on stdio** (`in_flight`): rmcp spawns a task per
+//!    request and per answer and reads on, so a client that writes faster
+//!    than it reads grows the server without bound. The stdio transport
+//!    stops reading while 128 requests are unanswered. Remove when rmcp
+//!    bounds them.
 //!
 //! rmcp's own `Host` check is turned off (`disable_allowed_hosts`) and ours
 //! kept: it must run before the bearer token check, so that a DNS-rebinding
@@ -69,6 +74,7 @@
 
 #[cfg(feature = "http")]
 pub(super) mod http;
+mod in_flight;
 mod list;
 #[cfg(feature = "http")]
 pub(crate) mod polling;
@@ -132,6 +138,10 @@ impl Compat {
         Transport {
             inner,
             compat: self.clone(),
+            // stdio's requests in flight are bounded (gap 8); an HTTP
+            // session's, by the HTTP layer's limits.
+            in_flight: lines.as_ref().map(|_| Arc::default()),
+            held: None,
             lines,
         }
     }
@@ -157,6 +167,10 @@ pub(super) struct Transport<T> {
     inner: T,
     compat: Compat,
     lines: Option<Arc<stdio::LineNotes>>,
+    in_flight: Option<Arc<in_flight::InFlight>>,
+    /// A request read while too many were in flight, handed on when one
+    /// leaves.
+    held: Option<ClientJsonRpcMessage>,
 }
 
 impl<T> Transport<T> {
@@ -204,13 +218,50 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = self
+            .in_flight
+            .clone()
+            .zip(in_flight::InFlight::answers(&item));
         let item = self.compat.outgoing(item);
-        self.inner.send(item)
+        let send = self.inner.send(item);
+        async move {
+            let sent = send.await;
+            if let Some((in_flight, id)) = answered {
+                in_flight.done(&id);
+            }
+            sent
+        }
     }
 
+    /// The next message, once there is room for it when it is a request.
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let Some(in_flight) = self.in_flight.clone() else {
+            return self.next().await;
+        };
+        loop {
+            // Kept in `held` across every await: rmcp drops this future
+            // whenever it has something else to do.
+            let message = match self.held.take() {
+                Some(message) => message,
+                None => self.next().await?,
+            };
+            if in_flight.admit(&message) {
+                return Some(message);
+            }
+            self.held = Some(message);
+            in_flight.room().await;
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
     /// The next message; on stdio, the answers to the lines the gate
     /// refused are sent as they come, between messages.
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+    async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         let Some(lines) = self.lines.clone() else {
             let message = self.inner.receive().await?;
             return Some(self.incoming(message));
@@ -246,10 +297,6 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
                 }
             }
         }
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
     }
 }
 
