@@ -25,17 +25,10 @@ struct Client;
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::default();
+        let mut config = TasksOnly.get_info();
         config.capabilities.elicitation = Some(
             rmcp::model::ElicitationCapability::new()
                 .with_form(rmcp::model::FormElicitationCapability::default()),
-        );
-        config.capabilities.extensions = Some(
-            [(
-                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
-                rmcp::model::JsonObject::new(),
-            )]
-            .into(),
         );
         config
     }

@@ -138,6 +138,22 @@ async fn post(url: &str, session: Option<&str>, body: Value) -> reqwest::Respons
         .expect("request")
 }
 
+/// Sends request `id` of `session` and reads its answer off the stream it
+/// is answered on.
+async fn request(url: &str, session: &str, id: u64, method: &str, params: Value) -> Value {
+    let response = post(
+        url,
+        Some(session),
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+    )
+    .await;
+    events(response, |e| answer(e, id).is_some())
+        .await
+        .iter()
+        .find_map(|e| answer(e, id))
+        .expect("an answer on the request's stream")
+}
+
 /// A 2025-11-25 session whose client can use tasks: its id.
 async fn session(url: &str) -> String {
     let init = post(
@@ -238,35 +254,27 @@ async fn resume(url: &str, session: &str, last_id: &str) -> reqwest::Response {
 async fn a_task_cannot_close_the_stream_of_the_call_that_started_it() {
     let url = serve().await;
     let session = session(&url).await;
-    let call = post(
+    let handle = request(
         &url,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "in_task", "arguments": {}, "task": {}}}),
+        &session,
+        2,
+        "tools/call",
+        json!({"name": "in_task", "arguments": {}, "task": {}}),
     )
     .await;
-    let handle = events(call, |e| answer(e, 2).is_some()).await;
-    let handle = handle
-        .iter()
-        .find_map(|e| answer(e, 2))
-        .expect("the task's handle");
     let task = handle["result"]["task"]["taskId"]
         .as_str()
         .expect("a task id")
         .to_owned();
     for attempt in 0.. {
-        let got = post(
+        let result = request(
             &url,
-            Some(&session),
-            json!({"jsonrpc": "2.0", "id": 3 + attempt, "method": "tasks/result",
-                   "params": {"taskId": task}}),
+            &session,
+            3 + attempt,
+            "tasks/result",
+            json!({"taskId": task}),
         )
         .await;
-        let got = events(got, |e| answer(e, 3 + attempt).is_some()).await;
-        let result = got
-            .iter()
-            .find_map(|e| answer(e, 3 + attempt))
-            .expect("an answer");
         if let Some(text) = result["result"]["content"][0]["text"].as_str() {
             assert_eq!(text, "closed false", "{result}");
             return;
@@ -280,18 +288,7 @@ async fn a_task_cannot_close_the_stream_of_the_call_that_started_it() {
 async fn only_a_tool_call_can_close_its_stream() {
     let url = serve().await;
     let session = session(&url).await;
-    let got = post(
-        &url,
-        Some(&session),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
-               "params": {"name": "closing"}}),
-    )
-    .await;
-    let got = events(got, |e| answer(e, 2).is_some()).await;
-    let result = got
-        .iter()
-        .find_map(|e| answer(e, 2))
-        .expect("the prompt, on the stream it was asked on");
+    let result = request(&url, &session, 2, "prompts/get", json!({"name": "closing"})).await;
     assert_eq!(
         result["result"]["messages"][0]["content"]["text"], "closed false",
         "{result}"
