@@ -294,3 +294,56 @@ async fn only_a_tool_call_can_close_its_stream() {
         "{result}"
     );
 }
+
+/// A client resuming a stream it does not have (another request's id, a
+/// malformed id) neither releases the call's held result nor gets it: the
+/// result still comes on the stream the call's own id resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_last_event_id_releases_nothing() {
+    let url = serve().await;
+    let session = session(&url).await;
+    let call = post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "poll", "arguments": {}}}),
+    )
+    .await;
+    let before = events(call, |_| false).await;
+    let last_id = before
+        .last()
+        .and_then(|e| e.id.clone())
+        .expect("an event id");
+    for forged in ["0/4096", "x/y", "/", "18446744073709551616/1", ""] {
+        let response = reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("last-event-id", forged)
+            .send()
+            .await
+            .expect("GET");
+        if response.status() == 200 {
+            let got = tokio::time::timeout(Duration::from_millis(500), response.text()).await;
+            if let Ok(Ok(text)) = got {
+                assert!(!text.contains("\"id\":2"), "{forged}: {text}");
+            }
+        }
+    }
+    // The real resumption, then the handler's second close, then the result.
+    let between = events(resume(&url, &session, &last_id).await, |_| false).await;
+    let last_id = between
+        .last()
+        .and_then(|e| e.id.clone())
+        .expect("the second close's event id");
+    let after = events(resume(&url, &session, &last_id).await, |e| {
+        answer(e, 2).is_some()
+    })
+    .await;
+    let result = after.iter().find_map(|e| answer(e, 2)).expect("the result");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "closed true, twice false, again true",
+        "{result}"
+    );
+}
