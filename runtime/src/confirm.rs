@@ -5,40 +5,53 @@
 use crate::args::{ArgErrors, Map};
 use crate::ask::{NotConfirmed, Question};
 use crate::context::Context;
-use crate::metadata::{Confirm, MessagePart, message_parts};
+use crate::metadata::{Confirm, MessagePart, Unsupported, message_parts};
 use crate::tool_set::{BoxFuture, CallFuture};
 use crate::{ToolError, ToolResult};
 
-/// Starts a call: `run` decodes the arguments and starts the handler; when
-/// the tool has a `[confirm]`, the person is asked first and the handler's
-/// future is not polled until they accept. The question is worded from the
-/// arguments as sent, before decoding takes them apart, and asked only once
-/// they decode.
-pub(crate) fn start<'a>(
-    cx: Context,
-    args: Map,
-    run: impl FnOnce(Map, Context) -> Result<BoxFuture<'a, ToolResult>, ArgErrors>,
-) -> CallFuture<'a> {
-    let question = cx.confirm_plan().map(|plan| {
-        (
-            cx.clone(),
-            Question::new(wording(&plan.confirm.message, &args, &plan.defaults)),
-            plan.confirm.unsupported,
-        )
-    });
-    match run(args, cx) {
-        Ok(handler) => match question {
-            None => CallFuture::running(handler),
-            Some((cx, question, unsupported)) => CallFuture::confirming(
-                Box::pin(async move {
-                    cx.confirm(question, unsupported)
-                        .await
-                        .map_err(|why| refusal(cx.tool(), why))
-                }),
-                handler,
-            ),
-        },
-        Err(errors) => CallFuture::invalid(errors),
+/// The question a call's `[confirm]` asks, worded from its arguments as
+/// sent, before decoding takes them apart; nothing for a tool without one.
+///
+/// A call is started in two steps around its decoding: [`Asking::of`] words
+/// the question, [`Asking::then`] starts the decoded call, asking first. The
+/// handler's future is not polled until the person accepts, and the question
+/// is asked only once the arguments decode. Decoding is generic (each tool
+/// has its own argument type); the two steps are not, so a generated server
+/// compiles the confirmation once, not once per tool.
+pub(crate) struct Asking(Option<(Context, Question, Unsupported)>);
+
+impl Asking {
+    /// The question of a call of `cx`'s tool with `args`, if it has one.
+    pub(crate) fn of(cx: &Context, args: &Map) -> Self {
+        Asking(cx.confirm_plan().map(|plan| {
+            (
+                cx.clone(),
+                Question::new(wording(&plan.confirm.message, args, &plan.defaults)),
+                plan.confirm.unsupported,
+            )
+        }))
+    }
+
+    /// The call whose handler `started` is, asked first when there is a
+    /// question, or refused when its arguments did not decode.
+    pub(crate) fn then<'a>(
+        self,
+        started: Result<BoxFuture<'a, ToolResult>, ArgErrors>,
+    ) -> CallFuture<'a> {
+        match started {
+            Ok(handler) => match self.0 {
+                None => CallFuture::running(handler),
+                Some((cx, question, unsupported)) => CallFuture::confirming(
+                    Box::pin(async move {
+                        cx.confirm(question, unsupported)
+                            .await
+                            .map_err(|why| refusal(cx.tool(), why))
+                    }),
+                    handler,
+                ),
+            },
+            Err(errors) => CallFuture::invalid(errors),
+        }
     }
 }
 

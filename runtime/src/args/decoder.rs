@@ -171,20 +171,22 @@ impl<'a> Decoder<'a> {
         fields: V,
         build: impl FnOnce(V) -> Option<S>,
     ) -> Result<S, ArgErrors> {
-        if !self.is_ok() {
-            return Err(self.into_errors());
+        // Generic code is compiled once per tool: only the call of `build`
+        // stays here, the rest is in `checked` and `incomplete`.
+        let tool = self.checked()?;
+        match build(fields) {
+            Some(args) => Ok(args),
+            None => Err(incomplete(tool)),
         }
-        // Every missing required argument was recorded as an error, so this
-        // only fails if `build` asks for more than was taken.
-        build(fields).ok_or_else(|| {
-            ArgErrors::new(
-                self.tool,
-                vec![ArgError::other(
-                    None,
-                    "the arguments are incomplete".to_owned(),
-                )],
-            )
-        })
+    }
+
+    /// The tool's name when every argument decoded, or every error.
+    fn checked(self) -> Result<&'a str, ArgErrors> {
+        if self.is_ok() {
+            Ok(self.tool)
+        } else {
+            Err(self.into_errors())
+        }
     }
 
     fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
@@ -235,6 +237,20 @@ fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
             && name.first() == key.first()
             && name.iter().zip(key).all(|(a, b)| a == b)
     })
+}
+
+/// The error of a `build` that asked for more than was taken: every missing
+/// required argument was recorded as an error, so only a generated decoder
+/// that does not match its parameters gets here.
+#[cold]
+fn incomplete(tool: &str) -> ArgErrors {
+    ArgErrors::new(
+        tool,
+        vec![ArgError::other(
+            None,
+            "the arguments are incomplete".to_owned(),
+        )],
+    )
 }
 
 #[cfg(test)]

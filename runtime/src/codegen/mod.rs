@@ -58,10 +58,17 @@ where
     A: FromArguments,
     F: Future<Output = ToolResult> + Send + 'a,
 {
-    let conversion = call.conversion;
-    crate::confirm::start(call.cx, call.args, move |args, cx| {
-        let args = A::from_arguments(args, conversion)?;
-        Ok(Box::pin(method(handler, args, cx)))
+    // Compiled once per tool: only what depends on the tool is here (no
+    // closure, whose body would be generic too); the confirmation is not.
+    let Call {
+        args,
+        cx,
+        conversion,
+    } = call;
+    let asking = crate::confirm::Asking::of(&cx, &args);
+    asking.then(match A::from_arguments(args, conversion) {
+        Ok(args) => Ok(Box::pin(method(handler, args, cx))),
+        Err(errors) => Err(errors),
     })
 }
 

@@ -27,8 +27,9 @@ use super::store::{
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
-use crate::confirm::ConfirmPlan;
+use crate::confirm::{Asking, ConfirmPlan};
 use crate::metadata::{Confirm, ToolMetadata};
+use crate::tool_set::BoxFuture;
 use crate::tool_set::ToolEntry;
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
 
@@ -265,13 +266,12 @@ impl ServerBuilder {
             } else {
                 Conversion::Lenient
             };
-            Box::pin(crate::confirm::start(cx, args, |args, cx| {
-                let values = params.decode(args, conversion)?;
+            let asking = Asking::of(&cx, &args);
+            let started = params.decode(args, conversion).map(|values| {
                 let future = handler(Arguments::new(values), cx);
-                Ok(Box::pin(
-                    async move { future.await.map(O::into_tool_output) },
-                ))
-            }))
+                Box::pin(async move { future.await.map(O::into_tool_output) }) as BoxFuture<'_, _>
+            });
+            Box::pin(asking.then(started))
         });
         let confirm = metadata
             .confirm
@@ -341,12 +341,11 @@ impl ServerBuilder {
         };
         let tool = identified(tool, &entry, None);
         let erased: Invoke = Arc::new(move |args, cx| {
-            Box::pin(crate::confirm::start(cx, args, |args, cx| {
-                let future = handler(args, cx);
-                Ok(Box::pin(
-                    async move { future.await.map(O::into_tool_output) },
-                ))
-            }))
+            let asking = Asking::of(&cx, &args);
+            let future = handler(args, cx);
+            let started: BoxFuture<'_, _> =
+                Box::pin(async move { future.await.map(O::into_tool_output) });
+            Box::pin(asking.then(Ok(started)))
         });
         self.tools.push(Served {
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
