@@ -173,10 +173,12 @@ impl<'a> Decoder<'a> {
     ) -> Result<S, ArgErrors> {
         // Generic code is compiled once per tool: only the call of `build`
         // stays here, the rest is in `checked` and `incomplete`.
-        let tool = self.checked()?;
-        match build(fields) {
-            Some(args) => Ok(args),
-            None => Err(incomplete(tool)),
+        match self.checked() {
+            Ok(tool) => match build(fields) {
+                Some(args) => Ok(args),
+                None => Err(incomplete(tool)),
+            },
+            Err(errors) => Err(errors),
         }
     }
 
