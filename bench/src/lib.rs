@@ -298,6 +298,34 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
+/// What every server on rmcp compiles before any code of its own: rmcp and
+/// tokio with the features the runtime's `server` feature asks for, and a
+/// `main` that only names one of rmcp's items. The floor of a cold build:
+/// a server on the runtime cannot build faster than this crate does.
+pub fn write_rmcp_floor(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        r#"[package]
+name = "bench-rmcp-floor"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+# runtime/Cargo.toml's rmcp and tokio, and the servers' own tokio features.
+[dependencies]
+rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io", "request-state"] }
+tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
+
+[workspace]
+"#,
+    )?;
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "fn main() {\n    println!(\"{:?}\", rmcp::model::ProtocolVersion::LATEST);\n}\n",
+    )
+}
+
 /// The compile-time floor: the same handlers as plain `async fn`s over
 /// argument structs (deriving `Debug`, `Clone` and `PartialEq`, as the
 /// generated `…Args` do), called by name from a line of stdin, with no MCP,

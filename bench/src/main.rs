@@ -27,11 +27,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use toolmetadata_bench::{
-    Paths, Transport, call_arguments, tool_name, write_ours_on, write_plain, write_rmcp_on,
+    Paths, Transport, call_arguments, tool_name, write_ours_on, write_plain, write_rmcp_floor,
+    write_rmcp_on,
 };
 
 struct Settings {
     compile_runs: usize,
+    /// Cold builds of each side and profile.
+    cold_runs: usize,
     calls: usize,
     lists: usize,
     /// HTTP: each phase's warm-up and measured time.
@@ -313,30 +316,56 @@ fn floor_row(out: &mut String, what: &str, ours: f64, floor: f64, unit: &str, di
 }
 
 /// A user's first build of a 10-tool stdio server, nothing cached: ours and
-/// rmcp's macros, debug and release, wall and CPU time.
-fn cold_rows(table: &mut String) {
+/// rmcp's macros, debug and release, wall and CPU time; and rmcp alone with
+/// the runtime's features, what any server on the runtime compiles first.
+/// The three builds of a profile alternate, `runs` times each, and each row
+/// is their median: the machine's speed drifts over minutes.
+fn cold_rows(table: &mut String, runs: usize) {
     let [ours, rmcp] = sides(10, toolmetadata_bench::Transport::Stdio);
+    let floor = workspace_target().join("bench-work").join("rmcp-floor");
+    write_rmcp_floor(&floor).expect("write the rmcp floor");
+    let _ = std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("Cargo.lock"),
+        floor.join("Cargo.lock"),
+    );
     let target = workspace_target().join("bench-work").join("cold-target");
     for (profile, release) in [("debug", false), ("release", true)] {
-        eprintln!("cold build, 10 tools, {profile}");
-        let a = cold::cold_build(&ours.dir, &target, release);
-        let b = cold::cold_build(&rmcp.dir, &target, release);
-        row(
-            table,
-            &format!("cold build 10 tools, nothing cached ({profile}), wall"),
-            a.wall,
-            b.wall,
-            "s",
-            1,
-        );
-        row(
-            table,
-            &format!("cold build 10 tools, nothing cached ({profile}), CPU"),
-            a.cpu,
-            b.cpu,
-            "s",
-            1,
-        );
+        let mut costs: [Vec<cold::Cost>; 3] = Default::default();
+        for run in 0..runs {
+            eprintln!("cold build, 10 tools, {profile} ({}/{runs})", run + 1);
+            for (i, dir) in [&ours.dir, &rmcp.dir, &floor].into_iter().enumerate() {
+                costs[i].push(cold::cold_build(dir, &target, release));
+            }
+        }
+        let [a, b, f] = costs.map(|c| {
+            (
+                median(c.iter().map(|c| c.wall).collect()),
+                median(c.iter().map(|c| c.cpu).collect()),
+            )
+        });
+        for (what, ours, rmcp) in [("wall", a.0, b.0), ("CPU", a.1, b.1)] {
+            row(
+                table,
+                &format!("cold build 10 tools, nothing cached ({profile}), {what}"),
+                ours,
+                rmcp,
+                "s",
+                1,
+            );
+        }
+        for (what, floor, rmcp) in [("wall", f.0, b.0), ("CPU", f.1, b.1)] {
+            row(
+                table,
+                &format!("cold build, rmcp alone with the runtime's features ({profile}), {what}"),
+                floor,
+                rmcp,
+                "s",
+                1,
+            );
+        }
     }
 }
 
@@ -378,6 +407,7 @@ async fn main() {
     let mut settings = if quick {
         Settings {
             compile_runs: 1,
+            cold_runs: 1,
             calls: 300,
             lists: 100,
             http_warmup: Duration::from_millis(300),
@@ -389,6 +419,7 @@ async fn main() {
     } else {
         Settings {
             compile_runs: 3,
+            cold_runs: 2,
             calls: 2000,
             lists: 500,
             http_warmup: Duration::from_secs(1),
@@ -423,7 +454,7 @@ async fn main() {
     }
 
     if sections.cold {
-        cold_rows(&mut table);
+        cold_rows(&mut table, settings.cold_runs);
     }
 
     let ticks = clock_ticks();

@@ -29,8 +29,7 @@ use super::{Inner, Server, ServerError, discovery};
 use crate::args::{Conversion, DynamicParams};
 use crate::confirm::{Asking, ConfirmPlan};
 use crate::metadata::{Confirm, ToolMetadata};
-use crate::tool_set::BoxFuture;
-use crate::tool_set::ToolEntry;
+use crate::tool_set::{BoxFuture, ToolEntry};
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
 
 /// Builds a [`Server`] from generated tool sets and run-time tools.
