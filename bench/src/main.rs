@@ -90,11 +90,14 @@ fn percentile(mut xs: Vec<f64>, p: f64) -> f64 {
     xs[i.min(xs.len() - 1)]
 }
 
-fn workspace_target() -> PathBuf {
+fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap_or(Path::new("."))
-        .join("target")
+}
+
+fn workspace_target() -> PathBuf {
+    workspace_root().join("target")
 }
 
 fn cargo() -> Command {
@@ -167,10 +170,7 @@ fn plain(n: usize) -> Side {
 
 fn generate(n: usize) {
     let paths = Paths::workspace();
-    let lock = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("Cargo.lock");
+    let lock = workspace_root().join("Cargo.lock");
     for transport in [Transport::Stdio, Transport::Http] {
         let [ours, rmcp] = sides(n, transport);
         write_ours_on(&ours.dir, n, &paths, transport).expect("write ours");
@@ -325,10 +325,7 @@ fn cold_rows(table: &mut String, runs: usize) {
     let floor = workspace_target().join("bench-work").join("rmcp-floor");
     write_rmcp_floor(&floor).expect("write the rmcp floor");
     let _ = std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join("Cargo.lock"),
+        workspace_root().join("Cargo.lock"),
         floor.join("Cargo.lock"),
     );
     let target = workspace_target().join("bench-work").join("cold-target");
