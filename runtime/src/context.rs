@@ -96,6 +96,16 @@ impl Context {
         }
     }
 
+    /// [`Context::new`] for a tool with `[confirm]`, for tests of what runs
+    /// before the question.
+    #[cfg(test)]
+    pub(crate) fn confirming(tool: &str, plan: ConfirmPlan) -> Self {
+        Context {
+            confirm: Some(Arc::new(plan)),
+            ..Context::new(tool)
+        }
+    }
+
     /// A context the server's `link` serves; `confirm` is the tool's
     /// `[confirm]`.
     #[cfg(feature = "server")]

@@ -198,6 +198,32 @@ mod tests {
     }
 
     #[test]
+    fn a_confirmed_tool_with_bad_arguments_is_refused_without_asking() {
+        // A context with no client: asking would fail with "cannot ask", so
+        // an answer about the arguments shows the question was never put.
+        let plan = crate::confirm::ConfirmPlan::new(
+            crate::metadata::Confirm {
+                message: "Count to {n}?".into(),
+                unsupported: Default::default(),
+            },
+            &serde_json::Map::new(),
+        );
+        let handler = Handler::default();
+        let call = Call {
+            args: serde_json::Map::new(),
+            cx: crate::Context::confirming("count", plan),
+            conversion: Conversion::Lenient,
+        };
+        match ready(run(&handler, Handler::count, call)) {
+            CallOutcome::InvalidArguments(e) => {
+                assert!(e.to_string().contains("missing `n`"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(handler.calls.into_inner(), 0);
+    }
+
+    #[test]
     fn handler_errors_and_structured_outputs_come_through() {
         let handler = Handler::default();
         let failed = ready(run(
