@@ -45,7 +45,11 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
     });
     let lines = AsyncRwTransport::new_server(LineGate::new(stdin, notes.clone()), stdout);
     let transport = compat.transport(lines, Some(notes));
-    let running = match server.serve(transport).await {
+    // Behind `dyn`, rmcp's request handling for `S` is compiled once. A
+    // release build copies an async body into every codegen unit that polls
+    // it, and rmcp polls it in two: where it awaits `initialize` and where
+    // it spawns each later request. That was 170 KB of machine code twice.
+    let running = match server.into_dyn().serve(transport).await {
         Ok(running) => running,
         // The client went away before saying anything: nothing to serve.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
