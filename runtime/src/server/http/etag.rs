@@ -63,11 +63,7 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
         )
             .into_response();
     };
-    let tag = answer(&bytes).and_then(|m| {
-        m["result"]["_meta"][LIST_TAG_META]
-            .as_str()
-            .map(str::to_owned)
-    });
+    let tag = answer_tag(&bytes);
     // Weak: the same list under another JSON-RPC id is other bytes.
     let Some(etag) = tag.and_then(|t| HeaderValue::from_str(&format!("W/\"{t}\"")).ok()) else {
         return Response::from_parts(parts, Body::from(bytes));
@@ -86,9 +82,20 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// The JSON-RPC answer in a body: JSON, or the first `data:` of an event
-/// stream.
-fn answer(bytes: &[u8]) -> Option<serde_json::Value> {
+/// The tag in the JSON-RPC answer of a body (JSON, or the first `data:` of
+/// an event stream), at `result._meta`. Only `_meta` is kept: the list
+/// beside it (130 KB at 200 tools) is skipped, not built into a `Value`,
+/// which cost more than the whole `tools/list` had before.
+fn answer_tag(bytes: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        result: Option<Tagged>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Tagged {
+        #[serde(rename = "_meta")]
+        meta: Option<serde_json::Map<String, serde_json::Value>>,
+    }
     let text = std::str::from_utf8(bytes).ok()?;
     let json = text
         .lines()
@@ -96,7 +103,11 @@ fn answer(bytes: &[u8]) -> Option<serde_json::Value> {
         .map(str::trim)
         .find(|d| d.starts_with('{'))
         .unwrap_or(text.trim());
-    serde_json::from_str(json).ok()
+    let answer: Answer = serde_json::from_str(json).ok()?;
+    match answer.result?.meta?.remove(LIST_TAG_META)? {
+        serde_json::Value::String(tag) => Some(tag),
+        _ => None,
+    }
 }
 
 /// Whether an `If-None-Match` list names `etag` (weak comparison, as RFC
@@ -132,8 +143,21 @@ mod tests {
         sse.extend_from_slice(json);
         sse.extend_from_slice(b"\n\n");
         for body in [&json[..], &sse[..]] {
-            let answer = answer(body).expect("parsed");
-            assert_eq!(answer["result"]["_meta"][LIST_TAG_META], "sha256:fc");
+            assert_eq!(answer_tag(body).as_deref(), Some("sha256:fc"));
+        }
+    }
+
+    #[test]
+    fn an_answer_without_a_tag_has_none() {
+        for body in [
+            &br#"{"id":1,"result":{"tools":[{"name":"a","_meta":{"io.toolmetadata/etag":"x"}}]}}"#
+                [..],
+            br#"{"id":1,"result":{"_meta":{"io.toolmetadata/etag":7},"tools":[]}}"#,
+            br#"{"id":1,"error":{"code":-32600,"message":"no"}}"#,
+            br#"{"id":1,"result":{"_meta":{"io.toolmetadata/etag":"x"}"#,
+            b"data: not json\n\n",
+        ] {
+            assert_eq!(answer_tag(body), None, "{}", String::from_utf8_lossy(body));
         }
     }
 }
