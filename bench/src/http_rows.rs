@@ -149,9 +149,10 @@ pub(super) async fn http_rows(settings: &Settings, floors: &mut String) -> Strin
         String::from("\n| measure | ours | rmcp macros | ours / rmcp |\n|---|---|---|---|\n");
     for &n in &settings.tools {
         let mut runs = Vec::new();
-        for side in sides(n, Transport::Http) {
+        let sides = sides(n, Transport::Http);
+        build_release(&sides);
+        for side in sides {
             eprintln!("http: {} ({n} tools)", side.label);
-            timed_cargo(&side.dir, &["build", "--release"]);
             runs.push(drive_http(&side.release_binary(), n, settings).await);
         }
         let (o, r) = (&runs[0], &runs[1]);

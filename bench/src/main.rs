@@ -129,6 +129,25 @@ fn timed_cargo(dir: &Path, args: &[&str]) -> Duration {
     elapsed
 }
 
+/// Builds each side in release, then lets the machine settle before any of
+/// them is served: served right after its own build (and after the cold
+/// builds), the first side of the 10-tool stdio rows came out up to 2.8×
+/// slower than in a quiet run of the same binaries.
+fn build_release(sides: &[Side]) {
+    for side in sides {
+        eprintln!("build: {}", side.package);
+        timed_cargo(&side.dir, &["build", "--release"]);
+    }
+    settle();
+}
+
+/// Waits until what was written has reached the disk (`sync`), and a moment
+/// more, so that what follows is measured on a quiet machine.
+fn settle() {
+    let _ = Command::new("sync").status();
+    std::thread::sleep(Duration::from_secs(2));
+}
+
 struct Side {
     label: &'static str,
     dir: PathBuf,

@@ -140,6 +140,7 @@ async fn build_example_server() -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    crate::settle();
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(workspace_target);

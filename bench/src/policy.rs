@@ -124,6 +124,7 @@ pub(super) async fn rows(settings: &Settings, ticks: f64) -> Result<String, Stri
         eprintln!("policy: building {}", side.package);
         timed_cargo(&side.dir, &["build", "--release"]);
     }
+    settle();
     let (addr, exports) = sink().await?;
     let calls = settings.calls * 5;
     let none = measure(&baseline.release_binary(), &[], calls, ticks).await?;

@@ -207,9 +207,10 @@ pub(super) async fn stdio_rows(
 ) {
     for &n in &settings.tools {
         let mut runs = Vec::new();
-        for side in sides(n, Transport::Stdio) {
+        let sides = sides(n, Transport::Stdio);
+        build_release(&sides);
+        for side in sides {
             eprintln!("serve: {} ({n} tools)", side.label);
-            timed_cargo(&side.dir, &["build", "--release"]);
             match drive(&side.release_binary(), settings, ticks).await {
                 Ok(run) => runs.push(run),
                 Err(e) => eprintln!("  {} ({n} tools) over stdio: {e}", side.label),
