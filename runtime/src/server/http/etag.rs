@@ -7,9 +7,10 @@
 //! tag, so a client's cached list stays valid behind a load balancer, and a
 //! changed catalog gets a new one.
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 
 use crate::server::catalog::LIST_TAG_META;
 use crate::server::generation::Generation;
@@ -41,8 +42,10 @@ pub(super) fn wanted(headers: &HeaderMap, messages: &[Peek]) -> Option<Option<He
 }
 
 /// `response` with its `ETag`, or `304` when `if_none_match` names it. A
-/// stateless answer is JSON or an event stream of the one answer, which
-/// ends with it: either is read whole (bounded) for its tag.
+/// stateless answer is JSON or an event stream of the one answer: its
+/// frames are read up to the one that holds the tag (rmcp writes a JSON
+/// answer, and each event, as one frame), and the rest streams through.
+/// Read whole, 64 lists of 200 tools in flight held 10 MB more.
 pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue>) -> Response {
     let content_type = response
         .headers()
@@ -56,17 +59,36 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
         return response;
     }
     let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_ANSWER).await else {
-        return (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the answer is too large to tag",
-        )
-            .into_response();
+    let mut rest = body.into_data_stream();
+    let mut head: Vec<Bytes> = Vec::new();
+    let mut read = 0;
+    let mut tag = None;
+    while tag.is_none() {
+        let Some(Ok(frame)) = rest.next().await else {
+            // An answer split over frames is read whole, as a last resort.
+            if head.len() > 1 {
+                tag = answer_tag(&head.concat());
+            }
+            break;
+        };
+        read += frame.len();
+        if read > MAX_ANSWER {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the answer is too large to tag",
+            )
+                .into_response();
+        }
+        tag = answer_tag(&frame);
+        head.push(frame);
+    }
+    let body = || {
+        let head = futures_util::stream::iter(head.into_iter().map(Ok::<Bytes, axum::Error>));
+        Body::from_stream(head.chain(rest))
     };
-    let tag = answer_tag(&bytes);
     // Weak: the same list under another JSON-RPC id is other bytes.
     let Some(etag) = tag.and_then(|t| HeaderValue::from_str(&format!("W/\"{t}\"")).ok()) else {
-        return Response::from_parts(parts, Body::from(bytes));
+        return Response::from_parts(parts, body());
     };
     let matches = if_none_match
         .as_ref()
@@ -79,7 +101,7 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
         parts.headers.remove(header::CONTENT_TYPE);
         return Response::from_parts(parts, Body::empty());
     }
-    Response::from_parts(parts, Body::from(bytes))
+    Response::from_parts(parts, body())
 }
 
 /// The tag in the JSON-RPC answer of a body (JSON, or the first `data:` of
@@ -145,6 +167,42 @@ mod tests {
         for body in [&json[..], &sse[..]] {
             assert_eq!(answer_tag(body).as_deref(), Some("sha256:fc"));
         }
+    }
+
+    /// An event stream of `frames`, as rmcp's stateless answer is.
+    fn streamed(frames: &[&'static str]) -> Response {
+        let frames: Vec<Result<Bytes, std::io::Error>> = frames
+            .iter()
+            .map(|f| Ok(Bytes::from_static(f.as_bytes())))
+            .collect();
+        Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .body(Body::from_stream(futures_util::stream::iter(frames)))
+            .expect("a response")
+    }
+
+    #[tokio::test]
+    async fn the_tag_is_found_past_a_priming_event_and_across_frames_and_the_body_is_kept() {
+        let answer =
+            r#"data: {"id":1,"result":{"_meta":{"io.toolmetadata/etag":"sha256:fc"},"tools":[]}}"#;
+        let (first, second) = answer.split_at(40);
+        for frames in [
+            vec!["id: 0\ndata:\n\n", answer, "\n\n"],
+            vec![first, second, "\n\n"],
+        ] {
+            let response = tagged(streamed(&frames), None).await;
+            assert_eq!(response.headers()[header::ETAG], "W/\"sha256:fc\"");
+            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .expect("the body");
+            assert_eq!(body, frames.concat().as_bytes());
+        }
+        let hit = tagged(
+            streamed(&[answer, "\n\n"]),
+            Some(HeaderValue::from_static("W/\"sha256:fc\"")),
+        )
+        .await;
+        assert_eq!(hit.status(), StatusCode::NOT_MODIFIED);
     }
 
     #[test]
