@@ -59,17 +59,29 @@ pub(super) async fn tagged(response: Response, if_none_match: Option<HeaderValue
         return response;
     }
     let (mut parts, body) = response.into_parts();
-    let mut rest = body.into_data_stream();
+    // Fused: when the body ends before a tag, what is sent on polls it again,
+    // and a body may panic when polled after its end (`stream::unfold` does).
+    let mut rest = body.into_data_stream().fuse();
     let mut head: Vec<Bytes> = Vec::new();
     let mut read = 0;
     let mut tag = None;
     while tag.is_none() {
-        let Some(Ok(frame)) = rest.next().await else {
-            // An answer split over frames is read whole, as a last resort.
-            if head.len() > 1 {
-                tag = answer_tag(&head.concat());
+        let frame = match rest.next().await {
+            Some(Ok(frame)) => frame,
+            Some(Err(_)) => {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the answer could not be read",
+                )
+                    .into_response();
             }
-            break;
+            None => {
+                // An answer split over frames is read whole, as a last resort.
+                if head.len() > 1 {
+                    tag = answer_tag(&head.concat());
+                }
+                break;
+            }
         };
         read += frame.len();
         if read > MAX_ANSWER {
@@ -169,16 +181,35 @@ mod tests {
         }
     }
 
-    /// An event stream of `frames`, as rmcp's stateless answer is.
+    /// An event stream of `frames`, as rmcp's stateless answer is; like
+    /// `compat::http`'s patched answers, it panics when polled after its end.
     fn streamed(frames: &[&'static str]) -> Response {
-        let frames: Vec<Result<Bytes, std::io::Error>> = frames
+        let frames: Vec<Bytes> = frames
             .iter()
-            .map(|f| Ok(Bytes::from_static(f.as_bytes())))
+            .map(|f| Bytes::from_static(f.as_bytes()))
             .collect();
+        let stream = futures_util::stream::unfold(frames.into_iter(), |mut frames| async move {
+            let frame = frames.next()?;
+            Some((Ok::<Bytes, std::io::Error>(frame), frames))
+        });
         Response::builder()
             .header(header::CONTENT_TYPE, "text/event-stream")
-            .body(Body::from_stream(futures_util::stream::iter(frames)))
+            .body(Body::from_stream(stream))
             .expect("a response")
+    }
+
+    #[tokio::test]
+    async fn an_answer_without_a_tag_is_sent_as_it_came() {
+        let frames = [
+            r#"data: {"id":1,"error":{"code":-32603,"message":"no"}}"#,
+            "\n\n",
+        ];
+        let response = tagged(streamed(&frames), None).await;
+        assert!(response.headers().get(header::ETAG).is_none());
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("the body");
+        assert_eq!(body, frames.concat().as_bytes());
     }
 
     #[tokio::test]
