@@ -113,9 +113,7 @@ async fn install_peer() -> Result<PathBuf, String> {
 /// for this workspace; its path.
 async fn build_example_server() -> Result<PathBuf, String> {
     eprintln!("peer: cargo build --release -p example-server");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."));
+    let root = crate::workspace_root();
     let build =
         tokio::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args([

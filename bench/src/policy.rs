@@ -115,10 +115,7 @@ pub(super) async fn rows(settings: &Settings, ticks: f64) -> Result<String, Stri
     let policy = Side::new("ours", format!("ours-policy-{n}"));
     write_ours_with_policy(&policy.dir, n, &Paths::workspace())
         .map_err(|e| format!("writing the policy server: {e}"))?;
-    let lock = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("Cargo.lock");
+    let lock = workspace_root().join("Cargo.lock");
     let _ = std::fs::copy(&lock, policy.dir.join("Cargo.lock"));
     for side in [&baseline, &policy] {
         eprintln!("policy: building {}", side.package);
