@@ -16,7 +16,7 @@
 //!   `notifications/initialized`, then requests with `Mcp-Session-Id` and
 //!   `MCP-Protocol-Version: 2025-11-25`; `DELETE` at the end.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -85,8 +85,21 @@ struct Client {
     name: Option<String>,
 }
 
-async fn connect(addr: SocketAddr) -> Result<Sender, String> {
-    let stream = tokio::time::timeout(REQUEST_TIMEOUT, tokio::net::TcpStream::connect(addr))
+/// Connects to `addr` from `from` when given (a loopback address of its own),
+/// else from wherever the system chooses.
+async fn connect(addr: SocketAddr, from: Option<IpAddr>) -> Result<Sender, String> {
+    let connecting = async {
+        let Some(from) = from else {
+            return tokio::net::TcpStream::connect(addr).await;
+        };
+        let socket = match from {
+            IpAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            IpAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.bind(SocketAddr::new(from, 0))?;
+        socket.connect(addr).await
+    };
+    let stream = tokio::time::timeout(REQUEST_TIMEOUT, connecting)
         .await
         .map_err(|_| format!("connecting to {addr} timed out"))?
         .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
@@ -158,7 +171,16 @@ fn check_result(status: StatusCode, body: &[u8]) -> Result<(), String> {
 
 impl Client {
     async fn open(addr: SocketAddr, mode: Mode, call: &Call) -> Result<Client, String> {
-        let sender = connect(addr).await?;
+        Self::open_from(addr, None, mode, call).await
+    }
+
+    async fn open_from(
+        addr: SocketAddr,
+        from: Option<IpAddr>,
+        mode: Mode,
+        call: &Call,
+    ) -> Result<Client, String> {
+        let sender = connect(addr, from).await?;
         let mut params = call.params.clone();
         if mode == Mode::Stateless {
             params["_meta"] = serde_json::json!({
@@ -350,6 +372,10 @@ pub(crate) async fn load(
 /// The server's resident memory gained per open session: `sessions` sessions
 /// opened (`initialize` and `notifications/initialized`, 8 at a time) and
 /// kept open while `VmRSS` is read; KiB per session.
+///
+/// Each session comes from a loopback address of its own (127.1.x.y), as
+/// sessions of many users would: the runtime caps the sessions of one client
+/// (100 by default), which the bench's count would pass from one address.
 pub(crate) async fn rss_per_session(
     addr: SocketAddr,
     pid: u32,
@@ -373,7 +399,8 @@ pub(crate) async fn rss_per_session(
         let mut batch = tokio::task::JoinSet::new();
         for _ in (chunk * 8)..((chunk + 1) * 8).min(sessions) {
             let call = call.clone();
-            batch.spawn(async move { Client::open(addr, Mode::Session, &call).await });
+            let from = own_loopback(addr, open.len() + batch.len());
+            batch.spawn(async move { Client::open_from(addr, from, Mode::Session, &call).await });
         }
         while let Some(opened) = batch.join_next().await {
             open.push(opened.map_err(|e| format!("a client task failed: {e}"))??);
@@ -385,6 +412,18 @@ pub(crate) async fn rss_per_session(
         client.close().await;
     }
     Ok((after - before) / sessions as f64)
+}
+
+/// The `index`th client address of its own for a server at `addr`, when the
+/// server is on IPv4 loopback (where every 127.x.y.z is this machine).
+fn own_loopback(addr: SocketAddr, index: usize) -> Option<IpAddr> {
+    if !addr.ip().is_loopback() || !addr.is_ipv4() {
+        return None;
+    }
+    // .0 and .255 left out, as hosts' addresses would be.
+    let high = u8::try_from(index / 254).ok()?;
+    let low = (index % 254 + 1) as u8;
+    Some(IpAddr::V4(std::net::Ipv4Addr::new(127, 1, high, low)))
 }
 
 fn rss_kib(pid: u32) -> Result<f64, String> {

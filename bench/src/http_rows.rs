@@ -111,15 +111,17 @@ async fn drive_http(binary: &Path, n: usize, settings: &Settings) -> HttpRun {
                 )
                 .await;
                 match &result {
+                    // The peak so far, to tell which phase sets the peak RSS row.
                     Ok(m) => eprintln!(
-                        "  {} {} ×{clients}: {:.0}/s p50 {:.0} µs p99 {:.0} µs, server {:.0} µs/req, client {:.0} µs/req",
+                        "  {} {} ×{clients}: {:.0}/s p50 {:.0} µs p99 {:.0} µs, server {:.0} µs/req, client {:.0} µs/req, peak RSS so far {:.1} MiB",
                         mode.label(),
                         call.method,
                         m.per_s,
                         m.p50_us,
                         m.p99_us,
                         m.server_cpu_us,
-                        m.client_cpu_us
+                        m.client_cpu_us,
+                        peak_rss_kib(server.pid) / 1024.0
                     ),
                     Err(e) => eprintln!("  {} {} ×{clients}: {e}", mode.label(), call.method),
                 }

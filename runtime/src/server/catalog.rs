@@ -27,7 +27,7 @@ pub(super) const LIST_TAG_META: &str = "io.toolmetadata/etag";
 
 /// The tag of a list of `tools` (see [`LIST_TAG_META`]): a fingerprint of
 /// their fingerprints and versions, in order.
-pub(super) fn list_tag(tools: &[Tool]) -> String {
+fn list_tag(tools: &[Tool]) -> String {
     let identities: Vec<Value> = tools
         .iter()
         .map(|tool| {
@@ -58,6 +58,10 @@ pub(super) struct Catalog {
     meta: Vec<Tool>,
     /// The server lists discoverable tools too (`ServerBuilder::show_all`).
     show_all: bool,
+    /// The tags of the two lists a caller who may see every tool gets
+    /// (without and with `show_all`), computed once: most callers get one
+    /// of them, and a tag per request fingerprints the whole list again.
+    whole_tags: [String; 2],
 }
 
 /// What a name is in the catalog.
@@ -110,12 +114,15 @@ impl Catalog {
             .enumerate()
             .map(|(i, t)| (t.tool.name.to_string(), i))
             .collect();
-        Ok(Catalog {
+        let mut catalog = Catalog {
             tools,
             by_name,
             meta,
             show_all,
-        })
+            whole_tags: Default::default(),
+        };
+        catalog.whole_tags = [false, true].map(|all| list_tag(&catalog.list(all, |_| true)));
+        Ok(catalog)
     }
 
     /// Whether discovery mode is on (some tool is discoverable).
@@ -167,7 +174,24 @@ impl Catalog {
     /// plus the meta-tools in discovery mode; or every tool with `show_all`.
     /// A tool whose scopes the caller lacks is not there.
     pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>) -> Vec<Tool> {
-        let permitted = self.tools.iter().filter(|t| caller.permits(&t.scopes));
+        self.list(show_all, |t| caller.permits(&t.scopes))
+    }
+
+    /// A `tools/list` answer's tools for `caller` (as [`Catalog::listed`])
+    /// and their tag (see [`LIST_TAG_META`]).
+    pub(super) fn listing(&self, show_all: bool, caller: &Caller<'_>) -> (Vec<Tool>, String) {
+        let tools = self.listed(show_all, caller);
+        let tag = if self.tools.iter().all(|t| caller.permits(&t.scopes)) {
+            self.whole_tags[usize::from(show_all)].clone()
+        } else {
+            list_tag(&tools)
+        };
+        (tools, tag)
+    }
+
+    /// The tools listed, of those `permitted`.
+    fn list(&self, show_all: bool, permitted: impl Fn(&Served) -> bool) -> Vec<Tool> {
+        let permitted = self.tools.iter().filter(|t| permitted(t));
         if show_all || !self.discovery() {
             return permitted.map(|t| t.tool.clone()).collect();
         }

@@ -398,8 +398,10 @@ impl Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Caller::of(&context);
-        let tools = self.inner.catalog.listed(self.shows_all(&context), &caller);
-        let tag = super::catalog::list_tag(&tools);
+        let (tools, tag) = self
+            .inner
+            .catalog
+            .listing(self.shows_all(&context), &caller);
         let mut result = ListToolsResult::with_all_items(tools);
         let mut meta = rmcp::model::MetaObject::default();
         meta.0.insert(

@@ -558,6 +558,52 @@ async fn discovery_shows_only_what_the_scopes_allow() {
     }
 }
 
+/// A `tools/list` answer's tag fingerprints the tools the caller sees: a
+/// caller whose scopes hide a tool gets the tag a server of only the tools
+/// it sees gives everyone, and one who sees every tool another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_tag_is_of_the_tools_the_caller_sees() {
+    let jwks = Jwks::start(&[(RSA1, Algorithm::RS256, "rsa1")]).await;
+    let read = ("read_notes", "description = \"Read the notes\"\n");
+    let write = (
+        "write_notes",
+        "description = \"Write the notes\"\nscopes = [\"notes:write\"]\n",
+    );
+    let both = serve_server(&jwks, Duration::from_millis(300), server_of(&[read, write])).await;
+    let reads = serve_server(&jwks, Duration::from_millis(300), server_of(&[read])).await;
+    let tag = async |server: &Running, scope: &str| {
+        let token = sign(
+            RSA1,
+            Algorithm::RS256,
+            "rsa1",
+            &claims(&server.resource, scope),
+        );
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(server.url.clone()).auth_header(token);
+        let client =
+            ().serve(StreamableHttpClientTransport::from_config(config))
+                .await
+                .expect("initialize");
+        let list = client.list_tools(None).await.expect("tools/list");
+        let _ = client.cancel().await;
+        let names: Vec<String> = list.tools.iter().map(|t| t.name.to_string()).collect();
+        let tag = list
+            .meta
+            .and_then(|m| m.0.get("io.toolmetadata/etag").cloned())
+            .and_then(|t| t.as_str().map(str::to_owned))
+            .expect("a tag in the answer's _meta");
+        (names, tag)
+    };
+    let (reader_sees, reader) = tag(&both, "").await;
+    let (writer_sees, writer) = tag(&both, "notes:write").await;
+    let (_, only_reads) = tag(&reads, "").await;
+    assert_eq!(reader_sees, ["read_notes"]);
+    assert_eq!(writer_sees, ["read_notes", "write_notes"]);
+    assert_eq!(reader, only_reads, "the same tools seen, the same tag");
+    assert_ne!(reader, writer, "more tools seen, another tag");
+    assert_eq!(tag(&both, "notes:write other").await.1, writer);
+}
+
 /// A task is its starter's: to another principal its id is unknown, whether
 /// it reads, waits for or cancels it, on 2026-07-28 and on a 2025-11-25
 /// session alike; a token without `sub` is a principal too.

@@ -2,6 +2,7 @@
 //! (in `extras`) resources and prompts, checked once into a [`Server`].
 
 mod extras;
+mod listed;
 mod tasks;
 
 use std::fmt;
@@ -186,7 +187,7 @@ impl ServerBuilder {
             let tool: Tool = match parsed {
                 Ok((json, tool)) => {
                     self.list_extras.record(&json, &tool);
-                    identified(tool, &json, entry.version)
+                    listed::identified(listed::in_program_text(tool, entry), &json, entry.version)
                 }
                 Err(e) => {
                     self.errors
@@ -245,7 +246,7 @@ impl ServerBuilder {
         let tool: Tool = match serde_json::from_value(entry.clone()) {
             Ok(tool) => {
                 self.list_extras.record(&entry, &tool);
-                identified(tool, &entry, metadata.version.as_deref())
+                listed::identified(tool, &entry, metadata.version.as_deref())
             }
             Err(e) => {
                 self.errors.push(format!(
@@ -338,7 +339,7 @@ impl ServerBuilder {
                 return self;
             }
         };
-        let tool = identified(tool, &entry, None);
+        let tool = listed::identified(tool, &entry, None);
         let erased: Invoke = Arc::new(move |args, cx| {
             let asking = Asking::of(&cx, &args);
             let future = handler(args, cx);
@@ -550,21 +551,6 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
 /// `tool` with what identifies its contract in its `_meta`: the fingerprint
 /// of its rendered `entry` (the one its catalog lock records; the same on
 /// every instance) and its `toolVersion`, when declared.
-fn identified(mut tool: Tool, entry: &serde_json::Value, version: Option<&str>) -> Tool {
-    let meta = tool.meta.get_or_insert_with(Default::default);
-    meta.0.insert(
-        super::catalog::FINGERPRINT_META.to_owned(),
-        serde_json::Value::String(crate::fingerprint::fingerprint(entry)),
-    );
-    if let Some(version) = version {
-        meta.0.insert(
-            super::catalog::VERSION_META.to_owned(),
-            serde_json::Value::String(version.to_owned()),
-        );
-    }
-    tool
-}
-
 #[cfg(test)]
 mod tests {
     use super::state_codec;
