@@ -392,6 +392,11 @@ pub(crate) async fn rss_per_session(
         .await?
         .close()
         .await;
+    if own_loopback(addr, 0).is_none() && sessions > 100 {
+        return Err(format!(
+            "{sessions} sessions need addresses of their own, which only a server on IPv4 loopback gives (127.1.x.y); {addr} is not"
+        ));
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = rss_kib(pid)?;
     let mut open = Vec::with_capacity(sessions);

@@ -56,6 +56,15 @@ impl<'a> Caller<'a> {
         }
     }
 
+    /// A caller holding `principal`.
+    #[cfg(all(test, feature = "http", feature = "load"))]
+    pub(super) fn with_principal(principal: &'a super::auth::Principal) -> Self {
+        Caller {
+            principal: Some(principal),
+            address: None,
+        }
+    }
+
     /// The scopes of `needed` the caller lacks (none without a principal).
     pub(super) fn missing<'s>(&self, needed: &'s [String]) -> Vec<&'s str> {
         #[cfg(feature = "http")]

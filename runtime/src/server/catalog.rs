@@ -181,7 +181,15 @@ impl Catalog {
     /// and their tag (see [`LIST_TAG_META`]).
     pub(super) fn listing(&self, show_all: bool, caller: &Caller<'_>) -> (Vec<Tool>, String) {
         let tools = self.listed(show_all, caller);
-        let tag = if self.tools.iter().all(|t| caller.permits(&t.scopes)) {
+        // The whole list when nothing it would show is hidden from the
+        // caller (a discoverable tool is not shown without `show_all`).
+        let shows_all = show_all || !self.discovery();
+        let whole = self
+            .tools
+            .iter()
+            .filter(|t| shows_all || !t.discoverable)
+            .all(|t| caller.permits(&t.scopes));
+        let tag = if whole {
             self.whole_tags[usize::from(show_all)].clone()
         } else {
             list_tag(&tools)
@@ -276,5 +284,92 @@ impl Catalog {
             })
             .collect();
         CallToolResult::success(vec![ContentBlock::text(Value::Array(results).to_string())])
+    }
+}
+
+// The tools are read from TOML, which takes the loader.
+#[cfg(all(test, feature = "load"))]
+mod tests {
+    use super::list_tag;
+    use crate::server::Server;
+    use crate::server::access::Caller;
+    use crate::{Context, ToolMetadata};
+
+    async fn nothing(_: crate::server::Arguments, _: Context) -> Result<String, crate::ToolError> {
+        Ok(String::new())
+    }
+
+    /// A server of `tools` (name, metadata in TOML).
+    fn server(tools: &[(&str, &str)]) -> Server {
+        let mut builder = Server::builder();
+        for (name, text) in tools {
+            let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
+            builder = builder.tool(metadata, nothing);
+        }
+        builder.build().expect("server")
+    }
+
+    /// The tag of every list is the one its tools have, whether it was
+    /// computed for the request or once for the whole catalog: with and
+    /// without discovery, with and without `show_all`, for callers who see
+    /// every tool, some or none of the scoped ones.
+    #[test]
+    fn every_listing_is_tagged_as_its_tools() {
+        let plain = [
+            ("read_notes", "description = \"Read\"\n"),
+            (
+                "write_notes",
+                "description = \"Write\"\nscopes = [\"notes:write\"]\n",
+            ),
+        ];
+        let discovering = [
+            ("read_notes", "description = \"Read\"\n"),
+            (
+                "run_command",
+                "description = \"Run\"\ndiscoverable = true\nscopes = [\"exec\"]\n",
+            ),
+            (
+                "write_notes",
+                "description = \"Write\"\nscopes = [\"notes:write\"]\n",
+            ),
+        ];
+        #[cfg(feature = "http")]
+        let principals = [
+            crate::server::auth::Principal::new(None, Vec::<String>::new()),
+            crate::server::auth::Principal::new(None, ["notes:write"]),
+            crate::server::auth::Principal::new(None, ["notes:write", "exec"]),
+            crate::server::auth::Principal::unrestricted(None),
+        ];
+        #[allow(unused_mut)]
+        let mut callers = vec![Caller::anonymous()];
+        #[cfg(feature = "http")]
+        callers.extend(principals.iter().map(Caller::with_principal));
+        let mut seen = Vec::new();
+        for tools in [&plain[..], &discovering[..]] {
+            let catalog = &server(tools).inner.catalog;
+            for show_all in [false, true] {
+                for caller in &callers {
+                    let (listed, tag) = catalog.listing(show_all, caller);
+                    assert_eq!(tag, list_tag(&listed), "show_all {show_all}");
+                    assert_eq!(listed, catalog.listed(show_all, caller));
+                    let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+                    seen.push((names, tag));
+                }
+            }
+        }
+        // The same tools, the same tag; other tools, another.
+        for (names, tag) in &seen {
+            for (other_names, other_tag) in &seen {
+                assert_eq!(
+                    names == other_names,
+                    tag == other_tag,
+                    "{names:?} {other_names:?}"
+                );
+            }
+        }
+        assert!(
+            seen.iter().any(|(names, _)| names.len() == 4),
+            "discovery's view"
+        );
     }
 }

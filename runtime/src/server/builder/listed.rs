@@ -65,10 +65,28 @@ mod tests {
         r#"{"name":"say","description":"Say \"hi\"\nand go","inputSchema":{"type":"object"}}"#,
     );
 
+    static NO_DESCRIPTION: ToolEntry = ToolEntry::new(
+        "quiet",
+        r#"{"name":"quiet","description":null,"inputSchema":{"type":"object"}}"#,
+    );
+    // Not what the build writes, but a hand-made entry may: rmcp keeps the
+    // last, and nothing is borrowed.
+    static TWICE: ToolEntry = ToolEntry::new(
+        "twice",
+        r#"{"name":"twice","description":"first","description":"second","inputSchema":{"type":"object"}}"#,
+    );
+    // An entry whose `name` is not the tool's (the fields are public).
+    static RENAMED: ToolEntry = ToolEntry::new(
+        "other",
+        r#"{"name":"renamed","description":"Renamed","inputSchema":{"type":"object"}}"#,
+    );
+
     #[test]
     fn a_listed_tool_borrows_the_strings_its_entry_has_as_they_read() {
         let borrowed = |entry: &'static ToolEntry| {
-            let tool: rmcp::model::Tool = serde_json::from_str(entry.entry_json).expect("a tool");
+            // As the builder reads an entry: its JSON, then the tool.
+            let json: serde_json::Value = serde_json::from_str(entry.entry_json).expect("JSON");
+            let tool: rmcp::model::Tool = serde_json::from_value(json).expect("a tool");
             let tool = in_program_text(tool, entry);
             let text = tool.description.clone().unwrap_or_default();
             (
@@ -83,5 +101,8 @@ mod tests {
             borrowed(&ESCAPED),
             (true, false, "Say \"hi\"\nand go".to_owned())
         );
+        assert_eq!(borrowed(&NO_DESCRIPTION), (true, false, String::new()));
+        assert_eq!(borrowed(&TWICE), (true, false, "second".to_owned()));
+        assert_eq!(borrowed(&RENAMED), (false, true, "Renamed".to_owned()));
     }
 }
