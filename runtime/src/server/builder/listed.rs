@@ -32,8 +32,9 @@ pub(super) fn in_program_text(mut tool: Tool, entry: &'static ToolEntry) -> Tool
     tool
 }
 
-/// `tool` carrying its identity in its `_meta`: the fingerprint of its
-/// rendered `entry` (as its catalog lock records it) and its `version`.
+/// `tool` with what identifies its contract in its `_meta`: the fingerprint
+/// of its rendered `entry` (the one its catalog lock records; the same on
+/// every instance) and its `toolVersion`, when declared.
 pub(super) fn identified(mut tool: Tool, entry: &serde_json::Value, version: Option<&str>) -> Tool {
     let meta = tool.meta.get_or_insert_with(Default::default);
     meta.0.insert(

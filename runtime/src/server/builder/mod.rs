@@ -548,9 +548,6 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
     Ok(codec)
 }
 
-/// `tool` with what identifies its contract in its `_meta`: the fingerprint
-/// of its rendered `entry` (the one its catalog lock records; the same on
-/// every instance) and its `toolVersion`, when declared.
 #[cfg(test)]
 mod tests {
     use super::state_codec;
