@@ -5,15 +5,22 @@
 //! `InputRequiredResult`, and the handler runs again with the answer, as
 //! with a question ([`crate::ask`]).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ask::AskError;
+
+/// Who said a message of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Speaker {
+    User,
+    Assistant,
+}
 
 /// A request for the client's model: the conversation so far (text), the
 /// most tokens to answer with, and an optional system prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sampling {
-    messages: Vec<(&'static str, String)>,
+    messages: Vec<(Speaker, String)>,
     max_tokens: u32,
     system_prompt: Option<String>,
     key: Option<String>,
@@ -23,7 +30,7 @@ impl Sampling {
     /// One user message, answered in at most `max_tokens` tokens.
     pub fn new(prompt: impl Into<String>, max_tokens: u32) -> Self {
         Sampling {
-            messages: vec![("user", prompt.into())],
+            messages: vec![(Speaker::User, prompt.into())],
             max_tokens,
             system_prompt: None,
             key: None,
@@ -44,13 +51,13 @@ impl Sampling {
 
     /// A message the model answered before (for a conversation).
     pub fn assistant(mut self, text: impl Into<String>) -> Self {
-        self.messages.push(("assistant", text.into()));
+        self.messages.push((Speaker::Assistant, text.into()));
         self
     }
 
     /// A further user message.
     pub fn user(mut self, text: impl Into<String>) -> Self {
-        self.messages.push(("user", text.into()));
+        self.messages.push((Speaker::User, text.into()));
         self
     }
 
@@ -60,20 +67,32 @@ impl Sampling {
         self
     }
 
-    /// The request's `params`, as MCP writes them.
-    // The server's: only it sends requests.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn params(&self) -> Value {
-        let messages: Vec<Value> = self
+    /// The request's `params`, built as rmcp's type rather than parsed from
+    /// JSON: parsing would compile rmcp's deserializers of every sampling
+    /// type into each server, for a request the server only sends.
+    #[cfg(feature = "server")]
+    #[expect(
+        deprecated,
+        reason = "sampling is deprecated by SEP-2577 and still served"
+    )]
+    pub(crate) fn params(&self) -> rmcp::model::CreateMessageRequestParams {
+        use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage};
+        let messages = self
             .messages
             .iter()
-            .map(|(role, text)| json!({"role": role, "content": {"type": "text", "text": text}}))
+            .map(|(speaker, text)| {
+                let role = match speaker {
+                    Speaker::User => Role::User,
+                    Speaker::Assistant => Role::Assistant,
+                };
+                SamplingMessage::new(role, rmcp::model::SamplingMessageContentBlock::text(text))
+            })
             .collect();
-        let mut params = json!({"messages": messages, "maxTokens": self.max_tokens});
-        if let Some(system) = &self.system_prompt {
-            params["systemPrompt"] = Value::from(system.as_str());
+        let params = CreateMessageRequestParams::new(messages, self.max_tokens);
+        match &self.system_prompt {
+            Some(system) => params.with_system_prompt(system),
+            None => params,
         }
-        params
     }
 }
 
@@ -142,15 +161,17 @@ impl Sampled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
+    #[cfg(feature = "server")]
     #[test]
-    fn a_request_and_its_answer_read_as_mcp_writes_them() {
+    fn a_request_reads_as_mcp_writes_it() {
         let request = Sampling::new("Capital of France?", 100)
             .assistant("Paris.")
             .user("And of Italy?")
             .system_prompt("Be brief");
         assert_eq!(
-            request.params(),
+            serde_json::to_value(request.params()).expect("JSON"),
             json!({
                 "messages": [
                     {"role": "user", "content": {"type": "text", "text": "Capital of France?"}},
@@ -161,6 +182,10 @@ mod tests {
                 "systemPrompt": "Be brief"
             })
         );
+    }
+
+    #[test]
+    fn an_answer_reads_as_mcp_writes_it() {
         let answer = Sampled::from_result(&json!({
             "model": "m", "role": "assistant", "stopReason": "endTurn",
             "content": {"type": "text", "text": "Rome."}

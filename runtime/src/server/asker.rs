@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult, RequestStateCodec,
-    SealOptions,
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequiredResult,
+    RequestStateCodec, SealOptions,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
@@ -125,25 +125,24 @@ enum Pending {
 }
 
 impl Pending {
-    /// The input request, as the `InputRequiredResult` carries it.
+    /// The input request, as the `InputRequiredResult` carries it: built as
+    /// rmcp's types, since parsing it from JSON would compile rmcp's
+    /// deserializers of every request a server only sends.
+    #[expect(
+        deprecated,
+        reason = "sampling and roots are deprecated by SEP-2577 and still served"
+    )]
     fn request(&self) -> Result<InputRequest, ErrorData> {
-        let (method, params) = match self {
-            Pending::Question(question) => (
-                "elicitation/create",
-                serde_json::to_value(
-                    form_params(question)
-                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
-                )
-                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+        Ok(match self {
+            Pending::Question(question) => InputRequest::Elicitation(ElicitRequest::new(
+                form_params(question)
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+            )),
+            Pending::Sampling(sampling) => InputRequest::CreateMessage(
+                rmcp::model::CreateMessageRequest::new(sampling.params()),
             ),
-            Pending::Sampling(sampling) => ("sampling/createMessage", sampling.params()),
-            Pending::Roots => ("roots/list", serde_json::json!({})),
-        };
-        serde_json::from_value::<InputRequest>(serde_json::json!({
-            "method": method,
-            "params": params,
-        }))
-        .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))
+            Pending::Roots => InputRequest::ListRoots(rmcp::model::ListRootsRequest::default()),
+        })
     }
 
     /// The input request as JSON, for a task's record.
@@ -162,7 +161,8 @@ impl Pending {
             Pending::Question(question) => digest(question),
             Pending::Sampling(sampling) => {
                 use sha2::Digest;
-                let hash = sha2::Sha256::digest(sampling.params().to_string().as_bytes());
+                let params = serde_json::to_vec(&sampling.params()).unwrap_or_default();
+                let hash = sha2::Sha256::digest(&params);
                 Value::String(crate::text::hex(&hash[..16]))
             }
             Pending::Roots => Value::String("roots/list".to_owned()),
@@ -510,14 +510,12 @@ impl Asker {
                 let mut params = sampling.params();
                 let _shown = match &self.task_on_session {
                     Some(task) => {
-                        if let Some(params) = params.as_object_mut() {
-                            let meta = params
-                                .entry("_meta")
-                                .or_insert_with(|| Value::Object(Map::new()));
-                            if let Some(meta) = meta.as_object_mut() {
-                                meta.insert(RELATED_TASK.to_owned(), related(task));
-                            }
-                        }
+                        params
+                            .meta
+                            .get_or_insert_with(Default::default)
+                            .0
+                            .0
+                            .insert(RELATED_TASK.to_owned(), related(task));
                         let request = serde_json::json!({
                             "method": "sampling/createMessage",
                             "params": params,
@@ -526,8 +524,6 @@ impl Asker {
                     }
                     None => None,
                 };
-                let params = serde_json::from_value(params)
-                    .map_err(|e| AskError::Failed(format!("a sampling request: {e}")))?;
                 match tokio::time::timeout(self.timeout, peer.create_message(params)).await {
                     Err(_) | Ok(Err(ServiceError::Timeout { .. })) => Err(AskError::TimedOut),
                     Ok(Err(e)) => Err(AskError::Failed(e.to_string())),

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use toolmetadata::ask::{Answer, Field, Question};
+use toolmetadata::sampling::Sampling;
 use toolmetadata::{Context, ToolError, ToolOutput, ToolResult};
 
 use crate::tools::*;
@@ -136,7 +137,7 @@ impl Tools for Handler {
         Ok("slept".into())
     }
 
-    async fn survey(&self, _: SurveyArgs, cx: Context) -> ToolResult {
+    async fn survey(&self, args: SurveyArgs, cx: Context) -> ToolResult {
         let question = |key: &str| {
             Question::new(format!("Your {key}?"))
                 .key(key)
@@ -149,12 +150,16 @@ impl Tools for Handler {
                 Answer::Decline | Answer::Cancel => Ok("(not said)".to_owned()),
             }
         };
-        Ok(format!(
+        let mut told = format!(
             "colour: {}, food: {}",
             said(colour?, "colour")?,
             said(food?, "food")?
-        )
-        .into())
+        );
+        if args.dish == Some(true) {
+            let dish = cx.sample(Sampling::new("A dish?", 20).key("dish")).await?;
+            told.push_str(&format!(", dish: {}", dish.text().unwrap_or_default()));
+        }
+        Ok(told.into())
     }
 
     async fn throttled(&self, args: ThrottledArgs, cx: Context) -> ToolResult {

@@ -254,6 +254,54 @@ async fn a_2025_11_25_task_asks_through_the_session_and_shows_it() {
     assert_eq!(got["result"]["status"], "completed", "{got}");
 }
 
+/// A task's request to the client's model names its task too, as its
+/// questions do, and the model's answer reaches the handler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_11_25_task_samples_through_the_session_naming_its_task() {
+    let mut peer = Peer::stdio(BIN, &[]).await;
+    peer.initialize_with(json!({"tasks": {}, "elicitation": {}, "sampling": {}}))
+        .await;
+    let answer = peer
+        .request(2, "tools/call", task_call("survey", json!({"dish": true})))
+        .await;
+    let id = answer["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {answer}"))
+        .to_owned();
+    for _ in 0..2 {
+        let request = peer.next_request("elicitation/create").await;
+        let key = if request["params"]["message"] == "Your colour?" {
+            "colour"
+        } else {
+            "food"
+        };
+        peer.send(json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"action": "accept", "content": {key: "any"}}}))
+            .await;
+    }
+    let sampled = peer.next_request("sampling/createMessage").await;
+    let params = &sampled["params"];
+    assert_eq!(
+        params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str(),
+        "{sampled}"
+    );
+    assert_eq!(params["maxTokens"], 20, "{sampled}");
+    assert_eq!(
+        params["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "A dish?"}}]),
+        "{sampled}"
+    );
+    peer.send(json!({"jsonrpc": "2.0", "id": sampled["id"], "result": {
+        "model": "m", "role": "assistant", "content": {"type": "text", "text": "soup"}}}))
+        .await;
+    let result = peer.request(3, "tasks/result", json!({"taskId": id})).await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "colour: any, food: any, dish: soup",
+        "{result}"
+    );
+}
+
 /// The old methods are not the new generation's: a 2026-07-28 request to
 /// `tasks/result` is unknown, and a `task` param on its `tools/call` is not
 /// an opt-in (the extension says to ignore it).
