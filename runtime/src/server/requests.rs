@@ -36,6 +36,11 @@ use crate::Context;
 use crate::metadata::TaskSupport;
 use tracing::Instrument;
 
+// Each method boxes the future of the work it does. rmcp's dispatch over
+// these methods (`Service::handle_request`) is an async body that a release
+// build copies into every codegen unit that polls it: over HTTP rmcp polls it
+// in two (sessions, stateless requests), and each copy took every method's
+// future with it, inlined. Behind a box, a copy holds only the dispatch.
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         // Any handler may log (`Context::log`): a client that sets a level
@@ -87,7 +92,9 @@ impl ServerHandler for Server {
         };
         let operation = Operation::start("tools/call", target, &context);
         let span = operation.span().clone();
-        let response = self.serve_call(request, context).instrument(span).await;
+        let response = Box::pin(self.serve_call(request, context))
+            .instrument(span)
+            .await;
         match &response {
             Ok(CallToolResponse::Complete(result)) => operation.finish_call(result),
             other => operation.finish_with(other),
@@ -102,7 +109,9 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let operation = Operation::start("tools/list", Target::None, &context);
         let span = operation.span().clone();
-        let response = self.serve_list(request, context).instrument(span).await;
+        let response = Box::pin(self.serve_list(request, context))
+            .instrument(span)
+            .await;
         operation.finish_with(&response);
         response
     }
@@ -162,7 +171,9 @@ impl ServerHandler for Server {
         let operation =
             Operation::start("resources/read", Target::Resource(&request.uri), &context);
         let span = operation.span().clone();
-        let response = self.serve_read(request, context).instrument(span).await;
+        let response = Box::pin(self.serve_read(request, context))
+            .instrument(span)
+            .await;
         operation.finish_with(&response);
         response
     }
@@ -239,7 +250,9 @@ impl ServerHandler for Server {
         };
         let operation = Operation::start("prompts/get", target, &context);
         let span = operation.span().clone();
-        let response = self.serve_prompt(request, context).instrument(span).await;
+        let response = Box::pin(self.serve_prompt(request, context))
+            .instrument(span)
+            .await;
         operation.finish_with(&response);
         response
     }
@@ -304,10 +317,12 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.inner
-            .tasks
-            .state(&request.task_id, &Caller::of(&context))
-            .await
+        Box::pin(
+            self.inner
+                .tasks
+                .state(&request.task_id, &Caller::of(&context)),
+        )
+        .await
     }
 
     async fn subscribe(
@@ -339,7 +354,7 @@ impl ServerHandler for Server {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        Server::listen(self, context).await
+        Box::pin(Server::listen(self, context)).await
     }
 
     async fn update_task(
@@ -347,14 +362,12 @@ impl ServerHandler for Server {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner
-            .tasks
-            .answer(
-                &request.task_id,
-                &Caller::of(&context),
-                request.input_responses,
-            )
-            .await
+        Box::pin(self.inner.tasks.answer(
+            &request.task_id,
+            &Caller::of(&context),
+            request.input_responses,
+        ))
+        .await
     }
 
     async fn cancel_task(
@@ -362,11 +375,13 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner
-            .tasks
-            .cancel(&request.task_id, &Caller::of(&context))
-            .await
-            .map(drop)
+        Box::pin(
+            self.inner
+                .tasks
+                .cancel(&request.task_id, &Caller::of(&context)),
+        )
+        .await
+        .map(drop)
     }
 
     async fn on_custom_request(
@@ -375,9 +390,11 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         // The only methods of our own: 2025-11-25's tasks (see `compat`).
-        super::compat::serve_2025_task_request(self, request, context)
-            .await
-            .map(CustomResult)
+        Box::pin(super::compat::serve_2025_task_request(
+            self, request, context,
+        ))
+        .await
+        .map(CustomResult)
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
