@@ -36,7 +36,7 @@ use crate::Context;
 use crate::metadata::TaskSupport;
 use tracing::Instrument;
 
-// Each method boxes the future of the work it does. rmcp's dispatch over
+// A method whose work awaits boxes that work's future. rmcp's dispatch over
 // these methods (`Service::handle_request`) is an async body that a release
 // build copies into every codegen unit that polls it: over HTTP rmcp polls it
 // in two (sessions, stateless requests), and each copy took every method's
@@ -109,9 +109,7 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let operation = Operation::start("tools/list", Target::None, &context);
         let span = operation.span().clone();
-        let response = Box::pin(self.serve_list(request, context))
-            .instrument(span)
-            .await;
+        let response = self.serve_list(request, context).instrument(span).await;
         operation.finish_with(&response);
         response
     }

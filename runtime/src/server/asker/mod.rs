@@ -125,9 +125,8 @@ enum Pending {
 }
 
 impl Pending {
-    /// The input request, as the `InputRequiredResult` carries it: built as
-    /// rmcp's types, since parsing it from JSON would compile rmcp's
-    /// deserializers of every request a server only sends.
+    /// The input request, as the `InputRequiredResult` carries it, built as
+    /// rmcp's types rather than written as JSON and parsed back.
     #[expect(
         deprecated,
         reason = "sampling and roots are deprecated by SEP-2577 and still served"
@@ -161,8 +160,12 @@ impl Pending {
             Pending::Question(question) => digest(question),
             Pending::Sampling(sampling) => {
                 use sha2::Digest;
-                let params = serde_json::to_vec(&sampling.params()).unwrap_or_default();
-                let hash = sha2::Sha256::digest(&params);
+                // The JSON value's text, sorted keys: the bytes states sealed
+                // by earlier versions were bound to.
+                let params = serde_json::to_value(sampling.params())
+                    .map(|params| params.to_string())
+                    .unwrap_or_default();
+                let hash = sha2::Sha256::digest(params.as_bytes());
                 Value::String(crate::text::hex(&hash[..16]))
             }
             Pending::Roots => Value::String("roots/list".to_owned()),
@@ -640,3 +643,6 @@ fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {
 fn related(task: &TaskInput) -> Value {
     serde_json::json!({ "taskId": task.id() })
 }
+
+#[cfg(test)]
+mod tests;

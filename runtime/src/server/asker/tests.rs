@@ -1,0 +1,17 @@
+use sha2::Digest;
+
+use super::*;
+
+/// A state binds each answer to a digest of the request shown (`State::shown`).
+/// States sealed by earlier versions hashed a sampling request's JSON text, keys
+/// sorted; a retry carrying one must still find its answers.
+#[test]
+fn a_sampling_request_is_digested_as_earlier_versions_did() {
+    let sampling = Sampling::new("Capital?", 5).system_prompt("Brief");
+    let text = r#"{"maxTokens":5,"messages":[{"content":{"text":"Capital?","type":"text"},"role":"user"}],"systemPrompt":"Brief"}"#;
+    let expected = crate::text::hex(&sha2::Sha256::digest(text.as_bytes())[..16]);
+    assert_eq!(
+        Pending::Sampling(sampling).digest(),
+        Value::String(expected)
+    );
+}
