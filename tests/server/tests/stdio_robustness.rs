@@ -241,6 +241,48 @@ async fn sockets_are_blocking_again_after_serving() {
     serve_then_check(child, tokio_side(to_server), tokio_side(from_server)).await;
 }
 
+/// A stdout pipe is made to hold 1 MiB (the most a process without
+/// privileges may ask for), so that a `tools/list` answer larger than the
+/// default 64 KiB does not hold up the next; where the system allows less,
+/// the pipe is left as it was.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdout_pipe_is_enlarged_to_hold_large_answers() {
+    use rustix::pipe::fcntl_getpipe_size;
+
+    let mut child = tokio::process::Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let before = fcntl_getpipe_size(&stdout).expect("pipe size");
+    let mut lines = BufReader::new(stdout).lines();
+    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "sizes", "version": "0"}}})
+    .to_string())
+    .await;
+    tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("an answer")
+        .expect("read")
+        .expect("initialized");
+    let after = fcntl_getpipe_size(lines.get_ref().get_ref()).expect("pipe size");
+    let allowed: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .expect("pipe-max-size")
+        .trim()
+        .parse()
+        .expect("a number");
+    if allowed >= 1 << 20 {
+        assert_eq!((before, after), (64 << 10, 1 << 20));
+    } else {
+        assert_eq!(after, before, "the system allows {allowed} bytes");
+    }
+}
+
 /// A client that writes requests and does not read the answers: the server
 /// stops reading once its requests in flight reach the bound (their answers
 /// fill the pipe), so the client's writes wait rather than the server's

@@ -12,6 +12,12 @@
 //! else holds it (a shell that runs something after the server): each
 //! stream clears it when it is dropped, that is when its last user, rmcp's
 //! transport, lets it go. A server killed by a signal leaves it set.
+//!
+//! On Linux a stdout pipe is also made to hold [`PIPE_BYTES`]: a pipe holds
+//! 64 KiB by default, less than one `tools/list` answer of a large tool set,
+//! so the server would wait for the client to read each answer before it
+//! could write the next. The larger pipe stays when the server ends (a
+//! pipe's size is never made smaller again, and holding more is harmless).
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -19,6 +25,13 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub(super) type Input = Box<dyn AsyncRead + Send + Unpin>;
 /// What the server writes its answers to.
 pub(super) type Output = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// What a stdout pipe is made to hold: a few answers of a 200-tool
+/// `tools/list` (130 KB each), so that writing one does not wait for the
+/// client to read the one before. Linux's default limit for a process
+/// without privileges (`/proc/sys/fs/pipe-max-size`).
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: usize = 1 << 20;
 
 /// stdin: a pipe or socket through the reactor, anything else through
 /// tokio's blocking `stdin`.
@@ -79,9 +92,25 @@ mod unix {
         let output: Output = if is_socket(&fd)? {
             Box::new(Nonblocking::new(socket(fd)?))
         } else {
+            #[cfg(target_os = "linux")]
+            enlarge(&fd);
             Box::new(Nonblocking::new(pipe::Sender::from_owned_fd(fd).ok()?))
         };
         Some(output)
+    }
+
+    /// Makes the pipe hold [`PIPE_BYTES`](super::PIPE_BYTES), unless it
+    /// already holds as much. A failure (the user's pipes are over
+    /// `pipe-user-pages-soft`) leaves the pipe as it was: the server only
+    /// writes in smaller steps.
+    #[cfg(target_os = "linux")]
+    fn enlarge(fd: &OwnedFd) {
+        use rustix::pipe::{fcntl_getpipe_size, fcntl_setpipe_size};
+        if fcntl_getpipe_size(fd).is_ok_and(|size| size < super::PIPE_BYTES)
+            && let Err(e) = fcntl_setpipe_size(fd, super::PIPE_BYTES)
+        {
+            tracing::debug!("stdout pipe not enlarged: {e}");
+        }
     }
 
     /// `Some(true)` for a socket, `Some(false)` for a pipe, `None` for
