@@ -337,9 +337,15 @@ pub(crate) async fn load(
     }
     let me = std::process::id();
     tokio::time::sleep_until(begin.into()).await;
-    let (server0, client0) = (crate::cpu_ns_seconds(pid), crate::cpu_ns_seconds(me));
+    let (server0, client0) = (
+        crate::common::cpu_ns_seconds(pid),
+        crate::common::cpu_ns_seconds(me),
+    );
     tokio::time::sleep_until(end.into()).await;
-    let (server1, client1) = (crate::cpu_ns_seconds(pid), crate::cpu_ns_seconds(me));
+    let (server1, client1) = (
+        crate::common::cpu_ns_seconds(pid),
+        crate::common::cpu_ns_seconds(me),
+    );
     let mut latencies = Vec::new();
     let deadline = end + REQUEST_TIMEOUT + Duration::from_secs(5);
     loop {
@@ -362,8 +368,8 @@ pub(crate) async fn load(
     }
     Ok(Measured {
         per_s: count as f64 / measure.as_secs_f64(),
-        p50_us: crate::median(latencies.clone()),
-        p99_us: crate::percentile(latencies, 0.99),
+        p50_us: crate::common::median(latencies.clone()),
+        p99_us: crate::common::percentile(latencies, 0.99),
         server_cpu_us: (server1 - server0) * 1e6 / count as f64,
         client_cpu_us: (client1 - client0) * 1e6 / count as f64,
     })

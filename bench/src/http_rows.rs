@@ -6,7 +6,13 @@ use std::path::Path;
 
 use toolmetadata_bench::Transport;
 
-use super::*;
+use std::process::Stdio;
+use std::time::Duration;
+
+use toolmetadata_bench::{call_arguments, tool_name};
+
+use crate::common::*;
+use crate::http;
 
 /// A server listening on HTTP, killed when dropped.
 struct HttpChild {

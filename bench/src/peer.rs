@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::{Settings, cpu_ns_seconds, median, peak_rss_kib, percentile, workspace_target};
+use crate::common::{Settings, cpu_ns_seconds, median, peak_rss_kib, percentile, workspace_target};
 
 /// The Node filesystem server's version, pinned.
 const PEER_VERSION: &str = "2026.8.31";
@@ -113,7 +113,7 @@ async fn install_peer() -> Result<PathBuf, String> {
 /// for this workspace; its path.
 async fn build_example_server() -> Result<PathBuf, String> {
     eprintln!("peer: cargo build --release -p example-server");
-    let root = crate::workspace_root();
+    let root = crate::common::workspace_root();
     let build =
         tokio::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args([
@@ -138,7 +138,7 @@ async fn build_example_server() -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    crate::settle();
+    crate::common::settle();
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(workspace_target);

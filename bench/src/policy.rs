@@ -16,7 +16,9 @@ use rmcp::model::CallToolRequestParams;
 use toolmetadata_bench::{Paths, call_arguments, tool_name, write_ours_with_policy};
 
 use super::stdio::within;
-use super::*;
+use std::process::Stdio;
+
+use crate::common::*;
 
 /// What one configuration costs per call.
 struct Cost {

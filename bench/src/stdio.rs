@@ -9,7 +9,9 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use toolmetadata_bench::{Transport, call_arguments, tool_name};
 
-use super::*;
+use std::process::Stdio;
+
+use crate::common::*;
 
 struct Run {
     list_per_s: f64,

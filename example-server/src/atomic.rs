@@ -16,8 +16,9 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, PermissionsExt};
 
-use crate::confinement::{Located, PathError, io_error, shown};
+use crate::confinement::Located;
 use crate::handles::kind_problem;
+use crate::path_error::{PathError, io_error, shown};
 use crate::spelling::beneath;
 
 /// Most links followed from the named file to the file replaced.

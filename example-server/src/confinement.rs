@@ -14,13 +14,13 @@
 //!
 //! Relative paths are taken from the first root.
 
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cap_std::fs::Dir;
 
+use crate::path_error::{PathError, io_error, shown};
 use crate::spelling::{home_dir, is_windows_path, lexical, respell};
 
 mod links;
@@ -43,37 +43,8 @@ struct Root {
     dir: Dir,
 }
 
-/// Why a path was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PathError(String);
-
-impl fmt::Display for PathError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for PathError {}
-
-impl PathError {
-    /// A refusal with this text.
-    pub(crate) fn new(text: impl Into<String>) -> Self {
-        PathError(text.into())
-    }
-}
-
 /// Longest path accepted, in bytes (Linux's PATH_MAX).
 const MAX_PATH: usize = 4096;
-
-/// A path for messages: quoted, and cut so that a huge argument does not make
-/// a huge error.
-pub(crate) fn shown(path: &str) -> String {
-    let mut s: String = path.chars().take(120).collect();
-    if s.len() < path.len() {
-        s.push('…');
-    }
-    format!("{s:?}")
-}
 
 /// A tool's path, located beneath one root.
 #[derive(Debug, Clone)]
@@ -105,33 +76,8 @@ impl Located<'_> {
     }
 }
 
-/// The error text for an I/O failure on `given`.
-pub(crate) fn io_error(given: &str, e: &io::Error) -> PathError {
-    if is_escape(e) {
-        // Only a link can lead out of a path already inside a root.
-        return PathError(format!(
-            "the path {} leads outside the allowed roots through a symbolic link \
-             (a link is followed only to a target inside the same root)",
-            shown(given)
-        ));
-    }
-    match e.kind() {
-        io::ErrorKind::NotFound => PathError(format!("{} does not exist", shown(given))),
-        _ => PathError(format!("{}: {e}", shown(given))),
-    }
-}
-
-/// cap-std reports a resolution that would leave its directory as
-/// `PermissionDenied` with this text (from `EXDEV` of `RESOLVE_BENEATH`, or
-/// from its own resolver where `openat2` is missing).
-fn is_escape(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::PermissionDenied
-        && e.to_string()
-            .contains("a path led outside of the filesystem")
-}
-
 fn outside(path: &str) -> PathError {
-    PathError(format!(
+    PathError::new(format!(
         "the path {} is outside the allowed roots",
         shown(path)
     ))
@@ -307,24 +253,24 @@ impl Confinement {
     /// [`Confinement::locate`] without looking at the file system.
     fn locate_by_name<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
         if self.roots.is_empty() {
-            return Err(PathError(NO_ROOTS.into()));
+            return Err(PathError::new(NO_ROOTS));
         }
         if path.is_empty() {
-            return Err(PathError("the path is empty".into()));
+            return Err(PathError::new("the path is empty"));
         }
         if path.contains('\0') {
-            return Err(PathError(format!(
+            return Err(PathError::new(format!(
                 "the path {} contains a NUL byte",
                 shown(path)
             )));
         }
         if path.len() > MAX_PATH {
-            return Err(PathError(format!(
+            return Err(PathError::new(format!(
                 "the path is longer than {MAX_PATH} bytes"
             )));
         }
         if is_windows_path(path) {
-            return Err(PathError(format!(
+            return Err(PathError::new(format!(
                 "the path {} is a Windows path, and this server runs on Unix: give a path under \
                  the allowed directories, such as {}",
                 shown(path),
@@ -370,7 +316,7 @@ impl Confinement {
     pub(crate) fn entry<'r>(&'r self, path: &'r str) -> Result<Located<'r>, PathError> {
         let located = self.locate(path)?;
         if located.is_root() {
-            return Err(PathError(format!("{} is a root itself", shown(path))));
+            return Err(PathError::new(format!("{} is a root itself", shown(path))));
         }
         Ok(located)
     }

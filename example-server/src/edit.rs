@@ -20,9 +20,10 @@ use similar::TextDiff;
 use toolmetadata::ToolError;
 
 use crate::atomic;
-use crate::confinement::{Confinement, shown};
+use crate::confinement::Confinement;
 use crate::handles;
 use crate::limits::Limits;
+use crate::path_error::shown;
 use crate::tools::EditFileArgs;
 
 /// Line comparisons a whitespace-tolerant search may make (file lines times

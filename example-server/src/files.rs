@@ -9,9 +9,10 @@ use std::time::UNIX_EPOCH;
 use base64::Engine as _;
 use toolmetadata::{Content, ToolError, ToolOutput, ToolResult};
 
-use crate::confinement::{Confinement, Located, shown};
+use crate::confinement::{Confinement, Located};
 use crate::limits::Limits;
 use crate::lines::{self, LinesError};
+use crate::path_error::shown;
 use crate::tools::*;
 use crate::{atomic, handles};
 

@@ -11,7 +11,8 @@ use std::io;
 
 use cap_std::fs::{File, FileTypeExt, Metadata, OpenOptions, OpenOptionsExt};
 
-use crate::confinement::{Located, PathError, shown};
+use crate::confinement::Located;
+use crate::path_error::{PathError, shown};
 
 /// Flags for every open: do not wait on FIFOs, never become a controlling
 /// terminal.

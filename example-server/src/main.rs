@@ -18,11 +18,13 @@ mod limits;
 mod lines;
 mod listing;
 mod offload;
+mod path_error;
 #[cfg(test)]
 mod race_tests;
 mod scope;
 mod search;
 mod spelling;
+mod tools;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -35,10 +37,6 @@ use toolmetadata::server::auth::{JwtVerifier, ProtectedResource};
 use toolmetadata::server::{HttpOptions, Server};
 
 use crate::limits::Limits;
-
-mod tools {
-    toolmetadata::include_tools!();
-}
 
 /// jemalloc, with its background thread, gives freed memory back to the
 /// system within seconds; with glibc's allocator a burst of HTTP sessions

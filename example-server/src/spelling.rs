@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_std::fs::Dir;
 
-use crate::confinement::{PathError, shown};
+use crate::path_error::{PathError, shown};
 
 /// `C:\\…`, `C:/…`, `C:` or a UNC path `\\\\server\\share`: names that mean a
 /// drive on Windows and would become a file named `C:` here.

@@ -2,11 +2,13 @@
 //! question from the call's arguments and refuses the call when the person
 //! does not say yes, for generated and run-time tools alike.
 
+use crate::BoxFuture;
 use crate::args::{ArgErrors, Map};
 use crate::ask::{NotConfirmed, Question};
+use crate::confirm_plan::wording;
 use crate::context::Context;
-use crate::metadata::{Confirm, MessagePart, Unsupported, message_parts};
-use crate::tool_set::{BoxFuture, CallFuture};
+use crate::metadata::Unsupported;
+use crate::tool_set::CallFuture;
 use crate::{ToolError, ToolResult};
 
 /// The question a call's `[confirm]` asks, worded from its arguments as
@@ -63,94 +65,4 @@ fn refusal(tool: &str, why: NotConfirmed) -> ToolError {
         }
         other => format!("`{tool}` did not run: {other}"),
     })
-}
-
-/// A tool's `[confirm]`, with what its question needs besides the
-/// arguments: the defaults of the parameters, which take effect when an
-/// argument is not given.
-#[derive(Debug, Clone)]
-pub(crate) struct ConfirmPlan {
-    pub(crate) confirm: Confirm,
-    pub(crate) defaults: Map,
-}
-
-impl ConfirmPlan {
-    /// The plan of `confirm` for a tool whose input schema is `schema`.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn new(confirm: Confirm, schema: &Map) -> Self {
-        let defaults = schema
-            .get("properties")
-            .and_then(serde_json::Value::as_object)
-            .map(|properties| {
-                properties
-                    .iter()
-                    .filter_map(|(name, property)| {
-                        Some((name.clone(), property.get("default")?.clone()))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        ConfirmPlan { confirm, defaults }
-    }
-}
-
-/// A `[confirm]` message with each `{parameter}` replaced by its argument as
-/// sent (a string as is, anything else as JSON), or by its default when it
-/// is not given (what will then happen), shown so that it cannot hide what
-/// it does: invisible characters escaped, long runs of spaces counted, and
-/// a long value cut in the middle, its end always shown.
-fn wording(message: &str, args: &Map, defaults: &Map) -> String {
-    // The build checked the message; a run-time tool's loader did too.
-    let Ok(parts) = message_parts(message) else {
-        return message.to_owned();
-    };
-    let mut text = String::new();
-    for part in parts {
-        match part {
-            MessagePart::Text(t) => text.push_str(t),
-            MessagePart::Placeholder(name) => {
-                let given = args.get(name).filter(|v| !v.is_null());
-                let value = match given.or_else(|| defaults.get(name)) {
-                    Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None => "(not given)".to_owned(),
-                };
-                text.push_str(&crate::text::visible(&value, 200));
-            }
-        }
-    }
-    text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn map(value: serde_json::Value) -> Map {
-        value.as_object().cloned().unwrap_or_default()
-    }
-
-    #[test]
-    fn a_missing_argument_shows_the_default_that_takes_effect() {
-        let schema = map(json!({"type": "object", "properties": {
-            "path": {"type": "string"},
-            "overwrite": {"type": "boolean", "default": false},
-            "mode": {"type": "string", "default": "fast"}
-        }}));
-        let confirm = Confirm {
-            message: "Move {path}? Overwrite: {overwrite}, mode {mode}".into(),
-            unsupported: Default::default(),
-        };
-        let plan = ConfirmPlan::new(confirm, &schema);
-        let asked = |args| wording(&plan.confirm.message, &map(args), &plan.defaults);
-        assert_eq!(
-            asked(json!({"path": "a"})),
-            "Move a? Overwrite: false, mode fast"
-        );
-        assert_eq!(
-            asked(json!({"overwrite": true, "mode": null})),
-            "Move (not given)? Overwrite: true, mode fast"
-        );
-    }
 }

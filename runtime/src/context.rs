@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::ask::{Answer, AskError, NotConfirmed, Question};
-use crate::confirm::ConfirmPlan;
+use crate::confirm_plan::ConfirmPlan;
 use crate::metadata::Unsupported;
 use crate::roots::{ClientRoots, RootsError};
 use crate::sampling::{Sampled, Sampling};
@@ -49,6 +49,10 @@ pub(crate) trait Link: Send + Sync + fmt::Debug {
     /// Records that the call needs `capability`, which the client lacks.
     #[cfg(feature = "server")]
     fn lacks(&self, capability: ClientCapability);
+    /// Ends the SSE stream the call is answered on, for the client to come
+    /// back after `retry`; false where there is none to close.
+    #[cfg(feature = "http")]
+    fn close_stream(&self, retry: std::time::Duration) -> BoxFuture<'_, bool>;
 }
 
 /// A capability a client declares, which a handler may need
@@ -375,13 +379,10 @@ impl Context {
     /// closed or being closed already.
     #[cfg(feature = "http")]
     pub async fn close_stream(&self, retry: std::time::Duration) -> bool {
-        let Some(stream) = self.request().and_then(|r| {
-            r.extensions
-                .get::<crate::server::compat::polling::PostStream>()
-        }) else {
-            return false;
-        };
-        stream.close(retry).await
+        match &self.link {
+            Some(link) => link.close_stream(retry).await,
+            None => false,
+        }
     }
 
     /// A value the HTTP layer put in the request's extensions, such as the

@@ -138,9 +138,11 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 pub mod args;
 pub mod ask;
+mod boxed;
 #[doc(hidden)]
 pub mod codegen;
 mod confirm;
+mod confirm_plan;
 mod context;
 #[cfg(feature = "load")]
 pub mod diagnostic;
@@ -159,6 +161,7 @@ pub mod telemetry;
 mod text;
 mod tool_set;
 
+pub(crate) use boxed::BoxFuture;
 pub use context::{ClientCapability, Context};
 #[cfg(feature = "load")]
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
@@ -167,7 +170,6 @@ pub use log_level::LogLevel;
 pub use metadata::Loader;
 pub use metadata::ToolMetadata;
 pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
-pub(crate) use tool_set::BoxFuture;
 pub use tool_set::{CallOutcome, ToolSet};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like

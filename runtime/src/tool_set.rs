@@ -6,12 +6,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
+use crate::BoxFuture;
 use crate::args::{ArgErrors, Conversion, Map};
 use crate::metadata::TaskSupport;
 use crate::result::{ToolError, ToolOutput, ToolResult};
-
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One tool of a generated tool set, as the server lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,11 +18,12 @@ pub use serde_json;
 pub use crate::args::decoder::{Decoder, Params};
 pub use crate::args::spec::ParamSpec;
 pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
+pub use crate::boxed::BoxFuture;
 pub use crate::context::Context;
 pub use crate::metadata::{FailureClass, TaskSupport, Unsupported};
 pub use crate::result::{ToolError, ToolOutput, ToolResult};
 pub use crate::tool_set::{
-    BoundEntry, BoxFuture, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
+    BoundEntry, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
 };
 
 /// A tool set: what the generated `tool_set(handler)` returns. The crate name
@@ -201,7 +202,7 @@ mod tests {
     fn a_confirmed_tool_with_bad_arguments_is_refused_without_asking() {
         // A context with no client: asking would fail with "cannot ask", so
         // an answer about the arguments shows the question was never put.
-        let plan = crate::confirm::ConfirmPlan::new(
+        let plan = crate::confirm_plan::ConfirmPlan::new(
             crate::metadata::Confirm {
                 message: "Count to {n}?".into(),
                 unsupported: Default::default(),

@@ -45,102 +45,20 @@
 //! ```
 
 mod call;
+mod definition;
 mod export;
+mod kind;
 pub mod rules;
 mod validate;
 
 pub use call::ProviderTools;
+pub use definition::{Export, Moved, Violation};
+pub use kind::Profile;
 pub use rules::Rule;
 
 use serde_json::Value;
 
-/// A provider's (or the hosts') rules for tool definitions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Profile {
-    /// OpenAI function calling with `strict: true` (structured outputs).
-    OpenAiStrict,
-    /// OpenAI function calling, not strict.
-    OpenAi,
-    /// Anthropic tool use.
-    Anthropic,
-    /// Anthropic strict tool use (`strict: true`).
-    AnthropicStrict,
-    /// Gemini `functionDeclarations` with `parameters` (an OpenAPI subset).
-    Gemini,
-    /// Gemini `functionDeclarations` with `parametersJsonSchema`.
-    GeminiJson,
-    /// The name and count budgets of the major MCP hosts (Claude Code's
-    /// `mcp__<server>__` prefix, Copilot's 128 tools).
-    McpHosts,
-}
-
 impl Profile {
-    /// Every profile.
-    pub const ALL: &'static [Profile] = &[
-        Profile::OpenAiStrict,
-        Profile::OpenAi,
-        Profile::Anthropic,
-        Profile::AnthropicStrict,
-        Profile::Gemini,
-        Profile::GeminiJson,
-        Profile::McpHosts,
-    ];
-
-    /// The profile's name: `openai-strict`, `openai`, `anthropic`,
-    /// `anthropic-strict`, `gemini`, `gemini-json` or `mcp-hosts`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::OpenAiStrict => "openai-strict",
-            Profile::OpenAi => "openai",
-            Profile::Anthropic => "anthropic",
-            Profile::AnthropicStrict => "anthropic-strict",
-            Profile::Gemini => "gemini",
-            Profile::GeminiJson => "gemini-json",
-            Profile::McpHosts => "mcp-hosts",
-        }
-    }
-
-    /// The profile named `name` ([`Profile::name`]).
-    pub fn from_name(name: &str) -> Option<Profile> {
-        Profile::ALL.iter().copied().find(|p| p.name() == name)
-    }
-
-    /// The rules this profile checks, each citing its source.
-    pub fn rules(self) -> &'static [Rule] {
-        use rules::*;
-        match self {
-            Profile::OpenAiStrict => &[
-                NAME_ASCII,
-                ROOT_OBJECT,
-                OBJECT_PROPERTIES,
-                ARRAY_ITEMS,
-                STRICT_ALL_REQUIRED,
-                STRICT_NO_ADDITIONAL,
-                STRICT_KEYWORDS,
-                STRICT_LIMITS,
-            ],
-            Profile::OpenAi => &[NAME_ASCII, ROOT_OBJECT, OBJECT_PROPERTIES, ARRAY_ITEMS],
-            Profile::Anthropic => &[NAME_ASCII, ROOT_OBJECT],
-            Profile::AnthropicStrict => &[
-                NAME_ASCII,
-                ROOT_OBJECT,
-                STRICT_NO_ADDITIONAL,
-                ANTHROPIC_STRICT_BOUNDS,
-            ],
-            Profile::Gemini => &[
-                NAME_GEMINI,
-                GEMINI_KEYWORDS,
-                GEMINI_SINGLE_TYPE,
-                GEMINI_NONEMPTY_OBJECT,
-                GEMINI_STRING_ENUM,
-                GEMINI_FORMAT,
-            ],
-            Profile::GeminiJson => &[NAME_GEMINI, GEMINI_JSON_OBJECT],
-            Profile::McpHosts => &[HOST_PREFIXED_NAME, HOST_TOOL_COUNT],
-        }
-    }
-
     /// The definition of the tool of `entry` (a `tools/list` entry) as
     /// this provider needs it. For [`Profile::McpHosts`], the name a host
     /// shows (without its server prefix) and the schema as it is.
@@ -217,67 +135,6 @@ impl Profile {
     /// The rules a whole tool set breaks (the hosts' count of tools).
     pub fn validate_set(self, tools: usize) -> Vec<Violation> {
         validate::validate_set(self, tools)
-    }
-}
-
-impl std::fmt::Display for Profile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A tool's definition for one provider.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Export {
-    /// The name the provider sees: the MCP name, or a legal one mapped from
-    /// it.
-    pub name: String,
-    /// The MCP tool name, for a call that comes back under [`Export::name`].
-    pub mcp_name: String,
-    /// The description, with what the provider cannot carry added.
-    pub description: String,
-    /// The parameters' schema; `None` where the provider takes none (a
-    /// Gemini function without parameters).
-    pub parameters: Option<Value>,
-    /// Whether the provider is asked to hold the model to the schema
-    /// exactly (`strict`).
-    pub strict: bool,
-    /// What could not be carried as a constraint and went into the
-    /// description instead: the model is no longer held to it (the server
-    /// still refuses a call that breaks it).
-    pub moved: Vec<Moved>,
-}
-
-/// A constraint moved out of the schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Moved {
-    /// The rule that refuses it.
-    pub rule: &'static Rule,
-    /// The parameter it belonged to (`limit`, `filter.kind`); empty for the
-    /// tool itself.
-    pub parameter: String,
-    /// What was moved, as the description now says it (`minimum 1`).
-    pub what: String,
-}
-
-/// A rule a definition breaks, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The rule.
-    pub rule: &'static Rule,
-    /// Where: a JSON pointer into the parameters' schema, or `name`.
-    pub at: String,
-    /// What is wrong there.
-    pub detail: String,
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} at {}: {} ({})",
-            self.rule.id, self.at, self.detail, self.rule.says
-        )
     }
 }
 

@@ -5,6 +5,9 @@
 
 use rmcp::service::{RequestContext, RoleServer};
 
+#[cfg(feature = "http")]
+use super::identity::{SHARED_TOKEN_OWNER, address_of, owner_of};
+
 /// The caller of one request, as far as scopes go.
 #[derive(Clone, Copy)]
 pub(super) struct Caller<'a> {
@@ -102,8 +105,7 @@ impl<'a> Caller<'a> {
             if named {
                 return None;
             }
-            self.address
-                .map(|ip| format!("addr:{}", super::http::address_of(ip)))
+            self.address.map(|ip| format!("addr:{}", address_of(ip)))
         }
         #[cfg(not(feature = "http"))]
         None
@@ -132,34 +134,4 @@ pub(super) fn lacking(tool: &str, missing: &[&str]) -> String {
         if missing.len() == 1 { "" } else { "s" },
         missing.join(" ")
     )
-}
-
-/// The owner of everything done with the static bearer token: whoever holds
-/// it is one principal (and, for fairness between clients, nobody in
-/// particular).
-#[cfg(feature = "http")]
-pub(super) const SHARED_TOKEN_OWNER: &str = "token";
-
-/// What a principal owns things as (see [`Caller::owner`]).
-#[cfg(feature = "http")]
-pub(super) fn owner_of(principal: &super::auth::Principal) -> String {
-    if let Some(subject) = principal.subject() {
-        return format!("sub:{subject}");
-    }
-    let claims = principal.claims();
-    let client = ["client_id", "azp"]
-        .iter()
-        .find_map(|name| claims.get(*name).and_then(|v| v.as_str()));
-    if let Some(client) = client {
-        return format!("client:{client}");
-    }
-    if claims.is_empty() {
-        // The static bearer token: whoever holds it is one principal.
-        return SHARED_TOKEN_OWNER.to_owned();
-    }
-    use sha2::Digest;
-    // The same token gives the same claims, in the same order, on every
-    // instance: the same digest.
-    let digest = sha2::Sha256::digest(serde_json::Value::Object(claims.clone()).to_string());
-    format!("claims:{}", crate::text::hex(&digest))
 }

@@ -33,7 +33,7 @@ pub(super) struct Served {
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
     pub(super) handler: Invoke,
-    pub(super) confirm: Option<Arc<crate::confirm::ConfirmPlan>>,
+    pub(super) confirm: Option<Arc<crate::confirm_plan::ConfirmPlan>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,
     /// Whether the tool asks before it becomes a task
@@ -193,6 +193,22 @@ impl crate::context::Link for CallLink {
 
     fn lacks(&self, capability: crate::ClientCapability) {
         let _ = self.lacking.set(capability);
+    }
+
+    #[cfg(feature = "http")]
+    fn close_stream(&self, retry: std::time::Duration) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            // Only a session's tools/call over HTTP is answered on a stream
+            // of its own (the session manager put it in the extensions).
+            match self
+                .request
+                .extensions
+                .get::<super::compat::polling::PostStream>()
+            {
+                Some(stream) => stream.close(retry).await,
+                None => false,
+            }
+        })
     }
 }
 

@@ -16,7 +16,7 @@ mod etag;
 mod options;
 mod serve;
 
-pub(super) use clients::{ClientKey, address_of};
+pub(super) use clients::ClientKey;
 pub use options::HttpOptions;
 use options::Verifier;
 
@@ -297,7 +297,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
             .into_response();
     }
     let client = ClientKey::of(
-        principal.as_ref().map(super::access::owner_of),
+        principal.as_ref().map(super::identity::owner_of),
         request.extensions(),
     );
     if request.method() == axum::http::Method::GET {

@@ -55,6 +55,8 @@ mod discovery;
 mod generation;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod identity;
 mod limits;
 mod log;
 mod mount;
@@ -80,7 +82,7 @@ use rmcp::model::Tool;
 
 /// A boxed, sendable future: what the serve methods return, and what a
 /// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
-pub use crate::tool_set::BoxFuture;
+pub use crate::boxed::BoxFuture;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 #[cfg(feature = "http")]
@@ -117,6 +119,15 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
+/// The server's stores, shared by every session of one server.
+struct Stores {
+    replay: Arc<dyn store::ReplayStore>,
+    /// Where `[limits]` are counted; `None`: on each instance.
+    limits: Option<limits::SharedLimits>,
+    #[cfg(feature = "http")]
+    sessions: Option<Arc<dyn store::SessionStore>>,
+}
+
 struct Inner {
     name: String,
     version: String,
@@ -131,7 +142,7 @@ struct Inner {
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
     tasks: Arc<task::Tasks>,
-    stores: store::Stores,
+    stores: Stores,
     /// Who is told of a resource's change.
     subscriptions: subscriptions::Subscriptions,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.

@@ -9,8 +9,8 @@ use toolmetadata::{
     ClientCapability, Content, Context, LogLevel, ToolError, ToolOutput, ToolResult,
 };
 
+use crate::media::{PNG, WAV};
 use crate::tools::*;
-use crate::{PNG, WAV};
 
 /// The handlers.
 pub(crate) struct Suite;

@@ -11,6 +11,7 @@
 //! ```
 
 mod handler;
+mod media;
 mod tasks;
 
 use std::process::ExitCode;
@@ -25,15 +26,11 @@ use toolmetadata::server::rmcp::model::{
 use toolmetadata::server::{HttpOptions, Server, ServerBuilder};
 use toolmetadata::{Context, ToolError};
 
+use crate::media::PNG;
+
 mod tools {
     toolmetadata::include_tools!();
 }
-
-/// A 1×1 red pixel, PNG.
-pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
-
-/// A WAV of one silent sample.
-pub(crate) const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 #[tokio::main]
 async fn main() -> ExitCode {

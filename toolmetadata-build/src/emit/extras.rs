@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::quote;
 
-use super::{allow, doc, ident};
+use super::tokens::{allow, doc, ident};
 use crate::model::Tool;
 
 /// The server's manifests as JSON text (`Builder::manifests`).

@@ -22,15 +22,15 @@ use super::catalog::Catalog;
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
-use super::store::{
-    InMemoryReplayStore, InMemoryTaskStore, LimitStore, ReplayStore, Stores, TaskStore,
-};
+use super::store::{InMemoryReplayStore, InMemoryTaskStore, LimitStore, ReplayStore, TaskStore};
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
+use crate::BoxFuture;
 use crate::args::{Conversion, DynamicParams};
-use crate::confirm::{Asking, ConfirmPlan};
+use crate::confirm::Asking;
+use crate::confirm_plan::ConfirmPlan;
 use crate::metadata::{Confirm, ToolMetadata};
-use crate::tool_set::{BoxFuture, ToolEntry};
+use crate::tool_set::ToolEntry;
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
 
 /// Builds a [`Server`] from generated tool sets and run-time tools.
@@ -486,7 +486,7 @@ impl ServerBuilder {
                     self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
                     self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
                 )),
-                stores: Stores {
+                stores: super::Stores {
                     limits: self.limit_store.map(|store| super::limits::SharedLimits {
                         store,
                         lease: self

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::extract::ConnectInfo;
 use axum::http::Extensions;
 
+use crate::server::identity::{SHARED_TOKEN_OWNER, address_of};
+
 /// Who a request comes from, for the per-client caps.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(in crate::server) enum ClientKey {
@@ -31,9 +33,7 @@ impl ClientKey {
     /// `owner` (if at all).
     pub(in crate::server) fn of(owner: Option<String>, extensions: &Extensions) -> Self {
         match owner {
-            Some(owner) if owner != crate::server::access::SHARED_TOKEN_OWNER => {
-                ClientKey::Principal(owner)
-            }
+            Some(owner) if owner != SHARED_TOKEN_OWNER => ClientKey::Principal(owner),
             _ => match extensions.get::<ConnectInfo<SocketAddr>>() {
                 Some(ConnectInfo(addr)) => ClientKey::Address(address_of(addr.ip())),
                 None => ClientKey::Unknown,
@@ -51,21 +51,6 @@ impl ClientKey {
     /// by rmcp inside it, reads the client with [`ClientKey::current`].
     pub(in crate::server) async fn scope<F: Future>(self, work: F) -> F::Output {
         CURRENT.scope(self, work).await
-    }
-}
-
-/// The address a client is counted by: an IPv4 address as it is (a mapped
-/// one as IPv4), an IPv6 one by its /64, the block one host is given, so
-/// that a host cannot become millions of clients.
-pub(in crate::server) fn address_of(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6(std::net::Ipv6Addr::from(
-                u128::from(v6) & !((1u128 << 64) - 1),
-            )),
-        },
     }
 }
 
@@ -189,17 +174,6 @@ mod tests {
         drop(a1);
         assert_eq!(slots.held_now(), 3);
         let _a3 = slots.take(&a).expect("a slot given back is taken again");
-    }
-
-    #[test]
-    fn an_ipv6_host_is_one_client_by_its_64() {
-        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
-        let other: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(address_of(a), address_of(b));
-        assert_ne!(address_of(a), address_of(other));
-        let mapped: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
-        assert_eq!(address_of(mapped), "10.0.0.1".parse::<IpAddr>().unwrap());
     }
 
     #[test]

@@ -18,8 +18,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use super::super::ServerError;
-use super::clients::{ClientKey, Slots, address_of};
+use super::clients::{ClientKey, Slots};
 use crate::BoxFuture;
+use crate::server::identity::address_of;
 
 /// How long requests in flight may take to finish after the shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::StoreError;
+use super::error::StoreError;
 use crate::BoxFuture;
 
 /// Where the server counts `[limits]` across instances.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::{StoreError, unix_ms};
+use super::error::{StoreError, unix_ms};
 use crate::BoxFuture;
 
 /// Where the server records the `requestState`s already used.

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{StoreError, unix_ms};
+use super::error::{StoreError, unix_ms};
 use crate::BoxFuture;
 
 /// A task's state as stored.
