@@ -15,7 +15,7 @@
 
 use toolmetadata::roots::{ClientRoot, RootsError};
 use toolmetadata::server::rmcp::model::ProtocolVersion;
-use toolmetadata::{Context, ToolError};
+use toolmetadata::{Context, ContextExt, ToolError};
 
 use crate::confinement::Confinement;
 use crate::offload::Offload;

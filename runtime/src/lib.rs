@@ -136,41 +136,33 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
-pub mod args;
-pub mod ask;
-mod boxed;
+
+// The layer below the server, re-exported whole: what a handler and the
+// generated code use is the same at `toolmetadata::` as at
+// `toolmetadata_core::`.
 #[doc(hidden)]
-pub mod codegen;
-mod confirm;
-mod confirm_plan;
-mod context;
+pub use toolmetadata_core::codegen;
 #[cfg(feature = "load")]
-pub mod diagnostic;
-#[cfg(any(feature = "server", feature = "load"))]
-pub mod fingerprint;
-mod log_level;
-pub mod metadata;
-pub mod profile;
-mod result;
-pub mod roots;
-pub mod sampling;
+#[doc(inline)]
+pub use toolmetadata_core::diagnostic;
+#[doc(inline)]
+pub use toolmetadata_core::fingerprint;
+#[doc(inline)]
+pub use toolmetadata_core::{args, ask, metadata, profile, roots, sampling};
+
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "otlp")]
 pub mod telemetry;
-mod text;
-mod tool_set;
 
-pub(crate) use boxed::BoxFuture;
-pub use context::{ClientCapability, Context};
+#[cfg(feature = "server")]
+pub use server::ContextExt;
+pub use toolmetadata_core::{
+    CallOutcome, ClientCapability, Content, Context, Failure, IntoToolOutput, LogLevel, ToolError,
+    ToolMetadata, ToolOutput, ToolResult, ToolSet,
+};
 #[cfg(feature = "load")]
-pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
-pub use log_level::LogLevel;
-#[cfg(feature = "load")]
-pub use metadata::Loader;
-pub use metadata::ToolMetadata;
-pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
-pub use tool_set::{CallOutcome, ToolSet};
+pub use toolmetadata_core::{Diagnostic, Diagnostics, Loader, Rule, Severity, SourceFile, Span};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like
 /// `tonic::include_proto!`.

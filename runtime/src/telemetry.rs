@@ -69,7 +69,7 @@ impl fmt::Debug for Otlp {
 /// characters.
 fn shown(endpoint: &str) -> String {
     let Some((scheme, rest)) = endpoint.split_once("://") else {
-        return crate::text::shorten(endpoint, 200);
+        return toolmetadata_core::seam::shorten(endpoint, 200);
     };
     let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
     let host = authority
@@ -80,7 +80,7 @@ fn shown(endpoint: &str) -> String {
     } else {
         ""
     };
-    crate::text::shorten(&format!("{scheme}://{hidden}{host}{path}"), 200)
+    toolmetadata_core::seam::shorten(&format!("{scheme}://{hidden}{host}{path}"), 200)
 }
 
 impl Otlp {

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use toolmetadata::metadata::names;
-use toolmetadata::{Diagnostic, Rule, Severity, SourceFile};
+use toolmetadata_core::metadata::names;
+use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::Error;
 use crate::load::{LoadedTool, shown};

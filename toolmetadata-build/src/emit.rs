@@ -8,7 +8,9 @@
 
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
-use toolmetadata::metadata::{Literal, Number, ParamType, ScalarType, TaskSupport, Unsupported};
+use toolmetadata_core::metadata::{
+    Literal, Number, ParamType, ScalarType, TaskSupport, Unsupported,
+};
 
 use crate::model::{Enum, Field, FieldType, Module, Tool};
 
@@ -312,7 +314,7 @@ fn literal(value: &Literal, ty: &FieldType) -> TokenStream {
     match (value, ty) {
         (Literal::String(s), FieldType::Enum(name)) => {
             let name = ident(name);
-            let variant = ident(&toolmetadata::metadata::names::variant_name(s));
+            let variant = ident(&toolmetadata_core::metadata::names::variant_name(s));
             quote!(#name::#variant)
         }
         (Literal::String(s), _) => quote!(::std::string::String::from(#s)),
@@ -506,10 +508,10 @@ fn entry(tool: &Tool) -> TokenStream {
             .bound
             .iter()
             .map(|(param, source, required)| match source {
-                toolmetadata::metadata::Source::Claim(key) => {
+                toolmetadata_core::metadata::Source::Claim(key) => {
                     quote!(::toolmetadata::codegen::BoundEntry::claim(#param, #key, #required))
                 }
-                toolmetadata::metadata::Source::Header(key) => {
+                toolmetadata_core::metadata::Source::Header(key) => {
                     quote!(::toolmetadata::codegen::BoundEntry::header(#param, #key, #required))
                 }
             });

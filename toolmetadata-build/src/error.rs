@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use toolmetadata::Diagnostics;
+use toolmetadata_core::Diagnostics;
 
 /// Why generating failed: bad metadata (every diagnostic of every file), a file
 /// that could not be read or written, or a builder option that does not fit.

@@ -47,10 +47,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::Error;
-pub use toolmetadata::Severity;
-use toolmetadata::metadata::ToolMetadata;
-pub use toolmetadata::profile::Profile;
-use toolmetadata::{Diagnostic, Diagnostics};
+pub use toolmetadata_core::Severity;
+use toolmetadata_core::metadata::ToolMetadata;
+pub use toolmetadata_core::profile::Profile;
+use toolmetadata_core::{Diagnostic, Diagnostics};
 
 /// Generates `OUT_DIR/tools.rs` from the metadata files of `dir`, with the
 /// default options: the one call a `build.rs` needs.

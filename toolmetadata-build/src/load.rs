@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use toolmetadata::Diagnostic;
-use toolmetadata::Severity;
-use toolmetadata::metadata::{self, Loader, ToolMetadata, tool_files};
+use toolmetadata_core::Diagnostic;
+use toolmetadata_core::Severity;
+use toolmetadata_core::metadata::{self, Loader, ToolMetadata, tool_files};
 
 /// Where the builder reads tools from, in the order given.
 #[derive(Debug, Clone)]

@@ -16,8 +16,8 @@ pub mod version;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
-use toolmetadata::fingerprint::fingerprint;
-use toolmetadata::metadata::ToolMetadata;
+use toolmetadata_core::fingerprint::fingerprint;
+use toolmetadata_core::metadata::ToolMetadata;
 
 pub use change::{Change, Class};
 

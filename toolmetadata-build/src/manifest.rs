@@ -59,7 +59,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use toolmetadata::{Diagnostic, Diagnostics, Rule, SourceFile, ToolMetadata};
+use toolmetadata_core::{Diagnostic, Diagnostics, Rule, SourceFile, ToolMetadata};
 
 use inputs::{Argument, ServerTable, Variable};
 

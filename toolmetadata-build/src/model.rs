@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use toolmetadata::metadata::{
+use toolmetadata_core::metadata::{
     Confirm, ParamType, ScalarType, TaskSupport, ToolMetadata, ToolParameter, names,
 };
 
@@ -36,11 +36,11 @@ pub(crate) struct Tool {
     /// `toolVersion`, when declared.
     pub(crate) version: Option<String>,
     /// `[limits]`.
-    pub(crate) limits: toolmetadata::metadata::Limits,
+    pub(crate) limits: toolmetadata_core::metadata::Limits,
     /// The bound parameters (`from`): name, source, required.
-    pub(crate) bound: Vec<(String, toolmetadata::metadata::Source, bool)>,
+    pub(crate) bound: Vec<(String, toolmetadata_core::metadata::Source, bool)>,
     /// `[[failures]]`, and the enum that names them.
-    pub(crate) failures: Vec<toolmetadata::metadata::DeclaredFailure>,
+    pub(crate) failures: Vec<toolmetadata_core::metadata::DeclaredFailure>,
     pub(crate) failure_type: String,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,

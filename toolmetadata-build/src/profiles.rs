@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use toolmetadata::profile::{Export, Profile, Violation};
-use toolmetadata::{Diagnostic, Rule, Severity, SourceFile};
+use toolmetadata_core::profile::{Export, Profile, Violation};
+use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::load::{LoadedTool, shown};
 use crate::locate::find_param;

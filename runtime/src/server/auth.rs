@@ -4,7 +4,7 @@
 //! Every HTTP request's bearer token goes to a [`TokenVerifier`], which
 //! answers with the [`Principal`] it stands for or a [`Rejection`]. The
 //! principal travels in the request's extensions, where
-//! [`Context::extension`](crate::Context::extension) finds it, and decides
+//! [`ContextExt::extension`](crate::ContextExt::extension) finds it, and decides
 //! which tools the caller sees and may call: a tool's `scopes` (FORMAT.md)
 //! are the scopes its caller must hold.
 //!

@@ -18,7 +18,7 @@ pub(super) struct Bound {
 
 impl Bound {
     /// From a generated entry.
-    pub(super) fn of_entry(entry: &crate::tool_set::BoundEntry) -> Bound {
+    pub(super) fn of_entry(entry: &toolmetadata_core::codegen::BoundEntry) -> Bound {
         Bound {
             name: entry.name.to_owned(),
             source: if entry.claim {

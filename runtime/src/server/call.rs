@@ -19,7 +19,8 @@ use super::store::{TaskChange, TaskStore};
 use crate::ask::{Answer, AskError, Question};
 use crate::metadata::{FailureClass, TaskSupport};
 use crate::roots::{ClientRoots, RootsError};
-use crate::{BoxFuture, CallOutcome, Content, Context, ToolOutput};
+use crate::{CallOutcome, Content, Context, ToolOutput};
+use toolmetadata_core::BoxFuture;
 
 /// A call of one tool, erased: arguments and context in, outcome out (the
 /// handler behind it is the user's).
@@ -33,7 +34,7 @@ pub(super) struct Served {
     pub(super) discoverable: bool,
     pub(super) keywords: Vec<String>,
     pub(super) handler: Invoke,
-    pub(super) confirm: Option<Arc<crate::confirm_plan::ConfirmPlan>>,
+    pub(super) confirm: Option<Arc<toolmetadata_core::seam::ConfirmPlan>>,
     /// Whether calls may or must run as tasks.
     pub(super) task: TaskSupport,
     /// Whether the tool asks before it becomes a task
@@ -132,7 +133,7 @@ impl CallLink {
 }
 
 /// How a handler's `Context` reaches the server.
-impl crate::context::Link for CallLink {
+impl toolmetadata_core::seam::Link for CallLink {
     fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
     }
@@ -187,8 +188,21 @@ impl crate::context::Link for CallLink {
         ))
     }
 
-    fn request(&self) -> &RequestContext<RoleServer> {
-        &self.request
+    fn declares(&self, capability: crate::ClientCapability) -> Option<bool> {
+        use crate::ClientCapability;
+        let c = self.request.client_capabilities()?;
+        Some(match capability {
+            ClientCapability::Sampling => c.sampling.is_some(),
+            // Form elicitation, what `ask` uses (or neither mode: 2025-06-18
+            // clients only had forms).
+            ClientCapability::Elicitation => c
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            ClientCapability::Roots => c.roots.is_some(),
+            // A capability this server does not know is not declared.
+            _ => false,
+        })
     }
 
     fn lacks(&self, capability: crate::ClientCapability) {
@@ -209,6 +223,16 @@ impl crate::context::Link for CallLink {
                 None => false,
             }
         })
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn close_stream(&self, _retry: std::time::Duration) -> BoxFuture<'_, bool> {
+        // stdio answers on no stream of the call's own.
+        Box::pin(std::future::ready(false))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -530,6 +554,9 @@ fn to_result(output: ToolOutput) -> CallToolResult {
                     None => blob,
                 })
             }
+            // The runtime pins toolmetadata-core's exact version, so every
+            // kind it has is one of the above; a newer one would be text.
+            other => ContentBlock::text(format!("{other:?}")),
         })
         .collect();
     let mut result = CallToolResult::success(blocks);

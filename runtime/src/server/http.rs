@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use super::auth::Gate;
 use super::compat::{self, Compat};
 use super::{ServerError, Serves};
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// A server bound to its address, not yet serving.
 #[derive(Debug)]
@@ -434,7 +434,7 @@ fn holding_while_open(response: Response, slot: clients::Slot) -> Response {
 }
 
 /// The request with the verified principal in its extensions, where the
-/// handlers (and `Context::extension`) find it.
+/// handlers (and `ContextExt::extension`) find it.
 fn with_principal(
     mut request: Request<Body>,
     principal: Option<super::auth::Principal>,

@@ -28,7 +28,7 @@ pub(super) fn owner_of(principal: &super::auth::Principal) -> String {
     // The same token gives the same claims, in the same order, on every
     // instance: the same digest.
     let digest = sha2::Sha256::digest(serde_json::Value::Object(claims.clone()).to_string());
-    format!("claims:{}", crate::text::hex(&digest))
+    format!("claims:{}", toolmetadata_core::seam::hex(&digest))
 }
 
 /// The address a client is counted by: an IPv4 address as it is (a mapped

@@ -284,7 +284,7 @@ fn limit_key(parts: &[&str]) -> String {
         digest.update(part.as_bytes());
         digest.update([0]);
     }
-    crate::text::hex(&digest.finalize()[..16])
+    toolmetadata_core::seam::hex(&digest.finalize()[..16])
 }
 
 /// Keeps a slot's lease from lapsing while its call runs: renewed every

@@ -51,6 +51,7 @@ mod call;
 mod catalog;
 mod client_log;
 pub(crate) mod compat;
+mod context_ext;
 mod discovery;
 mod generation;
 #[cfg(feature = "http")]
@@ -80,11 +81,9 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-/// A boxed, sendable future: what the serve methods return, and what a
-/// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
-pub use crate::boxed::BoxFuture;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
+pub use context_ext::ContextExt;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
@@ -93,6 +92,9 @@ pub use mount::Mounted;
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
 pub use telemetry::SPAN_TARGET;
+/// A boxed, sendable future: what the serve methods return, and what a
+/// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
+pub use toolmetadata_core::BoxFuture;
 
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};

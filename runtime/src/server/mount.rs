@@ -19,7 +19,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, ServerHandler};
 
 use super::{Server, ServerError, Serves};
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// Your own rmcp `ServerHandler` with the tools of a [`Server`] mounted in
 /// it: made by [`Server::mount`], served with [`Mounted::serve_stdio`] or

@@ -11,7 +11,8 @@ use super::asker::Asker;
 use super::attempt::Attempt;
 use serde_json::{Map, Value};
 
-use crate::{BoxFuture, Context, ToolError};
+use crate::{Context, ToolError};
+use toolmetadata_core::BoxFuture;
 
 /// A prompt's handler, erased: its arguments in, its messages out.
 pub(super) type PromptFn = Arc<
@@ -65,7 +66,7 @@ impl super::Server {
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown prompt `{}`",
-                    crate::text::shorten(&request.name, 100)
+                    toolmetadata_core::seam::shorten(&request.name, 100)
                 ),
                 None,
             ));

@@ -448,8 +448,11 @@ impl Server {
         // specification says.
         let session = super::generation::Generation::of(&context).is_session();
         let not_found = || {
-            let uri = crate::text::shorten(&request.uri, 2048);
-            let message = format!("Resource not found: `{}`", crate::text::shorten(&uri, 200));
+            let uri = toolmetadata_core::seam::shorten(&request.uri, 2048);
+            let message = format!(
+                "Resource not found: `{}`",
+                toolmetadata_core::seam::shorten(&uri, 200)
+            );
             let data = Some(serde_json::json!({ "uri": uri }));
             if session {
                 ErrorData::resource_not_found(message, data)
@@ -480,7 +483,7 @@ impl Server {
             Err(e) => Err(ErrorData::invalid_params(
                 format!(
                     "cannot read `{}`: {}",
-                    crate::text::shorten(&request.uri, 200),
+                    toolmetadata_core::seam::shorten(&request.uri, 200),
                     e.message()
                 ),
                 None,
@@ -537,6 +540,8 @@ impl Server {
                     required.elicitation = Some(Default::default());
                 }
                 crate::ClientCapability::Roots => required.roots = Some(Default::default()),
+                // A capability newer than this server: it cannot be named.
+                _ => {}
             }
             return Err(ErrorData::missing_required_client_capability(required));
         }
@@ -545,7 +550,7 @@ impl Server {
                 ErrorCode::INVALID_PARAMS,
                 format!(
                     "unknown tool `{}`",
-                    crate::text::shorten(&request.name, 100)
+                    toolmetadata_core::seam::shorten(&request.name, 100)
                 ),
                 None,
             ));
@@ -598,7 +603,7 @@ impl Server {
             Some(other) => {
                 return super::call::error(format!(
                     "execute_tool: `parameters` must be an object, got {}",
-                    crate::args::describe(&other)
+                    toolmetadata_core::seam::describe(&other)
                 ));
             }
         };

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
 use super::uri_template::UriTemplate;
-use crate::{BoxFuture, Context, ToolError};
+use crate::{Context, ToolError};
+use toolmetadata_core::BoxFuture;
 
 /// A resource served as it is, such as the HTML view of a tool's `[ui]`:
 /// what `resources/list` shows, and what `resources/read` answers.

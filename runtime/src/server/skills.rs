@@ -73,7 +73,7 @@ impl Skills {
                     ErrorData::invalid_params(
                         format!(
                             "skills/list: the cursor `{}` is not one this server gave",
-                            crate::text::shorten(cursor, 100)
+                            toolmetadata_core::seam::shorten(cursor, 100)
                         ),
                         None,
                     )

@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSink};
 
 use super::Server;
-use crate::text::shorten;
+use toolmetadata_core::seam::shorten;
 
 /// How many URIs one session or listen stream may watch. With the HTTP
 /// limit of sessions per client, one client holds at most a few thousand.

@@ -43,9 +43,9 @@ use super::catalog::Entry;
 use super::generation::Generation;
 use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
 use super::task_input::TaskInput;
-use crate::BoxFuture;
 use crate::metadata::TaskSupport;
-use crate::text::shorten;
+use toolmetadata_core::BoxFuture;
+use toolmetadata_core::seam::shorten;
 
 /// How a task's handler ended: its result (an `isError` one included), or
 /// the JSON-RPC error (`{code, message, data?}`) of a handler that panicked.

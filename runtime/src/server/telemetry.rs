@@ -131,7 +131,7 @@ impl Operation {
             if let Some(message) = message {
                 self.span.record(
                     "otel.status_description",
-                    crate::text::shorten(message, 256).as_str(),
+                    toolmetadata_core::seam::shorten(message, 256).as_str(),
                 );
             }
         }
@@ -189,7 +189,7 @@ impl Seen {
                 .headers
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
-                .map(|v| crate::text::shorten(v, 128));
+                .map(|v| toolmetadata_core::seam::shorten(v, 128));
             let client = parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
@@ -223,7 +223,7 @@ fn describe(
 ) {
     let name = match target {
         Target::Tool(name) | Target::Prompt(name) => {
-            format!("{method} {}", crate::text::shorten(name, 128))
+            format!("{method} {}", toolmetadata_core::seam::shorten(name, 128))
         }
         Target::None | Target::Resource(_) => method.to_owned(),
     };
@@ -231,22 +231,28 @@ fn describe(
     match target {
         Target::Tool(name) => {
             span.record("gen_ai.operation.name", "execute_tool");
-            span.record("gen_ai.tool.name", crate::text::shorten(name, 128).as_str());
+            span.record(
+                "gen_ai.tool.name",
+                toolmetadata_core::seam::shorten(name, 128).as_str(),
+            );
         }
         Target::Prompt(name) => {
             span.record(
                 "gen_ai.prompt.name",
-                crate::text::shorten(name, 128).as_str(),
+                toolmetadata_core::seam::shorten(name, 128).as_str(),
             );
         }
         Target::Resource(uri) => {
-            span.record("mcp.resource.uri", crate::text::shorten(uri, 1024).as_str());
+            span.record(
+                "mcp.resource.uri",
+                toolmetadata_core::seam::shorten(uri, 1024).as_str(),
+            );
         }
         Target::None => {}
     }
     let id = match &context.id {
         rmcp::model::NumberOrString::Number(n) => n.to_string(),
-        rmcp::model::NumberOrString::String(s) => crate::text::shorten(s, 128),
+        rmcp::model::NumberOrString::String(s) => toolmetadata_core::seam::shorten(s, 128),
     };
     span.record("jsonrpc.request.id", id.as_str());
     if let Some(version) = &seen.protocol {
@@ -412,12 +418,12 @@ mod metrics {
                     attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
                     attributes.push(KeyValue::new(
                         "gen_ai.tool.name",
-                        crate::text::shorten(name, 128),
+                        toolmetadata_core::seam::shorten(name, 128),
                     ));
                 }
                 Target::Prompt(name) => attributes.push(KeyValue::new(
                     "gen_ai.prompt.name",
-                    crate::text::shorten(name, 128),
+                    toolmetadata_core::seam::shorten(name, 128),
                 )),
                 Target::None | Target::Resource(_) => {}
             }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use toolmetadata::ask::{Answer, Field, Question};
 use toolmetadata::sampling::Sampling;
-use toolmetadata::{Context, ToolError, ToolOutput, ToolResult};
+use toolmetadata::{Context, ContextExt, ToolError, ToolOutput, ToolResult};
 
 use crate::tools::*;
 

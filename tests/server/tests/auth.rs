@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolmetadata::server::auth::{JwtVerifier, Principal, ProtectedResource};
 use toolmetadata::server::{Arguments, HttpOptions, Server};
-use toolmetadata::{Context, ToolMetadata, ToolResult};
+use toolmetadata::{Context, ContextExt, ToolMetadata, ToolResult};
 
 const ISSUER: &str = "https://idp.test";
 const RSA1: &[u8] = include_bytes!("keys/rsa1.pem");

@@ -373,7 +373,7 @@ fn catalog_at(rev: &str, dir: &str, cli: &Cli) -> Result<Lock, String> {
     let result = (|| {
         for name in listed.split(|&b| b == 0).filter(|n| !n.is_empty()) {
             let name = String::from_utf8_lossy(name).into_owned();
-            if toolmetadata::metadata::Format::from_path(Path::new(&name)).is_none() {
+            if toolmetadata_core::metadata::Format::from_path(Path::new(&name)).is_none() {
                 continue;
             }
             let text = git(&["cat-file", "blob", &format!("{tree}:{name}")])?;

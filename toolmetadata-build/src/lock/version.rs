@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use toolmetadata::metadata::Version;
+use toolmetadata_core::metadata::Version;
 
 use super::Class;
 

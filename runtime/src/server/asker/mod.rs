@@ -138,7 +138,7 @@ impl Pending {
                     .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
             )),
             Pending::Sampling(sampling) => InputRequest::CreateMessage(
-                rmcp::model::CreateMessageRequest::new(sampling.params()),
+                rmcp::model::CreateMessageRequest::new(sampling_params(sampling)),
             ),
             Pending::Roots => InputRequest::ListRoots(rmcp::model::ListRootsRequest::default()),
         })
@@ -162,11 +162,11 @@ impl Pending {
                 use sha2::Digest;
                 // The JSON value's text, sorted keys: the bytes states sealed
                 // by earlier versions were bound to.
-                let params = serde_json::to_value(sampling.params())
+                let params = serde_json::to_value(sampling_params(sampling))
                     .map(|params| params.to_string())
                     .unwrap_or_default();
                 let hash = sha2::Sha256::digest(params.as_bytes());
-                Value::String(crate::text::hex(&hash[..16]))
+                Value::String(toolmetadata_core::seam::hex(&hash[..16]))
             }
             Pending::Roots => Value::String("roots/list".to_owned()),
         }
@@ -380,7 +380,7 @@ impl Asker {
             Some(key) if key.is_empty() || key.len() > 100 || key.starts_with("ask-") => {
                 return Err(AskError::Failed(format!(
                     "the key `{}` cannot name an input request: use 1 to 100 bytes, not starting with `ask-`",
-                    crate::text::shorten(key, 100)
+                    toolmetadata_core::seam::shorten(key, 100)
                 )));
             }
             Some(key) => key.to_owned(),
@@ -510,7 +510,7 @@ impl Asker {
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
-                let mut params = sampling.params();
+                let mut params = sampling_params(&sampling);
                 let _shown = match &self.task_on_session {
                     Some(task) => {
                         params
@@ -611,20 +611,48 @@ impl Asker {
 }
 
 /// A question as shown, for `State::shown`: its message and its form.
+/// The request's `params`, built as rmcp's type rather than parsed from
+/// JSON: parsing would compile rmcp's deserializers of every sampling
+/// type into each server, for a request the server only sends.
+#[expect(
+    deprecated,
+    reason = "sampling is deprecated by SEP-2577 and still served"
+)]
+fn sampling_params(sampling: &Sampling) -> rmcp::model::CreateMessageRequestParams {
+    use crate::sampling::Speaker;
+    use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage};
+    let messages = sampling
+        .messages()
+        .map(|(speaker, text)| {
+            let role = match speaker {
+                Speaker::Assistant => Role::Assistant,
+                // The user, and any speaker newer than this server.
+                _ => Role::User,
+            };
+            SamplingMessage::new(role, rmcp::model::SamplingMessageContentBlock::text(text))
+        })
+        .collect();
+    let params = CreateMessageRequestParams::new(messages, sampling.max_tokens());
+    match sampling.given_system_prompt() {
+        Some(system) => params.with_system_prompt(system),
+        None => params,
+    }
+}
+
 fn digest(question: &Question) -> Value {
     use sha2::Digest;
     let mut hash = sha2::Sha256::new();
     hash.update(question.message().as_bytes());
     hash.update([0]);
     hash.update(question.schema().to_string().as_bytes());
-    Value::String(crate::text::hex(&hash.finalize()[..16]))
+    Value::String(toolmetadata_core::seam::hex(&hash.finalize()[..16]))
 }
 
 /// What identifies a state in the replay store: a digest of it, so that a
 /// long state costs a store no more than a short one.
 fn fingerprint(sealed: &str) -> String {
     use sha2::Digest;
-    crate::text::hex(&sha2::Sha256::digest(sealed.as_bytes()))
+    toolmetadata_core::seam::hex(&sha2::Sha256::digest(sealed.as_bytes()))
 }
 
 fn form_params(question: &Question) -> Result<ElicitRequestParams, AskError> {

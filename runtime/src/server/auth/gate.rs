@@ -147,7 +147,7 @@ impl Gate {
         let scope: Vec<&str> = scope.into_iter().collect();
         let description = format!(
             "the tool `{}` needs the scope{} {}",
-            crate::text::shorten(tool, 100),
+            toolmetadata_core::seam::shorten(tool, 100),
             if missing.len() == 1 { "" } else { "s" },
             missing.join(" ")
         );

@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::jwks::{KeySet, Timing};
 use super::{Principal, Rejection, TokenVerifier};
-use crate::BoxFuture;
 use crate::server::ServerError;
+use toolmetadata_core::BoxFuture;
 
 /// The asymmetric algorithms accepted unless told otherwise. Never HMAC: the
 /// keys come from a public JWKS, and a public key used as an HMAC secret is

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::Principal;
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// Checks a bearer token and says whom it stands for. The HTTP server calls
 /// it once per request with the token from `Authorization: Bearer …`.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use rmcp::model::Tool;
 
-use crate::tool_set::ToolEntry;
+use toolmetadata_core::codegen::ToolEntry;
 
 /// `tool` with its name and description borrowed from the generated
 /// program's text where they are written there as they read (no escapes):
@@ -55,7 +55,7 @@ mod tests {
     use std::borrow::Cow;
 
     use super::in_program_text;
-    use crate::tool_set::ToolEntry;
+    use toolmetadata_core::codegen::ToolEntry;
 
     static PLAIN: ToolEntry = ToolEntry::new(
         "read_notes",

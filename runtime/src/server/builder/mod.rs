@@ -25,13 +25,13 @@ use super::resources::{ServedTemplate, StaticResource};
 use super::store::{InMemoryReplayStore, InMemoryTaskStore, LimitStore, ReplayStore, TaskStore};
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
-use crate::BoxFuture;
 use crate::args::{Conversion, DynamicParams};
-use crate::confirm::Asking;
-use crate::confirm_plan::ConfirmPlan;
 use crate::metadata::{Confirm, ToolMetadata};
-use crate::tool_set::ToolEntry;
 use crate::{CallOutcome, IntoToolOutput, ToolError, ToolSet};
+use toolmetadata_core::BoxFuture;
+use toolmetadata_core::codegen::ToolEntry;
+use toolmetadata_core::seam::Asking;
+use toolmetadata_core::seam::ConfirmPlan;
 
 /// Builds a [`Server`] from generated tool sets and run-time tools.
 #[must_use]
@@ -148,7 +148,7 @@ impl ServerBuilder {
     /// Adds a generated tool set with its handler (the generated `tool_set`).
     pub fn tool_set<T: Send + Sync + 'static>(self, set: ToolSet<T>) -> Self {
         let info = set.crate_info();
-        let entries = set.entries;
+        let entries = set.entries();
         let set = Arc::new(set);
         let handler = move |name: &'static str| -> Invoke {
             let set = set.clone();
@@ -530,7 +530,7 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
         .into_iter()
         .map(|key| {
             let digest = sha2::Sha256::digest(&key);
-            let id = crate::text::hex(&digest[..8]);
+            let id = toolmetadata_core::seam::hex(&digest[..8]);
             (id, key)
         })
         .collect();

@@ -70,7 +70,7 @@ impl ServerBuilder {
 /// one of `tools`, and one that may run as a task.
 pub(super) fn mark_asks_first(tools: &mut [Served], names: &[String]) -> Result<(), ServerError> {
     for name in names {
-        let shown = crate::text::shorten(name, 100);
+        let shown = toolmetadata_core::seam::shorten(name, 100);
         let Some(served) = tools.iter_mut().find(|t| t.tool.name == *name) else {
             return Err(ServerError::new(format!(
                 "ask_before_task: the server has no tool `{shown}`"

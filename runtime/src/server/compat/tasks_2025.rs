@@ -32,7 +32,7 @@ use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::store::{TaskRecord, TaskState};
 use crate::server::task::{POLL_INTERVAL, already_ended, status_name};
-use crate::text::shorten;
+use toolmetadata_core::seam::shorten;
 
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.
 const RESULT: &str = "tasks/result";

@@ -40,7 +40,7 @@ impl ServerCard {
         }
         // Strong: a digest of the bytes served.
         use sha2::Digest;
-        let tag = crate::text::hex(&sha2::Sha256::digest(text.as_bytes())[..16]);
+        let tag = toolmetadata_core::seam::hex(&sha2::Sha256::digest(text.as_bytes())[..16]);
         let etag = HeaderValue::from_str(&format!("\"{tag}\""))
             .map_err(|e| bad(format!("no ETag: {e}")))?;
         Ok(ServerCard {

@@ -19,8 +19,8 @@ use tower::ServiceExt;
 
 use super::super::ServerError;
 use super::clients::{ClientKey, Slots};
-use crate::BoxFuture;
 use crate::server::identity::address_of;
+use toolmetadata_core::BoxFuture;
 
 /// How long requests in flight may take to finish after the shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::error::StoreError;
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// Where the server counts `[limits]` across instances.
 ///

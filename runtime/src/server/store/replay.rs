@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::error::{StoreError, unix_ms};
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// Where the server records the `requestState`s already used.
 ///

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{StoreError, unix_ms};
-use crate::BoxFuture;
+use toolmetadata_core::BoxFuture;
 
 /// A task's state as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -29,8 +29,8 @@
 //! after the `?` may have side effects the retry would repeat.
 //!
 //! ```
-//! use toolmetadata::ask::{Answer, Field, Question};
-//! use toolmetadata::{Context, ToolResult};
+//! use toolmetadata_core::ask::{Answer, Field, Question};
+//! use toolmetadata_core::{Context, ToolResult};
 //!
 //! async fn delete(cx: &Context, path: &str) -> ToolResult {
 //!     let question = Question::new(format!("Delete {path}?"))
@@ -58,7 +58,7 @@ use crate::args::{ArgError, FromArg};
 /// is touched, always shows. `[confirm]` messages show their arguments so.
 ///
 /// ```
-/// let shown = toolmetadata::ask::visible("ok;    rm -rf ~\n", 200);
+/// let shown = toolmetadata_core::ask::visible("ok;    rm -rf ~\n", 200);
 /// assert_eq!(shown, "ok;[4 spaces]rm -rf ~\\n");
 /// ```
 pub fn visible(value: &str, max_chars: usize) -> String {
@@ -113,8 +113,8 @@ impl Question {
     /// The form's `requestedSchema`: a flat object of primitive fields, as
     /// MCP form elicitation allows.
     // The server's: only it sends questions.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn schema(&self) -> Value {
+    #[doc(hidden)]
+    pub fn schema(&self) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for field in &self.fields {
@@ -328,8 +328,8 @@ pub enum Answer {
 impl Answer {
     /// The answer of an `ElicitResult` as JSON (`action`, `content`).
     // The server's: only it receives answers.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn from_result(result: &Value) -> Result<Answer, AskError> {
+    #[doc(hidden)]
+    pub fn from_result(result: &Value) -> Result<Answer, AskError> {
         match result.get("action").and_then(Value::as_str) {
             Some("accept") => Ok(Answer::Accept(Answers {
                 values: match result.get("content") {

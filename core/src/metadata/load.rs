@@ -268,7 +268,7 @@ impl ToolMetadata {
     /// Loads the tool `name` from TOML text (diagnostics show it as `name.toml`).
     ///
     /// ```
-    /// use toolmetadata::metadata::ToolMetadata;
+    /// use toolmetadata_core::metadata::ToolMetadata;
     ///
     /// let tool = ToolMetadata::from_toml_str("get_user", r#"
     /// description = "Look up a user"
@@ -287,7 +287,7 @@ impl ToolMetadata {
     /// let err = ToolMetadata::from_toml_str("get_user", "[[parameters]]\nname = \"id\"\ntype = \"strin\"\n")
     ///     .unwrap_err();
     /// assert!(err.to_string().contains("did you mean `string`?"));
-    /// # Ok::<(), toolmetadata::Diagnostics>(())
+    /// # Ok::<(), toolmetadata_core::Diagnostics>(())
     /// ```
     pub fn from_toml_str(name: &str, text: &str) -> Result<ToolMetadata, Diagnostics> {
         Loader::new()

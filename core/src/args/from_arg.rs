@@ -15,7 +15,7 @@ use super::error::ArgProblem;
 /// its own conversion:
 ///
 /// ```
-/// use toolmetadata::args::{ArgProblem, FromArg};
+/// use toolmetadata_core::args::{ArgProblem, FromArg};
 ///
 /// /// A user id: `u` followed by digits, given as `"u42"` or `42`.
 /// struct UserId(u64);

@@ -8,15 +8,16 @@ use crate::metadata::{Confirm, MessagePart, message_parts};
 /// arguments: the defaults of the parameters, which take effect when an
 /// argument is not given.
 #[derive(Debug, Clone)]
-pub(crate) struct ConfirmPlan {
-    pub(crate) confirm: Confirm,
-    pub(crate) defaults: Map,
+pub struct ConfirmPlan {
+    /// The tool's `[confirm]`.
+    pub confirm: Confirm,
+    /// The parameters' defaults, by name.
+    pub defaults: Map,
 }
 
 impl ConfirmPlan {
     /// The plan of `confirm` for a tool whose input schema is `schema`.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn new(confirm: Confirm, schema: &Map) -> Self {
+    pub fn new(confirm: Confirm, schema: &Map) -> Self {
         let defaults = schema
             .get("properties")
             .and_then(serde_json::Value::as_object)

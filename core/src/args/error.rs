@@ -128,7 +128,7 @@ impl fmt::Display for ArgErrors {
 impl std::error::Error for ArgErrors {}
 
 /// A value as an error message shows it: its JSON type and (shortened) text.
-pub(crate) fn describe(value: &serde_json::Value) -> String {
+pub fn describe(value: &serde_json::Value) -> String {
     use serde_json::Value;
     let kind = match value {
         Value::Null => return "null".to_owned(),

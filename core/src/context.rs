@@ -17,8 +17,9 @@ use crate::roots::{ClientRoots, RootsError};
 use crate::sampling::{Sampled, Sampling};
 use crate::{BoxFuture, LogLevel};
 
-/// The server's side of one call, as a [`Context`] reaches it.
-pub(crate) trait Link: Send + Sync + fmt::Debug {
+/// The server's side of one call, as a [`Context`] reaches it: what a
+/// server implements to plug itself in behind the contexts it makes.
+pub trait Link: Send + Sync + fmt::Debug {
     /// True once the call is cancelled.
     fn is_cancelled(&self) -> bool;
     /// Resolves when the call is cancelled.
@@ -43,16 +44,17 @@ pub(crate) trait Link: Send + Sync + fmt::Debug {
         level: LogLevel,
         data: serde_json::Value,
     ) -> BoxFuture<'a, ()>;
-    /// The request as rmcp received it.
-    #[cfg(feature = "server")]
-    fn request(&self) -> &rmcp::service::RequestContext<rmcp::service::RoleServer>;
+    /// Whether the client declared `capability`; `None` when the server
+    /// does not know what the client declared.
+    fn declares(&self, capability: ClientCapability) -> Option<bool>;
     /// Records that the call needs `capability`, which the client lacks.
-    #[cfg(feature = "server")]
     fn lacks(&self, capability: ClientCapability);
     /// Ends the SSE stream the call is answered on, for the client to come
     /// back after `retry`; false where there is none to close.
-    #[cfg(feature = "http")]
     fn close_stream(&self, retry: std::time::Duration) -> BoxFuture<'_, bool>;
+    /// The server's own side of the link, for the server's accessors of a
+    /// [`Context`] (the request it received, say) to find it again.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A capability a client declares, which a handler may need
@@ -111,13 +113,9 @@ impl Context {
     }
 
     /// A context the server's `link` serves; `confirm` is the tool's
-    /// `[confirm]`.
-    #[cfg(feature = "server")]
-    pub(crate) fn connected(
-        tool: &str,
-        link: Arc<dyn Link>,
-        confirm: Option<Arc<ConfirmPlan>>,
-    ) -> Self {
+    /// `[confirm]`. The server's, through [`crate::seam`].
+    #[doc(hidden)]
+    pub fn connected(tool: &str, link: Arc<dyn Link>, confirm: Option<Arc<ConfirmPlan>>) -> Self {
         Context {
             tool: tool.into(),
             link: Some(link),
@@ -125,8 +123,15 @@ impl Context {
         }
     }
 
+    /// The server's side of the call, if a server made this context.
+    #[doc(hidden)]
+    pub fn link(&self) -> Option<&dyn Link> {
+        self.link.as_deref()
+    }
+
     /// The tool's `[confirm]`, if it has one.
-    pub(crate) fn confirm_plan(&self) -> Option<&ConfirmPlan> {
+    #[doc(hidden)]
+    pub fn confirm_plan(&self) -> Option<&ConfirmPlan> {
         self.confirm.as_deref()
     }
 
@@ -195,8 +200,8 @@ impl Context {
     /// not declare `sampling`, and for a context made with [`Context::new`].
     ///
     /// ```no_run
-    /// # use toolmetadata::{Context, ToolError, ToolResult};
-    /// # use toolmetadata::sampling::Sampling;
+    /// # use toolmetadata_core::{Context, ToolError, ToolResult};
+    /// # use toolmetadata_core::sampling::Sampling;
     /// async fn title(cx: Context, text: String) -> ToolResult {
     ///     let answer = cx
     ///         .sample(Sampling::new(format!("A title for: {text}"), 30))
@@ -263,31 +268,8 @@ impl Context {
     }
 }
 
-/// The request behind the call, on a server (feature `server`).
-#[cfg(feature = "server")]
+/// What a call needs of its client, and the stream it is answered on.
 impl Context {
-    /// The request as rmcp received it: its id, `_meta`, extensions and the
-    /// peer; `None` for a context made with [`Context::new`].
-    pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
-        self.link.as_ref().map(|link| link.request())
-    }
-
-    /// The protocol version of the call: the request's own on 2026-07-28, the
-    /// session's on earlier versions.
-    pub fn protocol_version(&self) -> Option<rmcp::model::ProtocolVersion> {
-        self.request()?.protocol_version()
-    }
-
-    /// The client's name and version, as the request or the session gives it.
-    pub fn client_info(&self) -> Option<rmcp::model::Implementation> {
-        self.request()?.client_info()
-    }
-
-    /// What the client can do (elicitation, sampling, roots, …).
-    pub fn client_capabilities(&self) -> Option<rmcp::model::ClientCapabilities> {
-        self.request()?.client_capabilities()
-    }
-
     /// `Ok` when the client declared `capability`; otherwise an error to
     /// return, and a tool call that then fails is answered not with its
     /// error result but with the protocol's
@@ -295,10 +277,11 @@ impl Context {
     /// so that the client knows to declare it rather than the model to
     /// retry. A handler that falls back to something else and succeeds is
     /// answered with its result. A call run as a task, a prompt and a
-    /// resource read fail with the error's text.
+    /// resource read fail with the error's text. A context made with
+    /// [`Context::new`] has no client, which declared nothing.
     ///
     /// ```no_run
-    /// # use toolmetadata::{ClientCapability, Context, ToolResult};
+    /// # use toolmetadata_core::{ClientCapability, Context, ToolResult};
     /// async fn summarize(cx: Context) -> ToolResult {
     ///     cx.require(ClientCapability::Sampling)?;
     ///     // … ask the client's model …
@@ -307,17 +290,10 @@ impl Context {
     /// ```
     pub fn require(&self, capability: ClientCapability) -> Result<(), crate::ToolError> {
         let declared = self
-            .client_capabilities()
-            .is_some_and(|c| match capability {
-                ClientCapability::Sampling => c.sampling.is_some(),
-                // Form elicitation, what `ask` uses (or neither mode:
-                // 2025-06-18 clients only had forms).
-                ClientCapability::Elicitation => c
-                    .elicitation
-                    .as_ref()
-                    .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-                ClientCapability::Roots => c.roots.is_some(),
-            });
+            .link
+            .as_ref()
+            .and_then(|link| link.declares(capability))
+            .unwrap_or(false);
         if declared {
             return Ok(());
         }
@@ -329,21 +305,6 @@ impl Context {
             capability.as_str(),
             self.tool
         )))
-    }
-
-    /// The request's `_meta` object (progress token, protocol keys, and
-    /// whatever else the client sent there).
-    pub fn meta(&self) -> Option<&rmcp::model::RequestMetaObject> {
-        Some(&self.request()?.meta)
-    }
-
-    /// The HTTP request the call came in (method, URI, headers, extensions),
-    /// when served over Streamable HTTP (feature `http`).
-    #[cfg(feature = "http")]
-    pub fn http_request(&self) -> Option<&axum::http::request::Parts> {
-        self.request()?
-            .extensions
-            .get::<axum::http::request::Parts>()
     }
 
     /// Ends the SSE stream this call is answered on, telling the client to
@@ -364,7 +325,7 @@ impl Context {
     ///
     /// ```no_run
     /// # use std::time::Duration;
-    /// # use toolmetadata::{Context, ToolResult};
+    /// # use toolmetadata_core::{Context, ToolResult};
     /// async fn export(cx: Context) -> ToolResult {
     ///     // Minutes of work ahead: let the connection go meanwhile.
     ///     cx.close_stream(Duration::from_secs(5)).await;
@@ -377,30 +338,11 @@ impl Context {
     /// answered on such a stream: `false` elsewhere (stdio, a 2026-07-28
     /// request, a call run as a task, a prompt), and when the stream is
     /// closed or being closed already.
-    #[cfg(feature = "http")]
     pub async fn close_stream(&self, retry: std::time::Duration) -> bool {
         match &self.link {
             Some(link) => link.close_stream(retry).await,
             None => false,
         }
-    }
-
-    /// A value the HTTP layer put in the request's extensions, such as the
-    /// principal an authorization layer verified; found in the HTTP request's
-    /// extensions, then in rmcp's.
-    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.http_extension::<T>()
-            .or_else(|| self.request()?.extensions.get::<T>())
-    }
-
-    #[cfg(feature = "http")]
-    fn http_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.http_request()?.extensions.get::<T>()
-    }
-
-    #[cfg(not(feature = "http"))]
-    fn http_extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        None
     }
 }
 
@@ -430,7 +372,6 @@ mod tests {
             Err(AskError::Unsupported.to_string())
         );
         assert_eq!(cx.roots().await.map(|_| ()), Err(RootsError::Unsupported));
-        #[cfg(feature = "http")]
         assert!(
             !cx.close_stream(std::time::Duration::from_secs(1)).await,
             "no stream to close"

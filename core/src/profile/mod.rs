@@ -22,7 +22,7 @@
 //!   handlers as an MCP call: function calling without MCP.
 //!
 //! ```
-//! use toolmetadata::profile::Profile;
+//! use toolmetadata_core::profile::Profile;
 //! use serde_json::json;
 //!
 //! let entry = json!({

@@ -289,7 +289,7 @@ pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<CallFuture<'a>>
 /// A generated tool set with its handler: what a server serves, made by the
 /// generated `tool_set(handler)`.
 ///
-/// Besides handing it to [`Server::builder`](crate::server::Server::builder),
+/// Besides handing it to toolmetadata's `Server::builder`,
 /// a test (or a server of your own) can call its tools directly:
 ///
 /// ```text
@@ -309,6 +309,12 @@ impl<T> ToolSet<T> {
     /// The tools' names, sorted.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + use<T> {
         self.entries.iter().map(|entry| entry.name)
+    }
+
+    /// The tools' entries, as the generated code made them (the server's).
+    #[doc(hidden)]
+    pub fn entries(&self) -> &'static [ToolEntry] {
+        self.entries
     }
 
     /// The handler.
@@ -334,7 +340,8 @@ impl<T> ToolSet<T> {
     }
 
     /// [`ToolSet::call`], as the future the server keeps.
-    pub(crate) fn start<'a>(
+    #[doc(hidden)]
+    pub fn start<'a>(
         &'a self,
         name: &str,
         args: Map,

@@ -11,8 +11,11 @@ use crate::ask::AskError;
 
 /// Who said a message of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Speaker {
+#[non_exhaustive]
+pub enum Speaker {
+    /// The person's side (the server's prompt).
     User,
+    /// The model.
     Assistant,
 }
 
@@ -67,32 +70,21 @@ impl Sampling {
         self
     }
 
-    /// The request's `params`, built as rmcp's type rather than parsed from
-    /// JSON: parsing would compile rmcp's deserializers of every sampling
-    /// type into each server, for a request the server only sends.
-    #[cfg(feature = "server")]
-    #[expect(
-        deprecated,
-        reason = "sampling is deprecated by SEP-2577 and still served"
-    )]
-    pub(crate) fn params(&self) -> rmcp::model::CreateMessageRequestParams {
-        use rmcp::model::{CreateMessageRequestParams, Role, SamplingMessage};
-        let messages = self
-            .messages
+    /// The conversation, in order: who said each message, and its text.
+    pub fn messages(&self) -> impl Iterator<Item = (Speaker, &str)> {
+        self.messages
             .iter()
-            .map(|(speaker, text)| {
-                let role = match speaker {
-                    Speaker::User => Role::User,
-                    Speaker::Assistant => Role::Assistant,
-                };
-                SamplingMessage::new(role, rmcp::model::SamplingMessageContentBlock::text(text))
-            })
-            .collect();
-        let params = CreateMessageRequestParams::new(messages, self.max_tokens);
-        match &self.system_prompt {
-            Some(system) => params.with_system_prompt(system),
-            None => params,
-        }
+            .map(|(speaker, text)| (*speaker, text.as_str()))
+    }
+
+    /// The most tokens the model may answer with.
+    pub fn max_tokens(&self) -> u32 {
+        self.max_tokens
+    }
+
+    /// The system prompt given with [`system_prompt`](Self::system_prompt).
+    pub fn given_system_prompt(&self) -> Option<&str> {
+        self.system_prompt.as_deref()
     }
 }
 
@@ -128,8 +120,8 @@ impl Sampled {
 
     /// The answer of a `CreateMessageResult` as JSON.
     // The server's: only it receives answers.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub(crate) fn from_result(result: &Value) -> Result<Sampled, AskError> {
+    #[doc(hidden)]
+    pub fn from_result(result: &Value) -> Result<Sampled, AskError> {
         let Some(model) = result.get("model").and_then(Value::as_str) else {
             return Err(AskError::Failed(format!(
                 "the client's sampling answer names no model: {}",
@@ -162,27 +154,6 @@ impl Sampled {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[cfg(feature = "server")]
-    #[test]
-    fn a_request_reads_as_mcp_writes_it() {
-        let request = Sampling::new("Capital of France?", 100)
-            .assistant("Paris.")
-            .user("And of Italy?")
-            .system_prompt("Be brief");
-        assert_eq!(
-            serde_json::to_value(request.params()).expect("JSON"),
-            json!({
-                "messages": [
-                    {"role": "user", "content": {"type": "text", "text": "Capital of France?"}},
-                    {"role": "assistant", "content": {"type": "text", "text": "Paris."}},
-                    {"role": "user", "content": {"type": "text", "text": "And of Italy?"}}
-                ],
-                "maxTokens": 100,
-                "systemPrompt": "Be brief"
-            })
-        );
-    }
 
     #[test]
     fn an_answer_reads_as_mcp_writes_it() {

@@ -2,7 +2,7 @@
 //! and the server: one definition each.
 
 /// Text cut to at most `limit` characters, ending in `…` when cut.
-pub(crate) fn shorten(text: &str, limit: usize) -> String {
+pub fn shorten(text: &str, limit: usize) -> String {
     if text.chars().count() <= limit {
         text.to_owned()
     } else {
@@ -13,8 +13,7 @@ pub(crate) fn shorten(text: &str, limit: usize) -> String {
 }
 
 /// Bytes as lowercase hex (digests in ids and fingerprints).
-#[cfg(feature = "server")]
-pub(crate) fn hex(bytes: &[u8]) -> String {
+pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes
         .iter()
@@ -28,7 +27,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// characters escaped (`\n`, `\u{202e}`), a run of more than three spaces
 /// shown as its count (`[300 spaces]`), and past `limit` characters cut in
 /// the middle, so that its end always shows.
-pub(crate) fn visible(text: &str, limit: usize) -> String {
+pub fn visible(text: &str, limit: usize) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(text.len().min(limit * 2));
     let mut chars = text.chars().peekable();

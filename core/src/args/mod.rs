@@ -10,14 +10,12 @@
 mod convert;
 pub(crate) mod decoder;
 mod dynamic;
-mod error;
+pub(crate) mod error;
 mod from_arg;
 pub(crate) mod spec;
 
 pub use convert::Conversion;
 pub use dynamic::DynamicParams;
-#[cfg(feature = "server")]
-pub(crate) use error::describe;
 pub use error::{ArgError, ArgErrors, ArgProblem};
 pub use from_arg::{FromArg, Id};
 

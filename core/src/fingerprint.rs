@@ -27,8 +27,8 @@ pub fn canonical_json(value: &Value) -> String {
 ///
 /// ```
 /// use serde_json::json;
-/// let a = toolmetadata::fingerprint::fingerprint(&json!({"b": 1, "a": [true, null]}));
-/// let b = toolmetadata::fingerprint::fingerprint(&json!({"a": [true, null], "b": 1}));
+/// let a = toolmetadata_core::fingerprint::fingerprint(&json!({"b": 1, "a": [true, null]}));
+/// let b = toolmetadata_core::fingerprint::fingerprint(&json!({"a": [true, null], "b": 1}));
 /// assert_eq!(a, b);
 /// assert!(a.starts_with("sha256:"));
 /// ```

@@ -20,11 +20,11 @@ use crate::{ToolError, ToolResult};
 /// is asked only once the arguments decode. Decoding is generic (each tool
 /// has its own argument type); the two steps are not, so a generated server
 /// compiles the confirmation once, not once per tool.
-pub(crate) struct Asking(Option<(Context, Question, Unsupported)>);
+pub struct Asking(Option<(Context, Question, Unsupported)>);
 
 impl Asking {
     /// The question of a call of `cx`'s tool with `args`, if it has one.
-    pub(crate) fn of(cx: &Context, args: &Map) -> Self {
+    pub fn of(cx: &Context, args: &Map) -> Self {
         Asking(cx.confirm_plan().map(|plan| {
             (
                 cx.clone(),
@@ -36,10 +36,7 @@ impl Asking {
 
     /// The call whose handler `started` is, asked first when there is a
     /// question, or refused when its arguments did not decode.
-    pub(crate) fn then<'a>(
-        self,
-        started: Result<BoxFuture<'a, ToolResult>, ArgErrors>,
-    ) -> CallFuture<'a> {
+    pub fn then<'a>(self, started: Result<BoxFuture<'a, ToolResult>, ArgErrors>) -> CallFuture<'a> {
         match started {
             Ok(handler) => match self.0 {
                 None => CallFuture::running(handler),

@@ -1,0 +1,52 @@
+//! The part of [toolmetadata](https://docs.rs/toolmetadata) below the MCP
+//! server: the tool metadata format, argument decoding, results, questions
+//! for the person, and the [`Context`] a handler receives.
+//!
+//! Use it through `toolmetadata`, which re-exports all of it beside the
+//! server; a build script gets it through `toolmetadata-build`. It holds no
+//! rmcp, tokio or HTTP, so that it compiles beside them rather than after
+//! them, and a build script compiles nothing of the server.
+//!
+//! - [`args`]: [`args::FromArg`] for your own parameter types, and the argument
+//!   errors a call can end with.
+//! - [`metadata`]: the format itself; with the feature `load`, loading tools
+//!   at run time (from a database, an API) with every check of the build, and
+//!   `Diagnostic`, which renders a problem like rustc.
+//! - [`ToolOutput`], [`ToolError`] and [`ToolResult`]: what a handler returns.
+//! - [`Context`]: what a handler knows of its call and how it talks back; a
+//!   server plugs itself in behind it ([`seam`]), and without one a context
+//!   is a call no client can cancel, follow or answer.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+pub mod args;
+pub mod ask;
+mod boxed;
+#[doc(hidden)]
+pub mod codegen;
+mod confirm;
+mod confirm_plan;
+mod context;
+#[cfg(feature = "load")]
+pub mod diagnostic;
+pub mod fingerprint;
+mod log_level;
+pub mod metadata;
+pub mod profile;
+mod result;
+pub mod roots;
+pub mod sampling;
+#[doc(hidden)]
+pub mod seam;
+mod text;
+mod tool_set;
+
+pub use boxed::BoxFuture;
+pub use context::{ClientCapability, Context};
+#[cfg(feature = "load")]
+pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
+pub use log_level::LogLevel;
+#[cfg(feature = "load")]
+pub use metadata::Loader;
+pub use metadata::ToolMetadata;
+pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
+pub use tool_set::{CallOutcome, ToolSet};
