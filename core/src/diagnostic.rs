@@ -223,6 +223,10 @@ rules! {
     /// A tool a targeted provider profile refuses, or whose constraints it
     /// cannot carry (`toolmetadata-build`'s `Builder::profiles`).
     ProviderProfile => "provider-profile",
+    /// A tool that needs a feature of the `toolmetadata` crate its crate
+    /// did not turn on (a `pattern` without `regex`, a bound parameter
+    /// without `http`, …), found by `toolmetadata-build` in a build script.
+    RuntimeFeature => "runtime-feature",
 }
 
 impl fmt::Display for Rule {

@@ -59,16 +59,68 @@ fn a_pattern_needs_the_regex_feature_and_says_so() {
     let out = p.build(&[]);
     assert!(!out.status.success(), "built without the regex feature");
     let err = stderr(&out);
-    assert!(
-        err.contains("a parameter has a `pattern`, and toolmetadata's feature `regex` is off"),
-        "{err}"
-    );
+    let expected = "error[runtime-feature]: tool `lookup`: parameter `code` has a `pattern`, which needs the feature `regex` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/lookup.toml:4:8
+  |
+4 | name = \"code\"
+  |        ^^^^^^ its arguments are matched against the pattern
+  |
+  = help: turn it on in Cargo.toml: toolmetadata = { version = \"0.1.0\", features = [\"regex\"] } (with the features you have)";
+    assert!(err.contains(expected), "{err}");
+    // The build script's check, not rustc's: the generated code was not compiled.
+    assert!(!err.contains("error[E"), "{err}");
     let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
     p.write(
         "Cargo.toml",
         &manifest.replace(
             "default-features = false }",
             "default-features = false, features = [\"regex\"] }",
+        ),
+    );
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// A bound parameter is filled from the HTTP request: a server built without
+/// the runtime's `http` feature would refuse every call, so its build fails
+/// at the parameter, naming the feature; a crate that does not serve (no
+/// `server`) calls its tools itself and is not held to it.
+#[test]
+fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
+    let p = Project::new(
+        "tm_bound_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/whoami.toml",
+        "description = \"Who the caller is\"\n\n[[parameters]]\nname = \"user\"\ntype = \"string\"\nfrom = \"claim:sub\"\n",
+    );
+    let out = p.build(&[]);
+    assert!(out.status.success(), "no server, no need: {}", stderr(&out));
+    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
+    let serving = manifest.replace(
+        "default-features = false }",
+        "default-features = false, features = [\"server\"] }",
+    );
+    p.write("Cargo.toml", &serving);
+    let out = p.build(&[]);
+    assert!(
+        !out.status.success(),
+        "a stdio server built with a bound parameter"
+    );
+    let err = stderr(&out);
+    let expected = "error[runtime-feature]: tool `whoami`: parameter `user` is bound to the token's claim `sub`, which needs the feature `http` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/whoami.toml:4:8
+  |
+4 | name = \"user\"
+  |        ^^^^^^ a token's claims reach the server only over HTTP
+  |";
+    assert!(err.contains(expected), "{err}");
+    p.write(
+        "Cargo.toml",
+        &serving.replace(
+            "features = [\"server\"]",
+            "features = [\"server\", \"http\"]",
         ),
     );
     let out = p.build(&[]);

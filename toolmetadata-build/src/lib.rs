@@ -35,6 +35,7 @@
 mod check;
 mod emit;
 mod error;
+mod features;
 mod load;
 mod locate;
 pub mod lock;
@@ -303,6 +304,9 @@ impl Builder {
             self.client_names,
         )?);
         diagnostics.extend(self.targets.check(&loaded.tools));
+        if let Some(features) = features::RuntimeFeatures::from_build_env() {
+            diagnostics.extend(features.check(&loaded.tools));
+        }
         Ok(Checked {
             tools: loaded.tools,
             files: loaded.files,
@@ -340,6 +344,8 @@ impl Builder {
             if self.lock.is_some() && self.locked.is_none() {
                 println!("cargo:rerun-if-env-changed=TOOLMETADATA_LOCKED");
             }
+            // Set by Cargo from toolmetadata's features (`features.rs`).
+            println!("cargo:rerun-if-env-changed=DEP_TOOLMETADATA_FEATURES");
         }
         if checked.has_errors() {
             return Err(Error::metadata(checked.diagnostics));
