@@ -41,6 +41,9 @@ MOD_DECL_RE = re.compile(
     r"^\s*((?:#\[[^\]]*\]\s*)*)(?:pub(?:\([^)]*\))?\s+)?mod\s+(r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;",
     re.M,
 )
+INLINE_MOD_RE = re.compile(
+    r"(?:^|(?<=[;{}\s]))(pub(?:\([^)]*\))?\s+)?mod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*\{", re.M
+)
 USE_RE = re.compile(r"(?:^|[;{}\s])(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
 PATH_RE = re.compile(r"(?<![A-Za-z0-9_:])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za-z0-9_]*)")
 
@@ -211,11 +214,23 @@ class Crate:
         self.modules: dict[tuple[str, ...], Module] = {}
         self.top = self.load(root, ())
 
-    def load(self, file: Path, path: tuple[str, ...]) -> Module:
-        raw = file.read_text(encoding="utf-8")
-        src = strip_test_code(strip_comments_and_strings(raw))
+    def load(self, file: Path, path: tuple[str, ...], src: str | None = None) -> Module:
+        if src is None:
+            raw = file.read_text(encoding="utf-8")
+            src = strip_test_code(strip_comments_and_strings(raw))
+        # Inline modules (`mod name { ... }`) are modules of their own in the
+        # same file: their `super::` is this module, and their names are not
+        # this module's.
+        inline: list[tuple[str, str]] = []
+        while (m := INLINE_MOD_RE.search(src)) is not None:
+            brace = src.index("{", m.start())
+            end = block_end(src, brace)
+            inline.append((m.group(2), src[brace + 1:end - 1]))
+            src = src[:m.start()] + re.sub(r"[^\n]", " ", src[m.start():end]) + src[end:]
         mod = Module(path, file, code=src)
         self.modules[path] = mod
+        for name, body in inline:
+            mod.children[name] = self.load(file, path + (name,), body)
         mod.items = {m.group(2) for m in ITEM_RE.finditer(src)} | set(MACRO_RE.findall(src))
         without_uses = USE_RE.sub(" ", src)
         for m in USE_RE.finditer(src):
@@ -233,6 +248,8 @@ class Crate:
         mod.code = without_uses
         # The directory a child module's file sits in: beside a mod.rs, lib.rs or
         # main.rs (or a crate root of its own), else in a folder named after the file.
+        if any(m.file == file for m in self.modules.values() if m.path == path[:-1]) and path:
+            return mod  # an inline module: its `mod x;` would be unusual, and is not followed
         if file.name in ("mod.rs", "lib.rs", "main.rs") or not path:
             folder = file.parent
         else:
@@ -441,9 +458,13 @@ def check(workspace: Path) -> list[Cycle]:
                 f"file cycle ({len(comp)} files): {steps} -> {rel(cycle[0])}"
                 + ("" if len(comp) == len(cycle) - 1 else f"; all: {', '.join(rel(p) for p in comp)}"),
             ))
-        file_module = {m.file: m.path for m in crate.modules.values()}
+        # A file is the module it is loaded as, not an inline module within it.
+        file_module: dict[Path, tuple[str, ...]] = {}
+        for m in crate.modules.values():
+            if m.file not in file_module or len(m.path) < len(file_module[m.file]):
+                file_module[m.file] = m.path
         for parent in crate.modules.values():
-            if len(parent.children) < 2:
+            if len(parent.children) < 2 or file_module[parent.file] != parent.path:
                 continue
             depth = len(parent.path)
             sib: dict[str, set[str]] = {c: set() for c in parent.children}

@@ -56,7 +56,7 @@ impl RuntimeFeatures {
                 .into_iter()
                 // What a server adds matters only to a crate that serves:
                 // one without `server` calls its tools itself.
-                .filter(|need| !(need.serving && !self.has("server")))
+                .filter(|need| !need.serving || self.has("server"))
                 .filter(|need| !self.has(need.feature))
                 .collect();
             if missing.is_empty() {

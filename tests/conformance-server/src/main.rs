@@ -13,6 +13,7 @@
 mod handler;
 mod media;
 mod tasks;
+mod tools;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,10 +28,6 @@ use toolmetadata::server::{HttpOptions, Server, ServerBuilder};
 use toolmetadata::{Context, ToolError};
 
 use crate::media::PNG;
-
-mod tools {
-    toolmetadata::include_tools!();
-}
 
 #[tokio::main]
 async fn main() -> ExitCode {

@@ -8,15 +8,12 @@
 //! With `--http`, it prints `listening on http://ADDR/mcp` on stderr once bound.
 
 mod handler;
+mod tools;
 
 use std::process::ExitCode;
 
 use toolmetadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};
-
-mod tools {
-    toolmetadata::include_tools!();
-}
 
 /// The run-time tool: metadata as a database or an API would hand it over.
 const GREET: &str = r#"

@@ -1,0 +1,3 @@
+//! The code `build.rs` generated from `tools/`.
+
+toolmetadata::include_tools!();
