@@ -113,7 +113,7 @@ def block_end(src: str, open_brace: int) -> int:
 def strip_test_code(src: str) -> str:
     """Blanks `#[cfg(test)]` items (inline test modules, test-only functions and uses)."""
     while True:
-        m = re.search(r"#\[cfg\(test\)\]", src)
+        m = re.search(r"#\[cfg\((?:test|all\([^()]*\btest\b[^()]*\))\)\]", src)
         if not m:
             return src
         start = m.start()

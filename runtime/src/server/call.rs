@@ -6,47 +6,19 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents, Tool,
-};
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::asker::Asker;
-use super::store::{TaskChange, TaskStore};
+use super::task::TaskProgress;
 use crate::ask::{Answer, AskError, Question};
-use crate::metadata::{FailureClass, TaskSupport};
+use crate::metadata::FailureClass;
 use crate::roots::{ClientRoots, RootsError};
 use crate::{CallOutcome, Content, Context, ToolOutput};
 use toolmetadata_core::BoxFuture;
-
-/// A call of one tool, erased: arguments and context in, outcome out (the
-/// handler behind it is the user's).
-pub(super) type Invoke =
-    Arc<dyn Fn(Map<String, Value>, Context) -> BoxFuture<'static, CallOutcome> + Send + Sync>;
-
-/// One tool the server serves.
-pub(super) struct Served {
-    pub(super) tool: Tool,
-    pub(super) description: String,
-    pub(super) discoverable: bool,
-    pub(super) keywords: Vec<String>,
-    pub(super) handler: Invoke,
-    pub(super) confirm: Option<Arc<toolmetadata_core::seam::ConfirmPlan>>,
-    /// Whether calls may or must run as tasks.
-    pub(super) task: TaskSupport,
-    /// Whether the tool asks before it becomes a task
-    /// (`ServerBuilder::ask_before_task`).
-    pub(super) asks_first: bool,
-    /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
-    pub(super) scopes: Vec<String>,
-    /// `[limits]`, held.
-    pub(super) limits: Option<Arc<super::limits::Limiter>>,
-    /// The parameters the server fills in (`from`).
-    pub(super) bound: Vec<super::bound::Bound>,
-}
 
 /// The server's side of a call, behind its handler's [`Context`]: the
 /// request itself (kept whole and shared, so reading a header clones
@@ -67,34 +39,6 @@ pub(crate) struct CallLink {
     /// A capability the handler needed and the client lacks
     /// (`Context::require`): the call is answered with -32021.
     pub(crate) lacking: Arc<std::sync::OnceLock<crate::ClientCapability>>,
-}
-
-/// How a task's handler reports progress: as the task's status message.
-#[derive(Clone)]
-pub(super) struct TaskProgress {
-    store: Arc<dyn TaskStore>,
-    id: String,
-}
-
-impl TaskProgress {
-    pub(super) fn new(store: Arc<dyn TaskStore>, id: String) -> Self {
-        TaskProgress { store, id }
-    }
-
-    pub(super) async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let text = match (message, total) {
-            (Some(message), _) => message.to_owned(),
-            (None, Some(total)) => format!("{progress} of {total}"),
-            (None, None) => format!("{progress}"),
-        };
-        if let Err(e) = self
-            .store
-            .update(&self.id, TaskChange::StatusMessage(text))
-            .await
-        {
-            tracing::warn!(task = %self.id, "progress not stored: {e}");
-        }
-    }
 }
 
 impl fmt::Debug for CallLink {

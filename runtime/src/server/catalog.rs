@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::ServerError;
 use super::access::Caller;
-use super::call::Served;
 use super::discovery::{self, Candidate};
+use super::served::Served;
 use crate::metadata::TaskSupport;
 
 /// The `_meta` key of a listed tool's fingerprint: `sha256:` and the digest

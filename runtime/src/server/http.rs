@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::Gate;
 use super::compat::{self, Compat};
-use super::{ServerError, Serves};
+use super::{Server, ServerError, Serves};
 use toolmetadata_core::BoxFuture;
 
 /// A server bound to its address, not yet serving.
@@ -203,7 +203,7 @@ pub(super) async fn bind<S: Serves>(
     // A 2025-11-25 session recorded here is picked up by another instance
     // when the one that opened it is gone (rmcp replays its `initialize`).
     config.session_store = server.tools().inner.stores.sessions.clone();
-    let compat = Compat::of(server.tools());
+    let compat = server.tools().compat();
     let sessions = Arc::new(compat::CappedSessions::new(
         options.max_sessions,
         options.max_sessions_per_client,
@@ -345,7 +345,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     {
         return refused;
     }
-    if let Some(tasks) = compat::http::task_params(&messages) {
+    if let Some(tasks) = compat::task_params(&messages) {
         request.extensions_mut().insert(tasks);
     }
     if let Some(refused) = session_refused(&guard, &client, request.headers(), &messages) {
@@ -494,4 +494,26 @@ pub(super) fn show_all_requested(
             .any(|pair| pair.eq_ignore_ascii_case("show_all=true"))
     });
     header || query
+}
+
+impl Server {
+    /// Serves Streamable HTTP at `/mcp` until Ctrl-C or SIGTERM (or the options'
+    /// shutdown signal). Boxed like [`Server::serve_stdio`]. Feature `http`
+    /// (on by default).
+    pub fn serve_http(
+        self,
+        options: HttpOptions,
+    ) -> toolmetadata_core::BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(serve(self, options))
+    }
+
+    /// Binds the HTTP server (refusing a non-loopback address unless the
+    /// options allow it); serve it with [`HttpServer::run`]. Boxed like
+    /// [`Server::serve_stdio`].
+    pub fn bind_http(
+        self,
+        options: HttpOptions,
+    ) -> toolmetadata_core::BoxFuture<'static, Result<HttpServer, ServerError>> {
+        Box::pin(bind(self, options))
+    }
 }

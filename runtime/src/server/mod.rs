@@ -53,6 +53,7 @@ mod client_log;
 pub(crate) mod compat;
 mod context_ext;
 mod discovery;
+mod error;
 mod generation;
 #[cfg(feature = "http")]
 mod http;
@@ -65,9 +66,11 @@ mod parse_budget;
 #[cfg(feature = "http")]
 mod peek;
 mod prompts;
+mod protocol;
 mod requests;
 mod resources;
 mod roots;
+mod served;
 mod skills;
 pub mod store;
 mod subscriptions;
@@ -84,6 +87,7 @@ use rmcp::model::Tool;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 pub use context_ext::ContextExt;
+pub use error::ServerError;
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
@@ -98,28 +102,6 @@ pub use toolmetadata_core::BoxFuture;
 
 use prompts::{ServedCompletion, ServedPrompt};
 use resources::{ServedTemplate, StaticResource};
-
-/// Why a server could not be built or served.
-#[derive(Debug)]
-pub struct ServerError {
-    message: String,
-}
-
-impl ServerError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        ServerError {
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ServerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ServerError {}
 
 /// The server's stores, shared by every session of one server.
 struct Stores {
@@ -175,11 +157,6 @@ impl fmt::Debug for Server {
 }
 
 impl Server {
-    /// A builder with no tools.
-    pub fn builder() -> ServerBuilder {
-        ServerBuilder::default()
-    }
-
     /// The same server for a new session: the tools and settings shared, the
     /// session's state (the client's roots, its log level, its resource
     /// subscriptions) its own. A `clone` shares that state: serve each
@@ -204,57 +181,19 @@ impl Server {
             .listed(show_all, &access::Caller::anonymous())
     }
 
+    /// What the transports fill in of what rmcp cannot say, for this
+    /// server's tools.
+    pub(in crate::server) fn compat(&self) -> compat::Compat {
+        compat::Compat::new(
+            self.inner.list_extras.clone(),
+            self.inner.catalog.runs_tasks(),
+        )
+    }
+
     /// Every scope some tool needs, sorted, once each: what the protected
     /// resource metadata advertises.
     pub fn catalog_scopes(&self) -> Vec<String> {
         self.inner.catalog.all_scopes()
-    }
-
-    /// Serves on stdin/stdout until the client closes stdin (also before it
-    /// initialized, which is not an error). Logs go to stderr.
-    ///
-    /// When stdin and stdout are pipes or sockets, as a client that starts
-    /// the server makes them, they are set non-blocking and read and written
-    /// by the runtime itself (it needs its I/O driver, as `#[tokio::main]`
-    /// has), with no thread hop per message; they are blocking again when
-    /// serving ends, unless a signal ends the process first. A terminal, a
-    /// file, a stdout that is also stderr, or one socket for both, is read
-    /// and written through tokio's blocking pool. Nothing else may use stdin
-    /// or stdout while serving (nor child processes that inherit them): it
-    /// would break the protocol, and on a non-blocking pipe a `println!` can
-    /// fail, and panic, when the pipe is full.
-    ///
-    /// At most 128 requests are answered at once: past that, stdin is read
-    /// again when an answer has been written (or a request cancelled), so a
-    /// client that does not read its answers holds the server's memory to a
-    /// bound, and a client that writes many requests must read the answers
-    /// meanwhile.
-    ///
-    /// The future is boxed here so that rmcp's server machinery is compiled
-    /// once, in this crate, rather than again in every crate that awaits it
-    /// (an `async fn` is compiled where it is polled): that alone is most of a
-    /// small server's debug build time.
-    pub fn serve_stdio(self) -> BoxFuture<'static, Result<(), ServerError>> {
-        Box::pin(compat::serve_stdio(self))
-    }
-
-    /// Serves Streamable HTTP at `/mcp` until Ctrl-C or SIGTERM (or the options'
-    /// shutdown signal). Boxed like [`Server::serve_stdio`]. Feature `http`
-    /// (on by default).
-    #[cfg(feature = "http")]
-    pub fn serve_http(self, options: HttpOptions) -> BoxFuture<'static, Result<(), ServerError>> {
-        Box::pin(http::serve(self, options))
-    }
-
-    /// Binds the HTTP server (refusing a non-loopback address unless the
-    /// options allow it); serve it with [`HttpServer::run`]. Boxed like
-    /// [`Server::serve_stdio`].
-    #[cfg(feature = "http")]
-    pub fn bind_http(
-        self,
-        options: HttpOptions,
-    ) -> BoxFuture<'static, Result<HttpServer, ServerError>> {
-        Box::pin(http::bind(self, options))
     }
 }
 

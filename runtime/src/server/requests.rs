@@ -30,7 +30,7 @@ use super::attempt::Attempt;
 use super::call::CallLink;
 use super::catalog::Entry;
 use super::prompts::Completes;
-use super::task::Dispatch;
+use super::protocol::Dispatch;
 use super::telemetry::{Operation, Target};
 use crate::Context;
 use crate::metadata::TaskSupport;
@@ -388,7 +388,7 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         // The only methods of our own: 2025-11-25's tasks (see `compat`).
-        Box::pin(super::compat::serve_2025_task_request(
+        Box::pin(super::protocol::serve_2025_task_request(
             self, request, context,
         ))
         .await

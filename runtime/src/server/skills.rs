@@ -9,10 +9,9 @@ use rmcp::ErrorData;
 #[cfg(feature = "skills")]
 pub(super) use rmcp::handler::server::skill_catalog::SkillCatalog;
 use rmcp::model::{
-    ConstString, GetSkillResult, ListSkillsResult, PaginatedRequestParams,
-    ReadResourceDirectoryResult, ReadResourceResult, Resource, ServerCapabilities,
+    ConstString, GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult, ReadResourceResult,
+    Resource, ServerCapabilities,
 };
-use rmcp::service::{RequestContext, RoleServer};
 
 /// Skills per `skills/list` page.
 const PAGE: usize = 50;
@@ -145,58 +144,5 @@ impl SkillCatalog {
 
     fn read_resource(&self, _uri: &str) -> Option<ReadResourceResult> {
         match *self {}
-    }
-}
-
-impl super::Server {
-    /// `skills/list`, a page with the server's list hints.
-    pub(super) fn serve_list_skills(
-        &self,
-        request: Option<&PaginatedRequestParams>,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<ListSkillsResult, ErrorData> {
-        let cursor = request.and_then(|r| r.cursor.as_deref());
-        let mut page = self.inner.skills.list(cursor)?;
-        if let Some((ttl_ms, scope)) = self.list_hints(context) {
-            (page.ttl_ms, page.cache_scope) = (Some(ttl_ms), Some(scope));
-        }
-        Ok(page)
-    }
-
-    /// `skills/get`, with the server's list hints.
-    pub(super) fn serve_get_skill(
-        &self,
-        uri: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<GetSkillResult, ErrorData> {
-        let mut found = self.inner.skills.get(uri)?;
-        if let Some((ttl_ms, scope)) = self.list_hints(context) {
-            found = found.with_ttl_ms(ttl_ms).with_cache_scope(scope);
-        }
-        Ok(found)
-    }
-
-    /// Whether the server serves skills.
-    pub(super) fn serves_skills(&self) -> bool {
-        self.inner.skills.served()
-    }
-
-    /// The `SKILL.md` resources for `resources/list`, but those a static
-    /// resource of the same URI shadows (`resources/read` answers with it).
-    pub(super) fn skill_resources(&self) -> Vec<Resource> {
-        let mut listed = self.inner.skills.resources();
-        listed.retain(|skill| {
-            !self
-                .inner
-                .resources
-                .iter()
-                .any(|r| r.resource.uri == skill.uri)
-        });
-        listed
-    }
-
-    /// A skill's file for `resources/read`, or `None` when no skill has `uri`.
-    pub(super) fn read_skill_file(&self, uri: &str) -> Option<ReadResourceResult> {
-        self.inner.skills.read(uri)
     }
 }

@@ -17,12 +17,8 @@ use std::time::Duration;
 use rmcp::ErrorData;
 use rmcp::model::{
     ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
-    SubscriptionFilter,
 };
-use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSink};
-
-use super::Server;
-use toolmetadata_core::seam::shorten;
+use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 
 /// How many URIs one session or listen stream may watch. With the HTTP
 /// limit of sessions per client, one client holds at most a few thousand.
@@ -41,7 +37,7 @@ pub(super) fn next_subscriber() -> u64 {
 
 /// Where a notification goes.
 #[derive(Clone)]
-enum Target {
+pub(super) enum Target {
     Session(Peer<RoleServer>),
     Listen(SubscriptionSink),
 }
@@ -57,7 +53,12 @@ impl Subscriptions {
         self.by_uri.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn add(&self, subscriber: u64, uris: &[String], target: &Target) -> Result<(), ErrorData> {
+    pub(super) fn add(
+        &self,
+        subscriber: u64,
+        uris: &[String],
+        target: &Target,
+    ) -> Result<(), ErrorData> {
         let mut table = self.table();
         // A session gone without unsubscribing leaves its entries: they go
         // when the table would otherwise refuse.
@@ -103,7 +104,7 @@ impl Subscriptions {
         Ok(())
     }
 
-    fn remove(&self, subscriber: u64, uris: &[String]) {
+    pub(super) fn remove(&self, subscriber: u64, uris: &[String]) {
         let mut table = self.table();
         for uri in uris {
             if let Some(subscribers) = table.get_mut(uri) {
@@ -116,7 +117,7 @@ impl Subscriptions {
     }
 
     /// Removes every subscription of `subscriber`.
-    fn forget(&self, subscriber: u64) {
+    pub(super) fn forget(&self, subscriber: u64) {
         self.table().retain(|_, subscribers| {
             subscribers.remove(&subscriber);
             !subscribers.is_empty()
@@ -124,7 +125,7 @@ impl Subscriptions {
     }
 
     /// Tells everyone subscribed to `uri`; how many were told.
-    async fn notify(&self, uri: &str) -> usize {
+    pub(super) async fn notify(&self, uri: &str) -> usize {
         let targets: Vec<(u64, Target)> = match self.table().get(uri) {
             Some(subscribers) => subscribers
                 .iter()
@@ -164,121 +165,5 @@ impl Subscriptions {
             }
         }
         told
-    }
-}
-
-impl Server {
-    /// Tells the clients subscribed to `uri` on this instance that it
-    /// changed (`notifications/resources/updated`): sessions that sent
-    /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
-    /// that named it. How many were told. A client that does not read
-    /// within two seconds is skipped; one that is gone is forgotten.
-    pub async fn resource_updated(&self, uri: &str) -> usize {
-        self.inner.subscriptions.notify(uri).await
-    }
-
-    /// Whether `uri` is a resource this server serves: a static one, or
-    /// one a template matches.
-    pub(super) fn serves_uri(&self, uri: &str) -> bool {
-        self.inner.resources.iter().any(|r| r.resource.uri == uri)
-            || self
-                .inner
-                .templates
-                .iter()
-                .any(|t| t.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()))
-    }
-
-    /// `resources/subscribe` (2025-11-25 sessions).
-    pub(super) fn subscribe_session(
-        &self,
-        uri: &str,
-        peer: &Peer<RoleServer>,
-        session: bool,
-    ) -> Result<(), ErrorData> {
-        if !session {
-            return Err(ErrorData::invalid_request(
-                "resources/subscribe needs a session (2025-11-25); on 2026-07-28 use subscriptions/listen with resourceSubscriptions",
-                None,
-            ));
-        }
-        if !self.serves_uri(uri) {
-            let uri = shorten(uri, 200);
-            return Err(ErrorData::resource_not_found(
-                format!("Resource not found: `{uri}`; subscribe to a resource this server lists"),
-                Some(serde_json::json!({ "uri": uri })),
-            ));
-        }
-        self.inner.subscriptions.add(
-            self.subscriber,
-            &[uri.to_owned()],
-            &Target::Session(peer.clone()),
-        )
-    }
-
-    /// `resources/unsubscribe`: nothing to undo is no error.
-    pub(super) fn unsubscribe_session(&self, uri: &str) {
-        self.inner
-            .subscriptions
-            .remove(self.subscriber, &[uri.to_owned()]);
-    }
-
-    /// What of a `subscriptions/listen` filter this server takes: the
-    /// resources it serves, at most [`MAX_PER_SUBSCRIBER`].
-    pub(super) fn accepted_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
-        let mut accepted = SubscriptionFilter::new();
-        if let Some(uris) = &requested.resource_subscriptions {
-            let served: Vec<String> = uris
-                .iter()
-                .filter(|uri| self.serves_uri(uri))
-                .take(MAX_PER_SUBSCRIBER)
-                .cloned()
-                .collect();
-            if !served.is_empty() {
-                accepted.resource_subscriptions = Some(served);
-            }
-        }
-        accepted
-    }
-
-    /// A `subscriptions/listen` stream, until the client ends it.
-    pub(super) async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let _watching = self.watch(&context)?;
-        context.cancelled().await;
-        Ok(())
-    }
-
-    /// Registers the served resources a listen stream was granted; they are
-    /// removed when the returned guard drops, however the stream ends.
-    pub(super) fn watch(&self, context: &SubscriptionContext) -> Result<Listening<'_>, ErrorData> {
-        let uris: Vec<String> = context
-            .accepted()
-            .resource_subscriptions
-            .iter()
-            .flatten()
-            .filter(|uri| self.serves_uri(uri))
-            .cloned()
-            .collect();
-        let stream = next_subscriber();
-        self.inner
-            .subscriptions
-            .add(stream, &uris, &Target::Listen(context.sink().clone()))?;
-        Ok(Listening {
-            subscriptions: &self.inner.subscriptions,
-            stream,
-            uris,
-        })
-    }
-}
-
-/// A listen stream's subscriptions, removed when it ends.
-pub(super) struct Listening<'a> {
-    subscriptions: &'a Subscriptions,
-    stream: u64,
-    uris: Vec<String>,
-}
-
-impl Drop for Listening<'_> {
-    fn drop(&mut self) {
-        self.subscriptions.remove(self.stream, &self.uris);
     }
 }

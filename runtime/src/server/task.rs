@@ -27,23 +27,15 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult,
-    DetailedTask, ErrorCode, GetTaskResult, JsonObject, TASKS_EXTENSION_ID, Task, TaskPayload,
+    CallToolResult, DetailedTask, ErrorCode, GetTaskResult, JsonObject, Task, TaskPayload,
     TaskStatus,
 };
-use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Server;
 use super::access::Caller;
-use super::asker::{Asker, Seed};
-use super::call::{CallLink, Crashed, TaskProgress};
-use super::catalog::Entry;
-use super::generation::Generation;
 use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
 use super::task_input::TaskInput;
-use crate::metadata::TaskSupport;
 use toolmetadata_core::BoxFuture;
 use toolmetadata_core::seam::shorten;
 
@@ -86,6 +78,34 @@ struct Running {
     ended: Arc<tokio::sync::Notify>,
     /// Woken when the client answers what the handler asked.
     answered: Arc<tokio::sync::Notify>,
+}
+
+/// How a task's handler reports progress: as the task's status message.
+#[derive(Clone)]
+pub(super) struct TaskProgress {
+    store: Arc<dyn TaskStore>,
+    id: String,
+}
+
+impl TaskProgress {
+    pub(super) fn new(store: Arc<dyn TaskStore>, id: String) -> Self {
+        TaskProgress { store, id }
+    }
+
+    pub(super) async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let text = match (message, total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{progress} of {total}"),
+            (None, None) => format!("{progress}"),
+        };
+        if let Err(e) = self
+            .store
+            .update(&self.id, TaskChange::StatusMessage(text))
+            .await
+        {
+            tracing::warn!(task = %self.id, "progress not stored: {e}");
+        }
+    }
 }
 
 impl Tasks {
@@ -380,196 +400,10 @@ pub(super) fn already_ended(record: &TaskRecord) -> Option<ErrorData> {
     }
 }
 
-/// How a `tools/call` runs.
-pub(super) enum Dispatch {
-    /// As a task, started: the task's handle.
-    Task(CallToolResponse),
-    /// As a plain call, with the asker its retry opened already, if any.
-    Plain(Option<Arc<Asker>>),
-}
-
-/// The server's way into its tasks: whether a call runs as one, and
-/// starting it with the server's own way of running a tool.
-impl Server {
-    /// Starts the call as a task when the tool and the client allow it
-    /// (`Dispatch::Task`), or says to run it as a plain call; an error for a
-    /// task-only tool called by a client that cannot use tasks.
-    pub(super) async fn maybe_run_as_task(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<Dispatch, ErrorData> {
-        let Some(Entry::Tool(index, served)) = self.inner.catalog.find(&request.name) else {
-            return Ok(Dispatch::Plain(None));
-        };
-        let support = served.task;
-        if support == TaskSupport::Forbidden {
-            return Ok(Dispatch::Plain(None));
-        }
-        // Asking first needs a client that can answer: for one that cannot,
-        // the handler would run its whole work in the plain call.
-        let asks_first = served.asks_first
-            && !Generation::of(context).is_session()
-            && super::asker::client_can_answer(context);
-        // A retry bringing answers to this server's input requests continues
-        // the plain call that asked them (one that ran as such when the task
-        // store was full): its state is checked and used there.
-        if request.request_state.is_some() && support == TaskSupport::Optional && !asks_first {
-            return Ok(Dispatch::Plain(None));
-        }
-        let client_can = context
-            .client_capabilities()
-            .is_some_and(|c| c.supports_tasks());
-        if !client_can {
-            if support == TaskSupport::Required {
-                return Err(task_required(&request.name, context));
-            }
-            return Ok(Dispatch::Plain(None));
-        }
-        // A tool that asks before its task: a plain call until a retry
-        // brings the answers, which the task then starts with.
-        let asker = match (asks_first, &request.request_state) {
-            (false, _) => None,
-            (true, None) => return Ok(Dispatch::Plain(None)),
-            (true, Some(_)) => Some(
-                Asker::for_request(
-                    &super::attempt::Attempt::of_call(request),
-                    context,
-                    &self.inner.ask,
-                    self.inner.stores.replay.as_ref(),
-                )
-                .await?,
-            ),
-        };
-        let started = self
-            .start_task(
-                index,
-                request.arguments.clone(),
-                context,
-                self.inner.tasks.ttl,
-                asker.as_ref().map(|asker| asker.seed()),
-            )
-            .await;
-        match started {
-            Ok(record) => Ok(Dispatch::Task(CallToolResponse::Task(
-                CreateTaskResult::new(wire_task(&record)),
-            ))),
-            // No room for another task: a tool that may run either way runs
-            // as a plain call rather than fail, with the answers its retry
-            // brought (their state is used already).
-            Err(NotStarted::Store(StoreError::Full { .. })) if support == TaskSupport::Optional => {
-                tracing::debug!(tool = %request.name, "the task store is full: a plain call");
-                Ok(Dispatch::Plain(asker))
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Starts the tool at `index` as a task kept for `ttl`, owned by the
-    /// caller. The record as created.
-    pub(super) async fn start_task(
-        &self,
-        index: usize,
-        arguments: Option<JsonObject>,
-        context: &RequestContext<RoleServer>,
-        ttl: Duration,
-        seed: Option<Seed>,
-    ) -> Result<TaskRecord, NotStarted> {
-        let served = self.inner.catalog.tool(index);
-        let caller = Caller::of(context);
-        // As `route` does for a plain call: over HTTP the gate has already
-        // answered 403.
-        let missing = caller.missing(&served.scopes);
-        if !missing.is_empty() {
-            return Err(NotStarted::Refused(ErrorData::invalid_request(
-                super::access::lacking(&served.tool.name, &missing),
-                None,
-            )));
-        }
-        let server = self.clone();
-        // The call's SSE stream carries the task's handle, not its work: the
-        // task cannot close it.
-        #[cfg(feature = "http")]
-        let request = {
-            let mut request = context.clone();
-            request
-                .extensions
-                .remove::<super::compat::polling::PostStream>();
-            Arc::new(request)
-        };
-        #[cfg(not(feature = "http"))]
-        let request = Arc::new(context.clone());
-        let args = arguments.unwrap_or_default();
-        self.inner
-            .tasks
-            .start(
-                &served.tool.name,
-                caller.owner().as_deref(),
-                caller.counted_as(),
-                ttl,
-                move |cancel, progress, input| {
-                    // The task outlives this request: its own cancellation,
-                    // progress into the store rather than to a request that
-                    // has ended, and questions through the task's record
-                    // (through the session, on a 2025-11-25 one).
-                    let mut asker = Asker::for_task(&request, input, &server.inner.ask);
-                    if let Some(seed) = seed {
-                        asker = asker.seeded(seed);
-                    }
-                    let link = CallLink {
-                        cancel,
-                        request,
-                        asker: Arc::new(asker),
-                        roots: server.roots.clone(),
-                        log_level: server.log_level.clone(),
-                        lacking: Arc::default(),
-                        task: Some(progress),
-                    };
-                    Box::pin(async move {
-                        server
-                            .run_tool_or_crash(index, args, link)
-                            .await
-                            .map_err(Crashed::into_error)
-                    })
-                },
-            )
-            .await
-            .map_err(NotStarted::Store)
-    }
-}
-
 /// Whether `caller` may see `record`: a task started by a principal is that
 /// principal's.
 fn owned_by(record: &TaskRecord, caller: &Caller<'_>) -> bool {
     record.owner.is_none() || record.owner == caller.owner()
-}
-
-/// The error for a task-only tool called as a plain call, in the words of the
-/// caller's protocol generation.
-fn task_required(tool: &str, context: &RequestContext<RoleServer>) -> ErrorData {
-    if Generation::of(context).is_session() {
-        // 2025-11-25's way: the client asks with `task` in the params
-        // (`-32601`, as that version says for a required task called
-        // without it).
-        return ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
-                "the tool `{tool}` runs only as a task: call it with `\"task\": {{}}` in the tools/call params, \
-                 or declare the tasks extension (`{TASKS_EXTENSION_ID}`)"
-            ),
-            None,
-        );
-    }
-    ErrorData::new(
-        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!(
-            "the tool `{tool}` runs only as a task, and this client did not declare the tasks extension \
-             (`{TASKS_EXTENSION_ID}` in its capabilities)"
-        ),
-        Some(json!({
-            "requiredCapabilities": ClientCapabilities::builder().enable_tasks().build()
-        })),
-    )
 }
 
 /// The status a task shows: `input_required` while it waits for an answer.
@@ -593,7 +427,7 @@ fn status(record: &TaskRecord) -> TaskStatus {
     }
 }
 
-fn wire_task(record: &TaskRecord) -> Task {
+pub(super) fn wire_task(record: &TaskRecord) -> Task {
     let mut task = Task::new(
         record.id.clone(),
         status(record),

@@ -15,6 +15,10 @@ use tokio::sync::Notify;
 use super::store::{TaskChange, TaskStore};
 use crate::ask::AskError;
 
+/// Where the related task is named in the `_meta` of `tasks/result`'s answer
+/// and of a task's requests to its client.
+pub(in crate::server) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
 /// How often a waiting handler first looks at its record for an answer
 /// given on another instance (one given here wakes it at once); the
 /// interval doubles up to [`POLL_MAX`], so that idle questions cost a shared

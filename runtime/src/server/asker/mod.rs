@@ -13,6 +13,8 @@
 //! shares the store, runs nothing. Nothing else stays between attempts: any
 //! instance with the same keys can serve the retry.
 
+mod elicit;
+
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,10 +31,9 @@ use serde_json::{Map, Value};
 
 use super::access::Caller;
 use super::attempt::{Attempt, binding};
-use super::compat::RELATED_TASK;
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
-use super::task_input::TaskInput;
+use super::task_input::{RELATED_TASK, TaskInput};
 use crate::ask::{Answer, AskError, Question};
 use crate::roots::{ClientRoot, RootsError};
 use crate::sampling::{Sampled, Sampling};
@@ -430,7 +431,7 @@ impl Asker {
                     }
                     None => None,
                 };
-                match super::compat::elicit(peer, params, self.timeout).await {
+                match elicit::elicit(peer, params, self.timeout).await {
                     Ok(result) => {
                         let result = serde_json::to_value(result)
                             .map_err(|e| AskError::Failed(e.to_string()))?;

@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 
 use super::ServerBuilder;
 use crate::server::ServerError;
-use crate::server::call::Served;
 use crate::server::prompts::{Completer, Completes, PromptFn, ServedCompletion, ServedPrompt};
 use crate::server::resources::{ReadFn, ServedTemplate, StaticResource};
+use crate::server::served::Served;
 #[cfg(feature = "skills")]
 use crate::server::skills::SkillCatalog;
 use crate::server::uri_template::UriTemplate;

@@ -17,11 +17,11 @@ use rmcp::model::{RequestStateCodec, Tool};
 use super::arguments::Arguments;
 use super::asker::AskSettings;
 use super::cache::ListCache;
-use super::call::{Invoke, Served};
 use super::catalog::Catalog;
 use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
+use super::served::{Invoke, Served};
 use super::store::{InMemoryReplayStore, InMemoryTaskStore, LimitStore, ReplayStore, TaskStore};
 use super::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
 use super::{Inner, Server, ServerError, discovery};
@@ -546,6 +546,13 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
         codec = codec.with_rs1_fallback(id).map_err(bad)?;
     }
     Ok(codec)
+}
+
+impl super::Server {
+    /// A builder with no tools.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::ServerBuilder;
 use crate::metadata::TaskSupport;
 use crate::server::ServerError;
-use crate::server::call::Served;
+use crate::server::served::Served;
 use crate::server::store::TaskStore;
 
 impl ServerBuilder {

@@ -20,41 +20,9 @@ use serde_json::Value;
 
 use rmcp::model::RequestId;
 
-use super::Compat;
+use super::transport::Compat;
 use crate::server::generation::Generation;
 use crate::server::peek::{Peek, Shape};
-
-/// The `task` params that the HTTP layer read from the `tools/call`
-/// requests of a body (one body may hold a batch), by request id, in the
-/// request's extensions.
-#[derive(Debug, Clone, Default)]
-pub(in crate::server) struct TaskParams(std::sync::Arc<[(RequestId, Value)]>);
-
-impl TaskParams {
-    /// The `task` param of the request `id`.
-    pub(super) fn of(&self, id: &RequestId) -> Option<Value> {
-        self.0
-            .iter()
-            .find(|(seen, _)| seen == id)
-            .map(|(_, task)| task.clone())
-    }
-}
-
-/// The `task` params of the `tools/call` requests among `messages`; `None`
-/// when there are none.
-pub(in crate::server) fn task_params(messages: &[Peek]) -> Option<TaskParams> {
-    let found: Vec<(RequestId, Value)> = messages
-        .iter()
-        .filter(|m| m.method.as_deref() == Some("tools/call"))
-        .filter_map(|m| {
-            let task = m.params.as_ref()?.task.as_ref()?;
-            // As rmcp reads the id (`1.0` is the id 1).
-            let id = serde_json::from_value::<RequestId>(m.id.clone()).ok()?;
-            (!task.is_null()).then(|| (id, task.clone()))
-        })
-        .collect();
-    (!found.is_empty()).then(|| TaskParams(found.into()))
-}
 
 /// Whether the answer to this request is a stateless `tools/list` whose
 /// entries lost keys to rmcp's `Tool`.
@@ -241,28 +209,6 @@ pub(in crate::server) fn parse_error(detail: &str) -> Response {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn only_the_task_params_of_tool_calls_are_taken() {
-        let messages: Vec<Peek> = serde_json::from_value(json!([
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "job", "arguments": {"task": 1}, "task": {"ttl": 5}}},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "job", "task": null}},
-            {"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": "t", "task": {}}},
-            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "task"}},
-        ]))
-        .expect("peeks");
-        let found = task_params(&messages).expect("one");
-        assert_eq!(&found.0[..], &[(RequestId::Number(1), json!({"ttl": 5}))]);
-        assert!(task_params(&messages[1..]).is_none());
-        // An id in float form is the integer rmcp reads.
-        let float: Vec<Peek> = serde_json::from_value(json!([
-            {"jsonrpc": "2.0", "id": 7.0, "method": "tools/call", "params": {"name": "job", "task": {}}}
-        ]))
-        .expect("peeks");
-        let found = task_params(&float).expect("one");
-        assert_eq!(found.of(&RequestId::Number(7)), Some(json!({})));
-    }
 
     #[test]
     fn a_stateless_tools_list_is_patched_whatever_session_header_it_carries() {

@@ -17,6 +17,7 @@
 //! keeps a response for the resumption.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
@@ -24,8 +25,6 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::SessionId;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionHandle;
 use tokio::sync::Notify;
-
-use super::sessions::OpenStream;
 
 /// How long, past the retry interval it was given, a call whose stream was
 /// closed waits for the client to resume it before it answers anyway.
@@ -225,4 +224,21 @@ pub(crate) async fn resumed(request: &RequestContext<RoleServer>) {
         }
     }
     stream.answered();
+}
+
+/// A stream open on a session, counted there until dropped.
+#[derive(Debug)]
+pub(super) struct OpenStream(Arc<AtomicUsize>);
+
+impl OpenStream {
+    pub(super) fn new(count: Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        OpenStream(count)
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }

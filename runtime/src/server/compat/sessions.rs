@@ -35,7 +35,7 @@ use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::polling::ClosedStreams;
+use super::polling::{ClosedStreams, OpenStream};
 use super::{Compat, Transport};
 use crate::server::http::ClientKey;
 use tokio_util::sync::CancellationToken;
@@ -318,23 +318,6 @@ impl Drop for Reservation<'_> {
                 opening.remove(&self.client);
             }
         }
-    }
-}
-
-/// A stream open on a session, counted there until dropped.
-#[derive(Debug)]
-pub(super) struct OpenStream(Arc<AtomicUsize>);
-
-impl OpenStream {
-    pub(super) fn new(count: Arc<AtomicUsize>) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
-        OpenStream(count)
-    }
-}
-
-impl Drop for OpenStream {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

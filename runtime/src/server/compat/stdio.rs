@@ -5,18 +5,17 @@
 //! that would cost too much to parse (`parse_budget`), never reaches rmcp's
 //! parser, and its sender gets a JSON-RPC error rather than silence.
 
-use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use rmcp::ServiceExt;
-use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::RequestId;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::Compat;
+use super::line_notes::{LineNotes, Refusals, SeenTasks};
 use crate::server::parse_budget::{self, ValueCount};
 use crate::server::{ServerError, Serves};
 
@@ -27,18 +26,13 @@ const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 /// How much of a refused line is kept, for its request id.
 const HEAD: usize = 4096;
 
-/// How many `task` params (or refusals) wait at most. rmcp takes each
-/// `tools/call` it parses from here at once; only calls it could not parse
-/// leave theirs behind, and the oldest of those go first.
-const MAX_WAITING: usize = 256;
-
 /// How much is read from stdin at once.
 const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
     let (stdin, stdout) = (super::std_streams::stdin(), super::std_streams::stdout());
-    let compat = Compat::of(server.tools());
+    let compat = server.tools().compat();
     let notes = Arc::new(LineNotes {
         tasks: compat.tasks.then(SeenTasks::default),
         refused: Refusals::default(),
@@ -63,89 +57,6 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
         .await
         .map_err(|e| ServerError::new(format!("stdio server failed: {e}")))?;
     Ok(())
-}
-
-/// What the [`LineGate`] hands `compat`'s transport beside the lines: the
-/// `task` params it read (when some tool runs as a task) and the answers to
-/// the lines it refused.
-#[derive(Debug, Default)]
-pub(in crate::server) struct LineNotes {
-    pub(super) tasks: Option<SeenTasks>,
-    pub(super) refused: Refusals,
-}
-
-/// The `task` params read from `tools/call` lines, by request id, until the
-/// request is handled.
-#[derive(Debug, Default)]
-pub(in crate::server) struct SeenTasks {
-    waiting: Mutex<VecDeque<(RequestId, Value)>>,
-}
-
-impl SeenTasks {
-    fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<(RequestId, Value)>> {
-        // Each change is one push or drain: a poisoned queue is consistent.
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn record(&self, id: RequestId, task: Value) {
-        let mut waiting = self.waiting();
-        if waiting.len() >= MAX_WAITING {
-            waiting.pop_front();
-        }
-        waiting.push_back((id, task));
-    }
-
-    /// The `task` param of the request `id`, taken. rmcp hands on the lines
-    /// in order, so what was noted before `id` belongs to lines it did not
-    /// take as a `tools/call` (invalid params, say): dropped with it, so
-    /// that no later request reusing such an id gets that `task`.
-    pub(super) fn take(&self, id: &RequestId) -> Option<Value> {
-        let mut waiting = self.waiting();
-        let at = waiting.iter().position(|(seen, _)| seen == id)?;
-        waiting.drain(..=at).next_back().map(|(_, task)| task)
-    }
-}
-
-/// The errors that answer refused lines, waiting to be sent.
-#[derive(Debug, Default)]
-pub(in crate::server) struct Refusals {
-    waiting: Mutex<VecDeque<ServerJsonRpcMessage>>,
-    added: tokio::sync::Notify,
-}
-
-impl Refusals {
-    fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<ServerJsonRpcMessage>> {
-        // Each change is one push or pop: a poisoned queue is consistent.
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn refuse(&self, id: Option<RequestId>, why: String) {
-        let answer = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
-        let mut waiting = self.waiting();
-        if waiting.len() >= MAX_WAITING {
-            waiting.pop_front();
-        }
-        waiting.push_back(answer);
-        drop(waiting);
-        self.added.notify_one();
-    }
-
-    /// The next answer, if one waits.
-    pub(super) fn pop(&self) -> Option<ServerJsonRpcMessage> {
-        self.waiting().pop_front()
-    }
-
-    /// The next answer, when there is one.
-    pub(super) async fn next(&self) -> ServerJsonRpcMessage {
-        loop {
-            if let Some(answer) = self.pop() {
-                return answer;
-            }
-            // `notify_one` keeps a permit when nobody waits: no wake is lost
-            // between the pop above and this wait.
-            self.added.notified().await;
-        }
-    }
 }
 
 /// The parts of a line that say whether it is a `tools/call` with `task`.
@@ -321,9 +232,40 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineGate<R> {
     }
 }
 
+impl crate::server::Server {
+    /// Serves on stdin/stdout until the client closes stdin (also before it
+    /// initialized, which is not an error). Logs go to stderr.
+    ///
+    /// When stdin and stdout are pipes or sockets, as a client that starts
+    /// the server makes them, they are set non-blocking and read and written
+    /// by the runtime itself (it needs its I/O driver, as `#[tokio::main]`
+    /// has), with no thread hop per message; they are blocking again when
+    /// serving ends, unless a signal ends the process first. A terminal, a
+    /// file, a stdout that is also stderr, or one socket for both, is read
+    /// and written through tokio's blocking pool. Nothing else may use stdin
+    /// or stdout while serving (nor child processes that inherit them): it
+    /// would break the protocol, and on a non-blocking pipe a `println!` can
+    /// fail, and panic, when the pipe is full.
+    ///
+    /// At most 128 requests are answered at once: past that, stdin is read
+    /// again when an answer has been written (or a request cancelled), so a
+    /// client that does not read its answers holds the server's memory to a
+    /// bound, and a client that writes many requests must read the answers
+    /// meanwhile.
+    ///
+    /// The future is boxed here so that rmcp's server machinery is compiled
+    /// once, in this crate, rather than again in every crate that awaits it
+    /// (an `async fn` is compiled where it is polled): that alone is most of a
+    /// small server's debug build time.
+    pub fn serve_stdio(self) -> toolmetadata_core::BoxFuture<'static, Result<(), ServerError>> {
+        Box::pin(serve_stdio(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::compat::line_notes::MAX_WAITING;
     use serde_json::json;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

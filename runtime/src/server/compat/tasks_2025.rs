@@ -19,31 +19,22 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, CustomRequest,
-    CustomResult, ErrorCode, JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientRequest, CustomRequest, CustomResult,
+    JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
-use crate::metadata::TaskSupport;
-use crate::server::Server;
-use crate::server::access::Caller;
-use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
-use crate::server::store::{TaskRecord, TaskState};
-use crate::server::task::{POLL_INTERVAL, already_ended, status_name};
-use toolmetadata_core::seam::shorten;
+use crate::server::store::TaskRecord;
+use crate::server::task::{POLL_INTERVAL, status_name};
+use crate::server::task_input::RELATED_TASK;
 
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.
-const RESULT: &str = "tasks/result";
+pub(in crate::server) const RESULT: &str = "tasks/result";
 
 /// The least time a task asked for with `task` is kept: a client's `ttl`
 /// below it is raised (2025-11-25 lets the server decide).
-const MIN_TTL: Duration = Duration::from_secs(60);
-
-/// Where the related task is named in the `_meta` of `tasks/result`'s answer
-/// and of a task's requests to its client.
-pub(in crate::server) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+pub(in crate::server) const MIN_TTL: Duration = Duration::from_secs(60);
 
 /// The `initialize` answer with 2025-11-25's task capability added, when
 /// `message` is one (gap 3): re-typed as a custom result holding the
@@ -78,7 +69,7 @@ fn patch_initialize(result: &mut Value) {
 /// A stored `CallToolResult` as a session's client expects it: in the shape
 /// rmcp gives such clients (no `resultType`, object-only structured
 /// content), with the task named in `_meta`.
-fn call_result_for_session(stored: Value, id: &str) -> Value {
+pub(in crate::server) fn call_result_for_session(stored: Value, id: &str) -> Value {
     let mut result = match serde_json::from_value::<CallToolResult>(stored.clone()) {
         Ok(result) => legacy_shape(ServerResult::CallToolResult(result)),
         Err(_) => stored,
@@ -95,14 +86,14 @@ fn call_result_for_session(stored: Value, id: &str) -> Value {
 }
 
 /// An answer of rmcp's as rmcp would have sent it to a session's client.
-fn legacy_shape(mut result: ServerResult) -> Value {
+pub(in crate::server) fn legacy_shape(mut result: ServerResult) -> Value {
     result.strip_result_type_for_legacy_peer();
     result.strip_non_object_output_for_legacy_peer();
     serde_json::to_value(result).unwrap_or_default()
 }
 
 /// A task as 2025-11-25 shows it.
-fn task_json(record: &TaskRecord) -> Value {
+pub(in crate::server) fn task_json(record: &TaskRecord) -> Value {
     let mut task = json!({
         "taskId": record.id,
         "status": status_name(record),
@@ -117,7 +108,7 @@ fn task_json(record: &TaskRecord) -> Value {
     task
 }
 
-fn task_id(params: Option<&Value>) -> Result<&str, ErrorData> {
+pub(in crate::server) fn task_id(params: Option<&Value>) -> Result<&str, ErrorData> {
     params
         .and_then(|p| p.get("taskId"))
         .and_then(Value::as_str)
@@ -125,11 +116,11 @@ fn task_id(params: Option<&Value>) -> Result<&str, ErrorData> {
 }
 
 /// `tools/call` with `task` in its params, renamed for `on_custom_request`.
-const CALL: &str = "io.toolmetadata/2025-11-25/tools/call";
+pub(in crate::server) const CALL: &str = "io.toolmetadata/2025-11-25/tools/call";
 /// `tasks/get` from a 2025-11-25 session, renamed.
-const GET: &str = "io.toolmetadata/2025-11-25/tasks/get";
+pub(in crate::server) const GET: &str = "io.toolmetadata/2025-11-25/tasks/get";
 /// `tasks/cancel` from a 2025-11-25 session, renamed.
-const CANCEL: &str = "io.toolmetadata/2025-11-25/tasks/cancel";
+pub(in crate::server) const CANCEL: &str = "io.toolmetadata/2025-11-25/tasks/cancel";
 
 /// Whether `method` is one of the requests [`serve`] serves.
 pub(crate) fn is_request(method: &str) -> bool {
@@ -171,189 +162,6 @@ pub(super) fn reroute(message: ClientJsonRpcMessage, task: Option<Value>) -> Cli
         request.request = ClientRequest::CustomRequest(custom);
     }
     JsonRpcMessage::Request(request)
-}
-
-/// The requests of 2025-11-25's tasks; any other custom method is unknown,
-/// and so are these on 2026-07-28 or when no tool runs as a task.
-pub(crate) async fn serve(
-    server: &Server,
-    request: CustomRequest,
-    context: RequestContext<RoleServer>,
-) -> Result<Value, ErrorData> {
-    let session = Generation::of(&context).is_session();
-    let has_tasks = server.inner.catalog.runs_tasks();
-    let extension = context
-        .client_capabilities()
-        .is_some_and(|c| c.supports_tasks());
-    let params = request.params.as_ref();
-    let caller = Caller::of(&context);
-    // rmcp hands on a `tasks/get` or `tasks/cancel` whose params it could
-    // not parse (no `taskId`) as a custom request: the same request.
-    let method = match request.method.as_str() {
-        "tasks/get" => GET,
-        "tasks/cancel" => CANCEL,
-        other => other,
-    };
-    match method {
-        CALL if session && has_tasks => call_as_task(server, params, &context).await,
-        // A session whose client declared the extension asks the new way
-        // under the old names: it gets the new shapes.
-        GET if session && has_tasks && extension => {
-            let state = server.inner.tasks.state(task_id(params)?, &caller).await?;
-            Ok(legacy_shape(ServerResult::GetTaskResult(state)))
-        }
-        CANCEL if session && has_tasks && extension => {
-            server.inner.tasks.cancel(task_id(params)?, &caller).await?;
-            Ok(legacy_shape(ServerResult::task_ack(())))
-        }
-        GET if session && has_tasks => {
-            let record = server
-                .inner
-                .tasks
-                .visible(task_id(params)?, &caller)
-                .await?;
-            Ok(task_json(&record))
-        }
-        CANCEL if session && has_tasks => {
-            let record = server.inner.tasks.cancel(task_id(params)?, &caller).await?;
-            match already_ended(&record) {
-                Some(error) => Err(error),
-                None => Ok(task_json(&record)),
-            }
-        }
-        RESULT if session && has_tasks => result(server, task_id(params)?, &context).await,
-        other => {
-            let shown = match other {
-                CALL => "tools/call",
-                GET => "tasks/get",
-                CANCEL => "tasks/cancel",
-                other => other,
-            };
-            Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                shorten(shown, 100),
-                None,
-            ))
-        }
-    }
-}
-
-/// `tools/call` with `task`: the task started, its handle at once.
-async fn call_as_task(
-    server: &Server,
-    params: Option<&Value>,
-    context: &RequestContext<RoleServer>,
-) -> Result<Value, ErrorData> {
-    let params = params.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-    let requested_ttl = match params.get("task") {
-        Some(Value::Object(task)) => match task.get("ttl") {
-            None | Some(Value::Null) => None,
-            Some(ttl) => Some(ttl.as_u64().ok_or_else(|| {
-                ErrorData::invalid_params("`task.ttl` must be a whole number of milliseconds", None)
-            })?),
-        },
-        _ => {
-            return Err(ErrorData::invalid_params(
-                "`task` must be an object, such as {\"ttl\": 60000}",
-                None,
-            ));
-        }
-    };
-    let request: CallToolRequestParams = serde_json::from_value(params)
-        .map_err(|e| ErrorData::invalid_params(format!("tools/call: {e}"), None))?;
-    let inner = &server.inner;
-    let name = shorten(&request.name, 100);
-    let index = match inner.catalog.find(&request.name) {
-        Some(Entry::Tool(index, served)) if served.task != TaskSupport::Forbidden => index,
-        None => {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{name}`"),
-                None,
-            ));
-        }
-        // As 2025-11-25 says for a tool whose `taskSupport` is forbidden
-        // (tool_search and execute_tool included).
-        _ => {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("the tool `{name}` does not run as a task: call it without `task`"),
-                None,
-            ));
-        }
-    };
-    // The client may ask for less time than the server keeps tasks, not
-    // more, nor so little that the task is gone before it can be read.
-    let most = inner.tasks.ttl;
-    let ttl = requested_ttl
-        .map(Duration::from_millis)
-        .map_or(most, |t| t.clamp(MIN_TTL.min(most), most));
-    let record = server
-        .start_task(index, request.arguments, context, ttl, None)
-        .await?;
-    Ok(json!({"task": task_json(&record)}))
-}
-
-/// `tasks/result`: waits for the task to end (bounded by its time to
-/// live and by the client cancelling the request), then answers what the
-/// call itself would have.
-async fn result(
-    server: &Server,
-    id: &str,
-    context: &RequestContext<RoleServer>,
-) -> Result<Value, ErrorData> {
-    let record = loop {
-        // Taken before the look, so an end in between is not missed: a
-        // `Notified` hears `notify_waiters` from its creation on.
-        let ending = server.inner.tasks.ending_of(id);
-        let ended = ending.as_ref().map(|n| n.notified());
-        // A task run elsewhere has nothing to wake on here: the poll sees it.
-        let ended = async move {
-            match ended {
-                Some(ended) => ended.await,
-                None => std::future::pending().await,
-            }
-        };
-        let record = server.inner.tasks.visible(id, &Caller::of(context)).await?;
-        if record.state.is_terminal() {
-            break record;
-        }
-        tokio::select! {
-            () = ended => {}
-            // A task run by another instance sharing the store.
-            () = tokio::time::sleep(POLL_INTERVAL) => {}
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::invalid_request("tasks/result was cancelled by the client", None));
-            }
-        }
-    };
-    match record.state {
-        TaskState::Completed { result } => Ok(call_result_for_session(result, &record.id)),
-        TaskState::Failed { error } => {
-            let code = error
-                .get("code")
-                .and_then(Value::as_i64)
-                .and_then(|c| i32::try_from(c).ok())
-                .unwrap_or(ErrorCode::INTERNAL_ERROR.0);
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the task failed")
-                .to_owned();
-            Err(ErrorData::new(
-                ErrorCode(code),
-                message,
-                error.get("data").cloned(),
-            ))
-        }
-        TaskState::Cancelled => Err(ErrorData::invalid_params(
-            format!(
-                "the task `{}` was cancelled: it has no result",
-                shorten(id, 100)
-            ),
-            None,
-        )),
-        TaskState::Working => Err(ErrorData::internal_error("the task is still working", None)),
-    }
 }
 
 #[cfg(test)]

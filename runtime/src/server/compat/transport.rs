@@ -1,0 +1,279 @@
+//! [`Compat`] and [`Transport`]: the one wrapper every transport's messages
+//! pass through (stdio's and each HTTP session's), filling in what rmcp's
+//! types cannot carry (the gaps of the `compat` module).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::RxJsonRpcMessage;
+use serde_json::Value;
+
+#[cfg(feature = "http")]
+use rmcp::model::RequestId;
+
+use super::line_notes::LineNotes;
+use super::list::ListExtras;
+use super::{in_flight, tasks_2025};
+#[cfg(feature = "http")]
+use crate::server::peek::Peek;
+
+/// What a server's transports fill in: built once per server, cheap to
+/// clone.
+#[derive(Debug, Clone)]
+pub(in crate::server) struct Compat {
+    pub(super) extras: Arc<ListExtras>,
+    /// Whether some tool runs as a task (gaps 2 and 3 apply).
+    pub(super) tasks: bool,
+}
+
+impl Compat {
+    pub(in crate::server) fn new(extras: Arc<ListExtras>, tasks: bool) -> Self {
+        Compat { extras, tasks }
+    }
+
+    /// Nothing to fill in.
+    #[cfg(all(test, feature = "http"))]
+    pub(in crate::server) fn none() -> Self {
+        Compat {
+            extras: Arc::default(),
+            tasks: false,
+        }
+    }
+
+    /// `inner` with the gaps filled; on stdio, `lines` holds what the line
+    /// gate read beside the lines (over HTTP the `task` params come with
+    /// each request).
+    pub(in crate::server) fn transport<T>(
+        &self,
+        inner: T,
+        lines: Option<Arc<LineNotes>>,
+    ) -> Transport<T> {
+        Transport {
+            inner,
+            compat: self.clone(),
+            // stdio's requests in flight are bounded (gap 8); an HTTP
+            // session's, by the HTTP layer's limits.
+            in_flight: lines.as_ref().map(|_| Arc::default()),
+            held: None,
+            lines,
+        }
+    }
+
+    /// An outgoing message with what rmcp's types dropped put back.
+    fn outgoing(&self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+        let JsonRpcMessage::Response(mut response) = message else {
+            return message;
+        };
+        response.result = self.extras.restore(response.result);
+        let message = JsonRpcMessage::Response(response);
+        if self.tasks {
+            tasks_2025::patch_initialize_answer(message)
+        } else {
+            message
+        }
+    }
+}
+
+/// A server transport with rmcp's gaps filled (see the module
+/// documentation): the same for stdio and for each HTTP session.
+pub(in crate::server) struct Transport<T> {
+    inner: T,
+    compat: Compat,
+    lines: Option<Arc<LineNotes>>,
+    in_flight: Option<Arc<in_flight::InFlight>>,
+    /// A request read while too many were in flight, handed on when one
+    /// leaves.
+    held: Option<ClientJsonRpcMessage>,
+}
+
+impl<T> Transport<T> {
+    /// An incoming message with 2025-11-25's task requests renamed.
+    fn incoming(&self, message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
+        if !self.compat.tasks {
+            return message;
+        }
+        let task = match &message {
+            JsonRpcMessage::Request(request) => match &request.request {
+                ClientRequest::CallToolRequest(call) => {
+                    self.task_param(&request.id, &call.extensions)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        tasks_2025::reroute(message, task)
+    }
+
+    /// The `task` param the transport read for the request `id`.
+    fn task_param(
+        &self,
+        id: &rmcp::model::RequestId,
+        extensions: &rmcp::model::Extensions,
+    ) -> Option<Value> {
+        if let Some(lines) = &self.lines {
+            return lines.tasks.as_ref()?.take(id);
+        }
+        #[cfg(feature = "http")]
+        if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+            return parts.extensions.get::<TaskParams>()?.of(id);
+        }
+        let _ = extensions;
+        None
+    }
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer>
+    for Transport<T>
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = self
+            .in_flight
+            .clone()
+            .zip(in_flight::InFlight::answers(&item));
+        let item = self.compat.outgoing(item);
+        let send = self.inner.send(item);
+        async move {
+            let sent = send.await;
+            if let Some((in_flight, id)) = answered {
+                in_flight.done(&id);
+            }
+            sent
+        }
+    }
+
+    /// The next message, once there is room for it when it is a request.
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let Some(in_flight) = self.in_flight.clone() else {
+            return self.next().await;
+        };
+        loop {
+            // Kept in `held` across every await: rmcp drops this future
+            // whenever it has something else to do.
+            let message = match self.held.take() {
+                Some(message) => message,
+                None => self.next().await?,
+            };
+            if in_flight.admit(&message) {
+                return Some(message);
+            }
+            self.held = Some(message);
+            in_flight.room().await;
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
+    /// The next message; on stdio, the answers to the lines the gate
+    /// refused are sent as they come, between messages.
+    async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let Some(lines) = self.lines.clone() else {
+            let message = self.inner.receive().await?;
+            return Some(self.incoming(message));
+        };
+        loop {
+            // rmcp's line reading keeps a partial line across a cancelled
+            // `receive`: dropping it for a refusal loses nothing.
+            let next = tokio::select! {
+                biased;
+                answer = lines.refused.next() => Err(answer),
+                message = self.inner.receive() => Ok(message),
+            };
+            match next {
+                Err(answer) => {
+                    // Sent beside: `receive` may be cancelled at any await,
+                    // and an answer half sent would be lost.
+                    let sent = self.inner.send(answer);
+                    tokio::spawn(async move {
+                        if sent.await.is_err() {
+                            tracing::debug!("the answer to a refused line was not sent");
+                        }
+                    });
+                }
+                Ok(Some(message)) => return Some(self.incoming(message)),
+                Ok(None) => {
+                    // Lines refused just before the end are still answered.
+                    while let Some(answer) = lines.refused.pop() {
+                        if self.inner.send(answer).await.is_err() {
+                            break;
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "http")]
+/// The `task` params that the HTTP layer read from the `tools/call`
+/// requests of a body (one body may hold a batch), by request id, in the
+/// request's extensions.
+#[derive(Debug, Clone, Default)]
+pub(in crate::server) struct TaskParams(std::sync::Arc<[(RequestId, Value)]>);
+
+#[cfg(feature = "http")]
+impl TaskParams {
+    /// The `task` param of the request `id`.
+    pub(in crate::server) fn of(&self, id: &RequestId) -> Option<Value> {
+        self.0
+            .iter()
+            .find(|(seen, _)| seen == id)
+            .map(|(_, task)| task.clone())
+    }
+}
+
+/// The `task` params of the `tools/call` requests among `messages`; `None`
+/// when there are none.
+#[cfg(feature = "http")]
+pub(in crate::server) fn task_params(messages: &[Peek]) -> Option<TaskParams> {
+    let found: Vec<(RequestId, Value)> = messages
+        .iter()
+        .filter(|m| m.method.as_deref() == Some("tools/call"))
+        .filter_map(|m| {
+            let task = m.params.as_ref()?.task.as_ref()?;
+            // As rmcp reads the id (`1.0` is the id 1).
+            let id = serde_json::from_value::<RequestId>(m.id.clone()).ok()?;
+            (!task.is_null()).then(|| (id, task.clone()))
+        })
+        .collect();
+    (!found.is_empty()).then(|| TaskParams(found.into()))
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_task_params_of_tool_calls_are_taken() {
+        let messages: Vec<Peek> = serde_json::from_value(json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "job", "arguments": {"task": 1}, "task": {"ttl": 5}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "job", "task": null}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": "t", "task": {}}},
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "task"}},
+        ]))
+        .expect("peeks");
+        let found = task_params(&messages).expect("one");
+        assert_eq!(&found.0[..], &[(RequestId::Number(1), json!({"ttl": 5}))]);
+        assert!(task_params(&messages[1..]).is_none());
+        // An id in float form is the integer rmcp reads.
+        let float: Vec<Peek> = serde_json::from_value(json!([
+            {"jsonrpc": "2.0", "id": 7.0, "method": "tools/call", "params": {"name": "job", "task": {}}}
+        ]))
+        .expect("peeks");
+        let found = task_params(&float).expect("one");
+        assert_eq!(found.of(&RequestId::Number(7)), Some(json!({})));
+    }
+}

@@ -1,0 +1,13 @@
+//! The protocol as a [`Server`](super::Server) answers it: each request's
+//! work, on the server's state below (the catalog, tasks, subscriptions,
+//! skills, prompts), for the transports above.
+
+mod lists;
+mod prompts;
+mod skills;
+mod subscriptions;
+mod tasks;
+mod tasks_2025;
+
+pub(super) use tasks::Dispatch;
+pub(super) use tasks_2025::serve as serve_2025_task_request;

@@ -1,0 +1,133 @@
+//! A session's subscriptions, served: subscribe, unsubscribe and the 2026-07-28 listening stream.
+
+use crate::server::Server;
+use crate::server::subscriptions::{MAX_PER_SUBSCRIBER, Subscriptions, Target, next_subscriber};
+use rmcp::ErrorData;
+use rmcp::model::SubscriptionFilter;
+use rmcp::service::{Peer, RoleServer, SubscriptionContext};
+use toolmetadata_core::seam::shorten;
+
+impl Server {
+    /// Tells the clients subscribed to `uri` on this instance that it
+    /// changed (`notifications/resources/updated`): sessions that sent
+    /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
+    /// that named it. How many were told. A client that does not read
+    /// within two seconds is skipped; one that is gone is forgotten.
+    pub async fn resource_updated(&self, uri: &str) -> usize {
+        self.inner.subscriptions.notify(uri).await
+    }
+
+    /// Whether `uri` is a resource this server serves: a static one, or
+    /// one a template matches.
+    pub(in crate::server) fn serves_uri(&self, uri: &str) -> bool {
+        self.inner.resources.iter().any(|r| r.resource.uri == uri)
+            || self
+                .inner
+                .templates
+                .iter()
+                .any(|t| t.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()))
+    }
+
+    /// `resources/subscribe` (2025-11-25 sessions).
+    pub(in crate::server) fn subscribe_session(
+        &self,
+        uri: &str,
+        peer: &Peer<RoleServer>,
+        session: bool,
+    ) -> Result<(), ErrorData> {
+        if !session {
+            return Err(ErrorData::invalid_request(
+                "resources/subscribe needs a session (2025-11-25); on 2026-07-28 use subscriptions/listen with resourceSubscriptions",
+                None,
+            ));
+        }
+        if !self.serves_uri(uri) {
+            let uri = shorten(uri, 200);
+            return Err(ErrorData::resource_not_found(
+                format!("Resource not found: `{uri}`; subscribe to a resource this server lists"),
+                Some(serde_json::json!({ "uri": uri })),
+            ));
+        }
+        self.inner.subscriptions.add(
+            self.subscriber,
+            &[uri.to_owned()],
+            &Target::Session(peer.clone()),
+        )
+    }
+
+    /// `resources/unsubscribe`: nothing to undo is no error.
+    pub(in crate::server) fn unsubscribe_session(&self, uri: &str) {
+        self.inner
+            .subscriptions
+            .remove(self.subscriber, &[uri.to_owned()]);
+    }
+
+    /// What of a `subscriptions/listen` filter this server takes: the
+    /// resources it serves, at most [`MAX_PER_SUBSCRIBER`].
+    pub(in crate::server) fn accepted_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> SubscriptionFilter {
+        let mut accepted = SubscriptionFilter::new();
+        if let Some(uris) = &requested.resource_subscriptions {
+            let served: Vec<String> = uris
+                .iter()
+                .filter(|uri| self.serves_uri(uri))
+                .take(MAX_PER_SUBSCRIBER)
+                .cloned()
+                .collect();
+            if !served.is_empty() {
+                accepted.resource_subscriptions = Some(served);
+            }
+        }
+        accepted
+    }
+
+    /// A `subscriptions/listen` stream, until the client ends it.
+    pub(in crate::server) async fn listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> Result<(), ErrorData> {
+        let _watching = self.watch(&context)?;
+        context.cancelled().await;
+        Ok(())
+    }
+
+    /// Registers the served resources a listen stream was granted; they are
+    /// removed when the returned guard drops, however the stream ends.
+    pub(in crate::server) fn watch(
+        &self,
+        context: &SubscriptionContext,
+    ) -> Result<Listening<'_>, ErrorData> {
+        let uris: Vec<String> = context
+            .accepted()
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| self.serves_uri(uri))
+            .cloned()
+            .collect();
+        let stream = next_subscriber();
+        self.inner
+            .subscriptions
+            .add(stream, &uris, &Target::Listen(context.sink().clone()))?;
+        Ok(Listening {
+            subscriptions: &self.inner.subscriptions,
+            stream,
+            uris,
+        })
+    }
+}
+
+/// A listen stream's subscriptions, removed when it ends.
+pub(in crate::server) struct Listening<'a> {
+    subscriptions: &'a Subscriptions,
+    stream: u64,
+    uris: Vec<String>,
+}
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.subscriptions.remove(self.stream, &self.uris);
+    }
+}
