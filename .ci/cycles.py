@@ -528,56 +528,20 @@ def self_test() -> int:
     return 0
 
 
-ALLOWED = Path(__file__).resolve().parent / "cycles.allowed"
-
-
-def read_allowed(path: Path) -> list[tuple[str, frozenset[str]]]:
-    """The cycles still tolerated: `KEY: MEMBER MEMBER ...` a line, `#` comments."""
-    allowed = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            line = line.strip()
-            if line and not line.startswith("#"):
-                key, _, members = line.rpartition(": ")
-                allowed.append((key, frozenset(members.split())))
-    return allowed
-
-
 def main(argv: list[str]) -> int:
     if "--self-test" in argv:
         return self_test()
     args = [a for a in argv if not a.startswith("--")]
     workspace = Path(args[0]) if args else Path(__file__).resolve().parent.parent
     problems = check(workspace)
-    if "--write-allowed" in argv:
-        lines = sorted(f"{c.key}: {' '.join(sorted(c.members))}" for c in problems)
-        ALLOWED.write_text(ALLOWED_HEADER + "".join(line + "\n" for line in lines))
-        print(f"wrote {len(lines)} cycle(s) to {ALLOWED}")
-        return 0
-    allowed = [] if "--strict" in argv else read_allowed(ALLOWED)
-    new = []
     for c in problems:
-        # A cycle left over from an allowed one may shrink, never grow.
-        if any(key == c.key and c.members <= members for key, members in allowed):
-            print("allowed, to be broken:", c)
-        else:
-            new.append(c)
-    for c in new:
-        print("NEW:", c)
-    if new:
-        print(f"{len(new)} import cycle(s) not in {ALLOWED.name}: break them (the path after each")
-        print("file is what it names of the next)")
+        print(c)
+    if problems:
+        print(f"{len(problems)} import cycle(s): break them (after each file, in brackets, is what")
+        print("it names of the next)")
         return 1
-    print(f"no new import cycles ({len(problems)} allowed ones left)")
+    print("no import cycles")
     return 0
-
-
-ALLOWED_HEADER = """\
-# Import cycles that predate .ci/cycles.py, each to be broken (issue "A server pays
-# only for what its tools use"). CI fails on any cycle not covered by a line here;
-# a line's cycle may shrink, never grow. Once one is broken, delete its line, or
-# rewrite the file with: python3 .ci/cycles.py --write-allowed
-"""
 
 
 if __name__ == "__main__":

@@ -161,7 +161,7 @@ impl toolmetadata_core::seam::Link for CallLink {
             match self
                 .request
                 .extensions
-                .get::<super::compat::polling::PostStream>()
+                .get::<super::http::polling::PostStream>()
             {
                 Some(stream) => stream.close(retry).await,
                 None => false,

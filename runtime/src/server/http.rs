@@ -5,7 +5,7 @@
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
-//! closed: `compat::sessions`), connections and the time to send headers (`serve`),
+//! closed: `sessions`), connections and the time to send headers (`serve`),
 //! the time, size and parsing cost of a body (`body`), and what one client
 //! may hold of each (`clients`).
 
@@ -14,7 +14,9 @@ mod card;
 mod clients;
 mod etag;
 mod options;
+pub(super) mod polling;
 mod serve;
+mod sessions;
 
 pub(super) use clients::ClientKey;
 pub use options::HttpOptions;
@@ -124,7 +126,7 @@ struct Guard {
     gate: Option<Gate>,
     max_body_bytes: usize,
     body_read_timeout: Duration,
-    sessions: Arc<compat::CappedSessions>,
+    sessions: Arc<sessions::CappedSessions>,
     streams: clients::Slots,
     card: Option<card::ServerCard>,
 }
@@ -204,7 +206,7 @@ pub(super) async fn bind<S: Serves>(
     // when the one that opened it is gone (rmcp replays its `initialize`).
     config.session_store = server.tools().inner.stores.sessions.clone();
     let compat = server.tools().compat();
-    let sessions = Arc::new(compat::CappedSessions::new(
+    let sessions = Arc::new(sessions::CappedSessions::new(
         options.max_sessions,
         options.max_sessions_per_client,
         options.session_idle_timeout,
@@ -366,7 +368,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
 }
 
 /// 503 for an `initialize` that would open a session where there is no room
-/// for one (see `compat::sessions`). Nothing is closed here: rmcp may still
+/// for one (see `sessions`). Nothing is closed here: rmcp may still
 /// refuse the request, and room is made only for a session really opened.
 fn session_refused(
     guard: &Guard,
@@ -383,7 +385,7 @@ fn session_refused(
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": initialize.id,
-        "error": {"code": -32000, "message": compat::SESSIONS_FULL},
+        "error": {"code": -32000, "message": sessions::FULL},
     });
     Some(
         (

@@ -527,7 +527,7 @@ impl Server {
         let result = self.route(&request.name, args, link).await;
         // A handler that closed its stream is answered once the client is back.
         #[cfg(feature = "http")]
-        super::compat::polling::resumed(&context).await;
+        super::http::polling::resumed(&context).await;
         // The handler failed for want of a capability the client did not
         // declare: the client is told so, as the protocol says, rather than
         // the model.

@@ -30,7 +30,7 @@
 //!    rmcp's `ServerCapabilities` has no field for 2025-11-25's task
 //!    capability, so the answer is re-typed on its way out. Remove with
 //!    gap 2.
-//! 4. **Sessions that are never closed** (`sessions`): rmcp's
+//! 4. **Sessions that are never closed** (`http::sessions`): rmcp's
 //!    `LocalSessionManager` keeps the handle of a session whose worker quit
 //!    on its idle timeout until the client deletes it, and has no cap, so
 //!    abandoned sessions pile up. Ours caps them and reaps idle ones, and is
@@ -42,12 +42,12 @@
 //!    `tools/call` whose `arguments` is not an object is read as an unknown
 //!    method where the mistake is in the params (-32602). Remove each when
 //!    rmcp answers it so.
-//! 6. **Asking without rmcp's `elicitation` feature** (`elicit`): that
+//! 6. **Asking without rmcp's `elicitation` feature** (`asker::elicit`): that
 //!    feature compiles `url` and the ICU crates into every server for URL
 //!    elicitation, which nothing here uses, so `elicitation/create` is sent
 //!    as a plain request. Remove when the feature no longer brings them to a
 //!    server that only asks forms.
-//! 7. **A handler closing its SSE stream** (`polling`, SEP-1699): rmcp's
+//! 7. **A handler closing its SSE stream** (`http::polling`, SEP-1699): rmcp's
 //!    session handle can close a POST's stream but needs its
 //!    `http_request_id`, which handlers never see (rust-sdk #529), and a
 //!    response sent before the client resumes is lost. Our session manager
@@ -77,18 +77,12 @@ pub(super) mod http;
 mod in_flight;
 mod line_notes;
 mod list;
-#[cfg(feature = "http")]
-pub(crate) mod polling;
-#[cfg(feature = "http")]
-mod sessions;
 mod std_streams;
 mod stdio;
 pub(super) mod tasks_2025;
 mod transport;
 
 pub(super) use list::ListExtras;
-#[cfg(feature = "http")]
-pub(super) use sessions::{CappedSessions, FULL as SESSIONS_FULL};
 pub(super) use stdio::serve_stdio;
 pub(crate) use tasks_2025::is_request as is_2025_task_request;
 pub(super) use transport::Compat;

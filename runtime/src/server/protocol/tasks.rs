@@ -133,7 +133,7 @@ impl Server {
             let mut request = context.clone();
             request
                 .extensions
-                .remove::<crate::server::compat::polling::PostStream>();
+                .remove::<crate::server::http::polling::PostStream>();
             Arc::new(request)
         };
         #[cfg(not(feature = "http"))]

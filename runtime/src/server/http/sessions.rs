@@ -35,9 +35,9 @@ use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::clients::ClientKey;
 use super::polling::{ClosedStreams, OpenStream};
-use super::{Compat, Transport};
-use crate::server::http::ClientKey;
+use crate::server::compat::{Compat, Transport};
 use tokio_util::sync::CancellationToken;
 
 /// How long another client's session must have gone unused (with no stream
