@@ -20,7 +20,7 @@ use super::resources::{ServedTemplate, StaticResource};
 use super::served::Served;
 use super::store::{LimitStore, ReplayStore, TaskStore};
 
-/// Builds a [`Server`] from generated tool sets and run-time tools.
+/// Builds a [`Server`](super::Server) from generated tool sets and run-time tools.
 #[must_use]
 #[derive(Default)]
 pub struct ServerBuilder {
@@ -151,7 +151,7 @@ impl ServerBuilder {
     }
 
     /// Where the `requestState`s already used are recorded, so that each
-    /// is used once (default: an [`InMemoryReplayStore`]). Instances behind a
+    /// is used once (default: an [`InMemoryReplayStore`](super::store::InMemoryReplayStore)). Instances behind a
     /// round-robin balancer share one, or an accepted confirmation could be
     /// replayed on another instance.
     pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
