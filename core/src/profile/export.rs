@@ -2,69 +2,12 @@
 
 use serde_json::{Map, Value, json};
 
+use super::keywords::{
+    ANNOTATIONS, ANTHROPIC_STRICT_REFUSED, GEMINI_KEYWORDS, OPENAI_STRICT_FORMATS,
+    OPENAI_STRICT_REFUSED,
+};
 use super::rules::{self, Rule};
 use super::{Export, Moved, Profile};
-
-/// Keywords OpenAI's strict mode refuses (beside `default` and formats).
-pub(super) const OPENAI_STRICT_REFUSED: &[&str] = &[
-    "allOf",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
-];
-/// The formats OpenAI's strict mode takes.
-pub(super) const OPENAI_STRICT_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-/// The bounds Anthropic's strict tools refuse (`minItems` above 1 too).
-pub(super) const ANTHROPIC_STRICT_REFUSED: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-];
-/// The keywords of Gemini's `Schema`.
-pub(super) const GEMINI_KEYWORDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "items",
-    "properties",
-    "required",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "anyOf",
-    "default",
-    "example",
-    "propertyOrdering",
-];
-/// Keywords that constrain nothing a model sends: dropped where refused,
-/// not moved into a description.
-const ANNOTATIONS: &[&str] = &["$schema", "$id", "$comment", "title", "examples"];
 
 pub(super) fn export(profile: Profile, entry: &Value) -> Export {
     let mcp_name = entry["name"].as_str().unwrap_or_default().to_owned();

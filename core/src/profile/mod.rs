@@ -47,6 +47,7 @@
 mod call;
 mod definition;
 mod export;
+mod keywords;
 mod kind;
 pub mod rules;
 mod validate;

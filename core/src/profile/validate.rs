@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::export::{
+use super::export::is_type;
+use super::keywords::{
     ANTHROPIC_STRICT_REFUSED, GEMINI_KEYWORDS, OPENAI_STRICT_FORMATS, OPENAI_STRICT_REFUSED,
-    is_type,
 };
 use super::rules::{self, Rule};
 use super::{Export, Profile, Violation};

@@ -2,6 +2,7 @@
 //! work, on the server's state below (the catalog, tasks, subscriptions,
 //! skills, prompts), for the transports above.
 
+mod answers;
 mod lists;
 mod prompts;
 mod skills;
