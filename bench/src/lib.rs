@@ -183,7 +183,7 @@ pub fn write_ours_with_policy(dir: &Path, n: usize, paths: &Paths) -> std::io::R
             &format!("name = \"bench-ours-{n}\""),
             &format!("name = \"bench-ours-policy-{n}\""),
         )
-        .replace(r#"features = ["server"]"#, r#"features = ["server", "otlp"]"#)
+        .replace(r#"features = ["server"]"#, r#"features = ["server", "limits", "otlp"]"#)
         .replace(
             "[build-dependencies]",
             "tracing = \"0.1\"\ntracing-subscriber = { version = \"0.3\", default-features = false, features = [\"registry\", \"std\"] }\n\n[build-dependencies]",

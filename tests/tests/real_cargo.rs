@@ -127,6 +127,48 @@ fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// `[limits]` are held by the server: a server built without the runtime's
+/// `limits` feature fails at the table, naming the feature.
+#[test]
+fn limits_need_their_feature_in_a_server_and_say_so() {
+    let p = Project::new(
+        "tm_limits_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/slow.toml",
+        "description = \"Something slow\"\n\n[limits]\nconcurrency = 2\n",
+    );
+    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
+    let serving = manifest.replace(
+        "default-features = false }",
+        "default-features = false, features = [\"server\"] }",
+    );
+    p.write("Cargo.toml", &serving);
+    let out = p.build(&[]);
+    assert!(
+        !out.status.success(),
+        "a server built with [limits] and no `limits`"
+    );
+    let err = stderr(&out);
+    let expected = "error[runtime-feature]: tool `slow`: it has `[limits]`, which needs the feature `limits` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/slow.toml:3:1
+  |
+3 | [limits]
+  | ^^^^^^^^ held by the server on each call
+  |";
+    assert!(err.contains(expected), "{err}");
+    p.write(
+        "Cargo.toml",
+        &serving.replace(
+            "features = [\"server\"]",
+            "features = [\"server\", \"limits\"]",
+        ),
+    );
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 #[test]
 fn three_bad_files_show_all_three() {
     let p = Project::new("tm_three_bad", r#"toolmetadata_build::compile("tools")"#);

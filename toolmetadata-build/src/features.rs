@@ -18,7 +18,7 @@ use toolmetadata_core::metadata::{Source, ToolMetadata};
 use toolmetadata_core::{Diagnostic, Rule, SourceFile};
 
 use crate::load::LoadedTool;
-use crate::locate::find_param;
+use crate::locate::{find_key, find_param};
 
 /// The variable Cargo sets from `toolmetadata`'s build script.
 const VARIABLE: &str = "DEP_TOOLMETADATA_FEATURES";
@@ -94,12 +94,21 @@ struct Need {
     feature: &'static str,
     /// Only a server needs it (not a direct `ToolSet::call`).
     serving: bool,
-    /// The parameter whose declaration needs it.
-    param: String,
+    /// Where the need is written.
+    at: Place,
     /// What needs it, for the message (``parameter `code` has a `pattern` ``).
     what: String,
     /// Why the feature is needed, for the label.
     why: &'static str,
+}
+
+/// Where a need is written in its tool's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    /// A parameter, at its name.
+    Param(String),
+    /// A key of the tool (a table such as `[limits]`).
+    Key(&'static str),
 }
 
 /// Everything `tool` needs of the runtime beyond decoding plain arguments.
@@ -110,7 +119,7 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             needs.push(Need {
                 feature: "regex",
                 serving: false,
-                param: p.name.clone(),
+                at: Place::Param(p.name.clone()),
                 what: format!("parameter `{}` has a `pattern`", p.name),
                 why: "its arguments are matched against the pattern",
             });
@@ -135,18 +144,30 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             needs.push(Need {
                 feature: "http",
                 serving: true,
-                param: p.name.clone(),
+                at: Place::Param(p.name.clone()),
                 what,
                 why,
             });
         }
+    }
+    if !tool.limits.is_empty() {
+        needs.push(Need {
+            feature: "limits",
+            serving: true,
+            at: Place::Key("limits"),
+            what: "it has `[limits]`".to_owned(),
+            why: "held by the server on each call",
+        });
     }
     needs
 }
 
 impl Need {
     fn diagnostic(&self, tool: &str, file: &Arc<SourceFile>) -> Diagnostic {
-        let span = find_param(file.text(), &self.param);
+        let span = match &self.at {
+            Place::Param(name) => find_param(file.text(), name),
+            Place::Key(key) => find_key(file.text(), key),
+        };
         let diagnostic = Diagnostic::error(
             Rule::RuntimeFeature,
             file.clone(),

@@ -4,13 +4,17 @@
 
 use toolmetadata_core::diagnostic::Span;
 
-/// The line of `key` (TOML `key = …`, YAML `key: …`, JSON `"key": …`): the
-/// first place it starts a line, or else is quoted as a key.
+/// The line of `key` (TOML `key = …` or a `[key]` table, YAML `key: …`,
+/// JSON `"key": …`): the first place it starts a line, or else is quoted as
+/// a key.
 pub(crate) fn find_key(text: &str, key: &str) -> Option<Span> {
+    let table = format!("[{key}]");
     let at_line_start = text
         .match_indices(key)
         .map(|(at, _)| at)
-        .find(|&at| text[..at].ends_with('\n') || at == 0);
+        .chain(text.match_indices(&table).map(|(at, _)| at))
+        .filter(|&at| text[..at].ends_with('\n') || at == 0)
+        .min();
     let quoted = format!("\"{key}\"");
     let at = at_line_start.or_else(|| text.find(&quoted).map(|at| at + 1))?;
     let end = text[at..].find('\n').map_or(text.len(), |n| at + n);

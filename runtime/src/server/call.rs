@@ -213,6 +213,7 @@ impl Server {
             tracing::info!(tool = %name, refusal = ?refusal, "call refused");
             return Ok(error(refusal));
         }
+        #[cfg(feature = "limits")]
         let admission = match &served.limits {
             Some(limiter) => {
                 let caller = super::access::Caller::of(&link.request);
@@ -240,12 +241,14 @@ impl Server {
         // back when the handler has really stopped, not when the answer left.
         // In the request's span: the handler's own events and spans are
         // part of the client's trace.
-        let mut task = tokio::spawn(tracing::Instrument::in_current_span(async move {
+        #[cfg(feature = "limits")]
+        let call = async move {
             let _held = admission;
             call.await
-        }));
+        };
+        let mut task = tokio::spawn(tracing::Instrument::in_current_span(call));
         let abort = task.abort_handle();
-        let timeout = served.limits.as_ref().and_then(|l| l.limits.timeout);
+        let timeout = served.timeout();
         let expired = async {
             match timeout {
                 Some(after) => tokio::time::sleep(after).await,
@@ -405,6 +408,7 @@ fn limit_meta(limit: &str, retry_after: Option<std::time::Duration>) -> rmcp::mo
 pub(crate) const LIMIT_META: &str = "io.toolmetadata/limit";
 
 /// A call a limit refused: its error, with the limit and when to retry.
+#[cfg(feature = "limits")]
 fn refused(refusal: &super::limits::Refusal) -> CallToolResult {
     let mut meta = limit_meta(refusal.limit, Some(refusal.retry_after));
     let (class, code) = match refusal.limit {

@@ -59,6 +59,7 @@ mod generation;
 mod http;
 #[cfg(feature = "http")]
 mod identity;
+#[cfg(feature = "limits")]
 mod limits;
 mod log;
 mod mount;
@@ -107,6 +108,7 @@ use resources::{ServedTemplate, StaticResource};
 struct Stores {
     replay: Arc<dyn store::ReplayStore>,
     /// Where `[limits]` are counted; `None`: on each instance.
+    #[cfg(feature = "limits")]
     limits: Option<limits::SharedLimits>,
     #[cfg(feature = "http")]
     sessions: Option<Arc<dyn store::SessionStore>>,

@@ -32,7 +32,18 @@ pub(super) struct Served {
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
     pub(super) scopes: Vec<String>,
     /// `[limits]`, held.
+    #[cfg(feature = "limits")]
     pub(super) limits: Option<Arc<super::limits::Limiter>>,
     /// The parameters the server fills in (`from`).
     pub(super) bound: Vec<super::bound::Bound>,
+}
+
+impl Served {
+    /// How long a call may run (`[limits] timeout`), when limits are held.
+    pub(super) fn timeout(&self) -> Option<std::time::Duration> {
+        #[cfg(feature = "limits")]
+        return self.limits.as_ref().and_then(|l| l.limits.timeout);
+        #[cfg(not(feature = "limits"))]
+        None
+    }
 }

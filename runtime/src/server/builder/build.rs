@@ -72,6 +72,7 @@ impl ServerBuilder {
                     self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
                 )),
                 stores: crate::server::Stores {
+                    #[cfg(feature = "limits")]
                     limits: self
                         .limit_store
                         .map(|store| crate::server::limits::SharedLimits {

@@ -18,7 +18,9 @@ use super::compat::ListExtras;
 use super::prompts::{ServedCompletion, ServedPrompt};
 use super::resources::{ServedTemplate, StaticResource};
 use super::served::Served;
-use super::store::{LimitStore, ReplayStore, TaskStore};
+#[cfg(feature = "limits")]
+use super::store::LimitStore;
+use super::store::{ReplayStore, TaskStore};
 
 /// Builds a [`Server`](super::Server) from generated tool sets and run-time tools.
 #[must_use]
@@ -48,6 +50,7 @@ pub struct ServerBuilder {
     /// The tools that ask before they become tasks (`ask_before_task`).
     asks_first: Vec<String>,
     replay_store: Option<Arc<dyn ReplayStore>>,
+    #[cfg(feature = "limits")]
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
@@ -168,6 +171,7 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "limits")]
     /// Where `[limits]` are counted, so that a tool's concurrency and each
     /// caller's rate are the fleet's rather than each instance's (default:
     /// nowhere; each instance holds them alone). A slot of concurrency is
@@ -186,7 +190,10 @@ impl ServerBuilder {
     pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
         self.task_store = Some(store.clone());
         self.replay_store = Some(store.clone());
-        self.limit_store = Some(store.clone());
+        #[cfg(feature = "limits")]
+        {
+            self.limit_store = Some(store.clone());
+        }
         self.session_store = Some(store);
         self
     }

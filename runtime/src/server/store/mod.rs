@@ -16,12 +16,14 @@
 //! on Redis and on PostgreSQL.
 
 mod error;
+#[cfg(feature = "limits")]
 mod limits;
 mod replay;
 mod tasks;
 
 pub use error::StoreError;
 pub(super) use error::unix_ms;
+#[cfg(feature = "limits")]
 pub use limits::LimitStore;
 pub use replay::{InMemoryReplayStore, ReplayStore};
 #[cfg(feature = "http")]
@@ -31,9 +33,19 @@ pub use rmcp::transport::streamable_http_server::session::store::{
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore};
 
 /// A store that backs all four kinds of state (what `toolmetadata-store`'s
-/// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store).
-#[cfg(feature = "http")]
+/// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store);
+/// without the feature `limits`, the three others.
+#[cfg(all(feature = "http", feature = "limits"))]
 pub trait SharedStore: TaskStore + ReplayStore + SessionStore + LimitStore {}
 
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "limits"))]
 impl<T: TaskStore + ReplayStore + SessionStore + LimitStore> SharedStore for T {}
+
+/// A store that backs all four kinds of state (what `toolmetadata-store`'s
+/// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store);
+/// without the feature `limits`, the three others.
+#[cfg(all(feature = "http", not(feature = "limits")))]
+pub trait SharedStore: TaskStore + ReplayStore + SessionStore {}
+
+#[cfg(all(feature = "http", not(feature = "limits")))]
+impl<T: TaskStore + ReplayStore + SessionStore> SharedStore for T {}
