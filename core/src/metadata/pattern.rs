@@ -1,17 +1,53 @@
-//! `pattern`: compiled with the Rust regex crate, the same way when the format
-//! is checked and when an argument is matched.
+//! `pattern`: the Rust regex crate's syntax, checked when the format is
+//! loaded and matched when an argument is decoded.
 
-/// Compiles a `pattern` with the Rust regex crate; the error is the parser's own
-/// one-line reason (`look-around … is not supported`).
+/// What a compiled regex may take, as the regex crate's `Regex::new` allows
+/// (its default `size_limit`).
 #[cfg(feature = "load")]
-pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+const SIZE_LIMIT: usize = 10 * (1 << 20);
+
+/// A `pattern` compiled for the format's checks (a default or an enum value
+/// matched against it): the regex crate's syntax and limits, matched by
+/// regex-automata's PikeVM, so that checking tools compiles no optimising
+/// engine. Arguments are matched with the regex crate (`compiled`).
+#[cfg(feature = "load")]
+pub(crate) struct Checked(regex_automata::nfa::thompson::pikevm::PikeVM);
+
+#[cfg(feature = "load")]
+impl Checked {
+    /// Whether `text` matches somewhere (JSON Schema's `pattern` semantics).
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        let mut cache = self.0.create_cache();
+        self.0.is_match(&mut cache, text)
+    }
+}
+
+/// Compiles a `pattern` as the Rust regex crate would; the error is the
+/// parser's own one-line reason (`look-around … is not supported`).
+#[cfg(feature = "load")]
+pub(crate) fn compile(pattern: &str) -> Result<Checked, String> {
+    use regex_automata::nfa::thompson;
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
         return Err(e.kind().to_string());
     }
-    regex::Regex::new(pattern).map_err(|e| match e {
-        regex::Error::Syntax(text) => text.lines().last().unwrap_or("invalid").trim().to_owned(),
-        other => other.to_string(),
-    })
+    // The regex crate's defaults: Unicode, UTF-8 only, nesting up to 250.
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .map_err(|e| {
+            let text = e.to_string();
+            text.lines().last().unwrap_or("invalid").trim().to_owned()
+        })?;
+    let nfa = thompson::Compiler::new()
+        .configure(thompson::Config::new().nfa_size_limit(Some(SIZE_LIMIT)))
+        .build_from_hir(&hir)
+        .map_err(|e| match e.size_limit() {
+            Some(limit) => format!("Compiled regex exceeds size limit of {limit} bytes."),
+            None => e.to_string(),
+        })?;
+    thompson::pikevm::PikeVM::new_from_nfa(nfa)
+        .map(Checked)
+        .map_err(|e| e.to_string())
 }
 
 /// The regex of a `pattern`, for the argument decoder: the one `compile`
@@ -19,4 +55,51 @@ pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
 #[cfg(feature = "regex")]
 pub(crate) fn compiled(pattern: &str) -> Option<regex::Regex> {
     regex::Regex::new(pattern).ok()
+}
+
+/// The format's check agrees with the regex crate that arguments are matched
+/// with: what compiles, what is refused (and why, for the size limit), and
+/// what matches.
+#[cfg(all(test, feature = "load", feature = "regex"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_agrees_with_the_regex_crate() {
+        let patterns = [
+            "^[A-Z]{3}$",
+            r"\p{Greek}+",
+            r"^\w+@\w+\.\w+$",
+            "(?i)straße",
+            "a|b|",
+            "(",
+            "a{2,1}",
+            r"(?-u:\xFF)",
+            r"\bword\b",
+            "(?<name>x)+",
+            r"(\w{100}){100}",
+            r"[\p{L}&&\p{Ll}]",
+            "x*?",
+        ];
+        let texts = [
+            "ABC", "abc", "αβγ", "a@b.c", "STRASSE", "", "word", "xx", "ß",
+        ];
+        for pattern in patterns {
+            let ours = compile(pattern);
+            let theirs = regex::Regex::new(pattern);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{pattern}");
+            if let (Err(ours), Err(regex::Error::CompiledTooBig(limit))) = (&ours, &theirs) {
+                assert!(ours.contains(&limit.to_string()), "{pattern}: {ours}");
+            }
+            if let (Ok(ours), Ok(theirs)) = (ours, theirs) {
+                for text in texts {
+                    assert_eq!(
+                        ours.is_match(text),
+                        theirs.is_match(text),
+                        "{pattern} on {text:?}"
+                    );
+                }
+            }
+        }
+    }
 }
