@@ -69,14 +69,7 @@ fn a_pattern_needs_the_regex_feature_and_says_so() {
     assert!(err.contains(expected), "{err}");
     // The build script's check, not rustc's: the generated code was not compiled.
     assert!(!err.contains("error[E"), "{err}");
-    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
-    p.write(
-        "Cargo.toml",
-        &manifest.replace(
-            "default-features = false }",
-            "default-features = false, features = [\"regex\"] }",
-        ),
-    );
+    runtime_features(&p, &["regex"]);
     let out = p.build(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
@@ -97,12 +90,7 @@ fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
     );
     let out = p.build(&[]);
     assert!(out.status.success(), "no server, no need: {}", stderr(&out));
-    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
-    let serving = manifest.replace(
-        "default-features = false }",
-        "default-features = false, features = [\"server\"] }",
-    );
-    p.write("Cargo.toml", &serving);
+    runtime_features(&p, &["server"]);
     let out = p.build(&[]);
     assert!(
         !out.status.success(),
@@ -116,13 +104,7 @@ fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
   |        ^^^^^^ a token's claims reach the server only over HTTP
   |";
     assert!(err.contains(expected), "{err}");
-    p.write(
-        "Cargo.toml",
-        &serving.replace(
-            "features = [\"server\"]",
-            "features = [\"server\", \"http\"]",
-        ),
-    );
+    runtime_features(&p, &["server", "http"]);
     let out = p.build(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
@@ -139,12 +121,7 @@ fn limits_need_their_feature_in_a_server_and_say_so() {
         "tools/slow.toml",
         "description = \"Something slow\"\n\n[limits]\nconcurrency = 2\n",
     );
-    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
-    let serving = manifest.replace(
-        "default-features = false }",
-        "default-features = false, features = [\"server\"] }",
-    );
-    p.write("Cargo.toml", &serving);
+    runtime_features(&p, &["server"]);
     let out = p.build(&[]);
     assert!(
         !out.status.success(),
@@ -158,15 +135,29 @@ fn limits_need_their_feature_in_a_server_and_say_so() {
   | ^^^^^^^^ held by the server on each call
   |";
     assert!(err.contains(expected), "{err}");
-    p.write(
-        "Cargo.toml",
-        &serving.replace(
-            "features = [\"server\"]",
-            "features = [\"server\", \"limits\"]",
-        ),
-    );
+    runtime_features(&p, &["server", "limits"]);
     let out = p.build(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Turns on exactly `features` of the project's `toolmetadata` (its default
+/// features stay off), as a user edits the dependency line.
+fn runtime_features(p: &Project, features: &[&str]) {
+    const OFF: &str = "default-features = false";
+    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
+    let lines: Vec<String> = manifest
+        .lines()
+        .map(
+            |line| match (line.starts_with("toolmetadata = {"), line.find(OFF)) {
+                // `{:?}` of a slice of strings is a TOML array of strings.
+                (true, Some(at)) => {
+                    format!("{}, features = {features:?} }}", &line[..at + OFF.len()])
+                }
+                _ => line.to_owned(),
+            },
+        )
+        .collect();
+    p.write("Cargo.toml", &(lines.join("\n") + "\n"));
 }
 
 #[test]
