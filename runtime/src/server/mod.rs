@@ -73,6 +73,7 @@ mod resources;
 mod roots;
 mod served;
 mod skills;
+mod stdio;
 pub mod store;
 mod subscriptions;
 mod task;

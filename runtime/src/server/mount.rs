@@ -88,7 +88,7 @@ impl Server {
 impl<H: ServerHandler + Clone> Mounted<H> {
     /// Serves on stdin/stdout, as [`Server::serve_stdio`] does.
     pub fn serve_stdio(self) -> BoxFuture<'static, Result<(), ServerError>> {
-        Box::pin(super::compat::serve_stdio(self))
+        Box::pin(super::stdio::serve_stdio(self))
     }
 
     /// Serves Streamable HTTP at `/mcp`, as [`Server::serve_http`] does.

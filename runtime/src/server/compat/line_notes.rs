@@ -11,15 +11,15 @@ use serde_json::Value;
 /// How many `task` params (or refusals) wait at most. rmcp takes each
 /// `tools/call` it parses from here at once; only calls it could not parse
 /// leave theirs behind, and the oldest of those go first.
-pub(super) const MAX_WAITING: usize = 256;
+pub(in crate::server) const MAX_WAITING: usize = 256;
 
 /// What the stdio transport's `LineGate` hands `compat`'s transport beside the lines: the
 /// `task` params it read (when some tool runs as a task) and the answers to
 /// the lines it refused.
 #[derive(Debug, Default)]
 pub(in crate::server) struct LineNotes {
-    pub(super) tasks: Option<SeenTasks>,
-    pub(super) refused: Refusals,
+    pub(in crate::server) tasks: Option<SeenTasks>,
+    pub(in crate::server) refused: Refusals,
 }
 
 /// The `task` params read from `tools/call` lines, by request id, until the
@@ -35,7 +35,7 @@ impl SeenTasks {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(super) fn record(&self, id: RequestId, task: Value) {
+    pub(in crate::server) fn record(&self, id: RequestId, task: Value) {
         let mut waiting = self.waiting();
         if waiting.len() >= MAX_WAITING {
             waiting.pop_front();
@@ -47,7 +47,7 @@ impl SeenTasks {
     /// in order, so what was noted before `id` belongs to lines it did not
     /// take as a `tools/call` (invalid params, say): dropped with it, so
     /// that no later request reusing such an id gets that `task`.
-    pub(super) fn take(&self, id: &RequestId) -> Option<Value> {
+    pub(in crate::server) fn take(&self, id: &RequestId) -> Option<Value> {
         let mut waiting = self.waiting();
         let at = waiting.iter().position(|(seen, _)| seen == id)?;
         waiting.drain(..=at).next_back().map(|(_, task)| task)
@@ -67,7 +67,7 @@ impl Refusals {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(super) fn refuse(&self, id: Option<RequestId>, why: String) {
+    pub(in crate::server) fn refuse(&self, id: Option<RequestId>, why: String) {
         let answer = ServerJsonRpcMessage::error(ErrorData::invalid_request(why, None), id);
         let mut waiting = self.waiting();
         if waiting.len() >= MAX_WAITING {
@@ -79,12 +79,12 @@ impl Refusals {
     }
 
     /// The next answer, if one waits.
-    pub(super) fn pop(&self) -> Option<ServerJsonRpcMessage> {
+    pub(in crate::server) fn pop(&self) -> Option<ServerJsonRpcMessage> {
         self.waiting().pop_front()
     }
 
     /// The next answer, when there is one.
-    pub(super) async fn next(&self) -> ServerJsonRpcMessage {
+    pub(in crate::server) async fn next(&self) -> ServerJsonRpcMessage {
         loop {
             if let Some(answer) = self.pop() {
                 return answer;

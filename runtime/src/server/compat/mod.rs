@@ -6,7 +6,7 @@
 //! and, for the one place rmcp gives no transport to wrap (a stateless
 //! 2026-07-28 HTTP request), by the HTTP layer (`http`). Nothing here
 //! rewrites a request's bytes: the transports only *read* what rmcp's parsing
-//! drops (`stdio::LineGate`, and the HTTP layer's one look at each body)
+//! drops (`server::stdio`'s `LineGate`, and the HTTP layer's one look at each body)
 //! and hand it on beside the message.
 //!
 //! The gaps, each with where it comes from and when its workaround can go:
@@ -75,15 +75,13 @@
 #[cfg(feature = "http")]
 pub(super) mod http;
 mod in_flight;
-mod line_notes;
+pub(super) mod line_notes;
 mod list;
-mod std_streams;
-mod stdio;
 pub(super) mod tasks_2025;
 mod transport;
 
+pub(super) use line_notes::{LineNotes, Refusals, SeenTasks};
 pub(super) use list::ListExtras;
-pub(super) use stdio::serve_stdio;
 pub(crate) use tasks_2025::is_request as is_2025_task_request;
 pub(super) use transport::Compat;
 #[cfg(feature = "http")]

@@ -25,7 +25,7 @@ use crate::server::peek::Peek;
 pub(in crate::server) struct Compat {
     pub(super) extras: Arc<ListExtras>,
     /// Whether some tool runs as a task (gaps 2 and 3 apply).
-    pub(super) tasks: bool,
+    pub(in crate::server) tasks: bool,
 }
 
 impl Compat {

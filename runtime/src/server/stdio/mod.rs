@@ -5,6 +5,8 @@
 //! that would cost too much to parse (`parse_budget`), never reaches rmcp's
 //! parser, and its sender gets a JSON-RPC error rather than silence.
 
+mod std_streams;
+
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -15,7 +17,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::line_notes::{LineNotes, Refusals, SeenTasks};
+use crate::server::compat::{LineNotes, Refusals, SeenTasks};
 use crate::server::parse_budget::{self, ValueCount};
 use crate::server::{ServerError, Serves};
 
@@ -31,7 +33,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
-    let (stdin, stdout) = (super::std_streams::stdin(), super::std_streams::stdout());
+    let (stdin, stdout) = (std_streams::stdin(), std_streams::stdout());
     let compat = server.tools().compat();
     let notes = Arc::new(LineNotes {
         tasks: compat.tasks.then(SeenTasks::default),
