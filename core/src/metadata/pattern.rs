@@ -11,10 +11,10 @@ const SIZE_LIMIT: usize = 10 * (1 << 20);
 /// regex-automata's PikeVM, so that checking tools compiles no optimising
 /// engine. Arguments are matched with the regex crate (`compiled`).
 #[cfg(feature = "load")]
-pub(crate) struct Checked(regex_automata::nfa::thompson::pikevm::PikeVM);
+pub(crate) struct CheckedPattern(regex_automata::nfa::thompson::pikevm::PikeVM);
 
 #[cfg(feature = "load")]
-impl Checked {
+impl CheckedPattern {
     /// Whether `text` matches somewhere (JSON Schema's `pattern` semantics).
     pub(crate) fn is_match(&self, text: &str) -> bool {
         let mut cache = self.0.create_cache();
@@ -25,7 +25,7 @@ impl Checked {
 /// Compiles a `pattern` as the Rust regex crate would; the error is the
 /// parser's own one-line reason (`look-around … is not supported`).
 #[cfg(feature = "load")]
-pub(crate) fn compile(pattern: &str) -> Result<Checked, String> {
+pub(crate) fn compile(pattern: &str) -> Result<CheckedPattern, String> {
     use regex_automata::nfa::thompson;
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
         return Err(e.kind().to_string());
@@ -46,7 +46,7 @@ pub(crate) fn compile(pattern: &str) -> Result<Checked, String> {
             None => e.to_string(),
         })?;
     thompson::pikevm::PikeVM::new_from_nfa(nfa)
-        .map(Checked)
+        .map(CheckedPattern)
         .map_err(|e| e.to_string())
 }
 
@@ -81,10 +81,17 @@ mod tests {
             r"[\p{L}&&\p{Ll}]",
             "x*?",
         ];
+        // What a hostile tool file might hold: nesting past the parser's limit,
+        // a repetition far past the size limit, and patterns that backtracking
+        // engines take exponential time on (the PikeVM is linear), matched
+        // against a long text.
+        let nested = format!("{}a{}", "(".repeat(300), ")".repeat(300));
+        let hostile = [nested.as_str(), r"\w{1000}{1000}", "(a*)*$", "(a|a)*b"];
+        let long = "a".repeat(100_000);
         let texts = [
-            "ABC", "abc", "αβγ", "a@b.c", "STRASSE", "", "word", "xx", "ß",
+            "ABC", "abc", "αβγ", "a@b.c", "STRASSE", "", "word", "xx", "ß", &long,
         ];
-        for pattern in patterns {
+        for pattern in patterns.into_iter().chain(hostile) {
             let ours = compile(pattern);
             let theirs = regex::Regex::new(pattern);
             assert_eq!(ours.is_ok(), theirs.is_ok(), "{pattern}");

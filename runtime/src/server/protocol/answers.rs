@@ -1,4 +1,6 @@
-//! What `tools/list`, `resources/read` and `tools/call` answer, each in its span: the work behind the `ServerHandler` methods of `requests`, and the contexts a handler gets.
+//! What `tools/list`, `resources/read` and `tools/call` answer, each in its span: the
+//! work behind the `ServerHandler` methods of `requests`, and the contexts a handler
+//! gets.
 
 use crate::Context;
 use crate::metadata::TaskSupport;

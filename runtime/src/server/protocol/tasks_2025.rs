@@ -1,4 +1,5 @@
-//! Tasks the 2025-11-25 way, served (gap 2 of `compat`): the requests `compat`'s transport renamed, answered from the same task store as the Tasks extension.
+//! Tasks the 2025-11-25 way, served (gap 2 of `compat`): the requests `compat`'s
+//! transport renamed, answered from the same task store as the Tasks extension.
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
