@@ -140,6 +140,38 @@ fn limits_need_their_feature_in_a_server_and_say_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A task tool runs its calls as tasks: a server built without the
+/// runtime's `tasks` feature fails at its `task` key, naming the feature,
+/// rather than serving it as a plain tool (or, `required`, never).
+#[test]
+fn a_task_tool_needs_tasks_in_a_server_and_says_so() {
+    let p = Project::new(
+        "tm_tasks_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/report.toml",
+        "description = \"A long report\"\ntask = \"required\"\n",
+    );
+    runtime_features(&p, &["server"]);
+    let out = p.build(&[]);
+    assert!(
+        !out.status.success(),
+        "a server built with a task tool and no `tasks`"
+    );
+    let err = stderr(&out);
+    let expected = "error[runtime-feature]: tool `report`: it has `task = \"required\"`, which needs the feature `tasks` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/report.toml:2:1
+  |
+2 | task = \"required\"
+  | ^^^^^^^^^^^^^^^^^ its calls run as tasks
+  |";
+    assert!(err.contains(expected), "{err}");
+    runtime_features(&p, &["server", "tasks"]);
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// Turns on exactly `features` of the project's `toolmetadata` (its default
 /// features stay off), as a user edits the dependency line.
 fn runtime_features(p: &Project, features: &[&str]) {

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use toolmetadata_core::metadata::{Source, ToolMetadata};
+use toolmetadata_core::metadata::{Source, TaskSupport, ToolMetadata};
 use toolmetadata_core::{Diagnostic, Rule, SourceFile};
 
 use crate::load::LoadedTool;
@@ -159,6 +159,15 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             why: "held by the server on each call",
         });
     }
+    if tool.task != TaskSupport::Forbidden {
+        needs.push(Need {
+            feature: "tasks",
+            serving: true,
+            at: Place::Key("task"),
+            what: format!("it has `task = \"{}\"`", tool.task.as_str()),
+            why: "its calls run as tasks",
+        });
+    }
     needs
 }
 
@@ -205,13 +214,15 @@ mod tests {
         let bound = tool(
             "description = \"d\"\n[[parameters]]\nname = \"user\"\ntype = \"string\"\nfrom = \"claim:sub\"\n",
         );
+        let task = tool("description = \"d\"\ntask = \"optional\"\n");
+        let forbidden = tool("description = \"d\"\ntask = \"forbidden\"\n");
         let none = RuntimeFeatures::parse("");
-        assert!(none.lacking(std::slice::from_ref(&plain)).is_empty());
+        assert!(none.lacking(&[plain.clone(), forbidden]).is_empty());
         assert_eq!(
-            none.lacking(&[pattern.clone(), bound.clone()]),
-            ["http", "regex"]
+            none.lacking(&[pattern.clone(), bound.clone(), task.clone()]),
+            ["http", "regex", "tasks"]
         );
-        let some = RuntimeFeatures::parse("server, regex,http");
-        assert!(some.lacking(&[plain, pattern, bound]).is_empty());
+        let some = RuntimeFeatures::parse("server, regex,http,tasks");
+        assert!(some.lacking(&[plain, pattern, bound, task]).is_empty());
     }
 }

@@ -96,6 +96,10 @@ impl<'a> Caller<'a> {
     /// quota when that is not its owner: the caller's address, over HTTP,
     /// when no principal of its own names it (no token, or the shared
     /// one). `None` where the owner counts (or nothing tells callers apart).
+    #[cfg_attr(
+        not(any(feature = "tasks", feature = "limits")),
+        expect(dead_code, reason = "tasks and limits count callers")
+    )]
     pub(super) fn counted_as(&self) -> Option<String> {
         #[cfg(feature = "http")]
         {

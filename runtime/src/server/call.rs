@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::asker::Asker;
+#[cfg(feature = "tasks")]
 use super::task::TaskProgress;
 use crate::ask::{Answer, AskError, Question};
 use crate::metadata::FailureClass;
@@ -35,6 +36,7 @@ pub(crate) struct CallLink {
     /// The log level the session's client set, for `Context::log`.
     pub(crate) log_level: Arc<super::client_log::SessionLogLevel>,
     /// For a call run as a task: progress goes to the task's status message.
+    #[cfg(feature = "tasks")]
     pub(super) task: Option<TaskProgress>,
     /// A capability the handler needed and the client lacks
     /// (`Context::require`): the call is answered with -32021.
@@ -52,6 +54,7 @@ impl fmt::Debug for CallLink {
 
 impl CallLink {
     async fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        #[cfg(feature = "tasks")]
         if let Some(task) = &self.task {
             task.report(progress, total, message).await;
             return;
@@ -379,6 +382,7 @@ impl Crashed {
 
     /// As a task reports it: a JSON-RPC internal error (`{code, message,
     /// data}`), the failure's `_meta` as its data.
+    #[cfg(feature = "tasks")]
     pub(super) fn into_error(self) -> Value {
         serde_json::json!({
             "code": rmcp::model::ErrorCode::INTERNAL_ERROR.0,

@@ -4,6 +4,7 @@
 //! from 2026-07-28 each request carries its version, capabilities and client
 //! in `_meta`, has no session, and may reach any instance.
 
+#[cfg(feature = "tasks")]
 use rmcp::model::{ClientRequest, GetMeta};
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -27,6 +28,7 @@ impl Generation {
     /// The generation of a request as the transport receives it, before a
     /// handler: stateless when its `_meta` names a 2026-07-28 (or later)
     /// version.
+    #[cfg(feature = "tasks")]
     pub(super) fn of_request(request: &ClientRequest) -> Self {
         Self::of_version(request.get_meta().protocol_version())
     }

@@ -76,7 +76,9 @@ mod skills;
 mod stdio;
 pub mod store;
 mod subscriptions;
+#[cfg(feature = "tasks")]
 mod task;
+#[cfg(feature = "tasks")]
 mod task_input;
 mod telemetry;
 mod uri_template;
@@ -128,6 +130,7 @@ struct Inner {
     completions: Vec<ServedCompletion>,
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
+    #[cfg(feature = "tasks")]
     tasks: Arc<task::Tasks>,
     stores: Stores,
     /// Who is told of a resource's change.

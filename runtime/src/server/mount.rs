@@ -123,6 +123,7 @@ impl<H: ServerHandler + Clone> Mounted<H> {
 
     /// Whether the task requests are the tools' (some tool runs as a task)
     /// rather than the handler's.
+    #[cfg(feature = "tasks")]
     fn tools_run_tasks(&self) -> bool {
         self.tools.inner.catalog.runs_tasks()
     }
@@ -350,6 +351,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        #[cfg(feature = "tasks")]
         if self.tools_run_tasks() {
             return self.tools.get_task(request, context).await;
         }
@@ -361,6 +363,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        #[cfg(feature = "tasks")]
         if self.tools_run_tasks() {
             return self.tools.update_task(request, context).await;
         }
@@ -372,6 +375,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        #[cfg(feature = "tasks")]
         if self.tools_run_tasks() {
             return self.tools.cancel_task(request, context).await;
         }
@@ -383,6 +387,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        #[cfg(feature = "tasks")]
         if self.tools_run_tasks() && super::compat::is_2025_task_request(&request.method) {
             return self.tools.on_custom_request(request, context).await;
         }

@@ -6,20 +6,24 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CompletionInfo, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
     Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
     PromptsCapability, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
     ReadResourceRequestParams, ReadResourceResponse, Reference, ResourcesCapability,
     ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams,
+};
+#[cfg(feature = "tasks")]
+use rmcp::model::{
+    CancelTaskParams, CustomRequest, CustomResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Server;
+#[cfg(feature = "tasks")]
 use super::access::Caller;
 use super::prompts::Completes;
 use super::telemetry::{Operation, Target};
@@ -299,6 +303,7 @@ impl ServerHandler for Server {
         self.inner.catalog.entry(name)
     }
 
+    #[cfg(feature = "tasks")]
     async fn get_task(
         &self,
         request: GetTaskParams,
@@ -344,6 +349,7 @@ impl ServerHandler for Server {
         Box::pin(Server::listen(self, context)).await
     }
 
+    #[cfg(feature = "tasks")]
     async fn update_task(
         &self,
         request: UpdateTaskParams,
@@ -357,6 +363,7 @@ impl ServerHandler for Server {
         .await
     }
 
+    #[cfg(feature = "tasks")]
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
@@ -371,6 +378,7 @@ impl ServerHandler for Server {
         .map(drop)
     }
 
+    #[cfg(feature = "tasks")]
     async fn on_custom_request(
         &self,
         request: CustomRequest,

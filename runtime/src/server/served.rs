@@ -28,6 +28,7 @@ pub(super) struct Served {
     pub(super) task: TaskSupport,
     /// Whether the tool asks before it becomes a task
     /// (`ServerBuilder::ask_before_task`).
+    #[cfg(feature = "tasks")]
     pub(super) asks_first: bool,
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
     pub(super) scopes: Vec<String>,

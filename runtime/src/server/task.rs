@@ -55,10 +55,6 @@ pub(super) const POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// another instance: it reaches the handler within about a second.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
 
-/// How long a running task's lease lasts by default: an instance that dies
-/// leaves its working tasks, and they read as failed once this has passed.
-pub(super) const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(10);
-
 /// The server's tasks: the store, the time to live, and the handlers this
 /// instance runs.
 pub(super) struct Tasks {

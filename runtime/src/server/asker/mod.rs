@@ -20,10 +20,14 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use wire::{Pending, fingerprint, form_params, related, sampling_params};
+#[cfg(feature = "tasks")]
+use wire::related;
+use wire::{Pending, fingerprint, form_params, sampling_params};
 
 use rmcp::ErrorData;
-use rmcp::model::{ElicitRequestParams, InputRequiredResult, RequestStateCodec, SealOptions};
+#[cfg(feature = "tasks")]
+use rmcp::model::ElicitRequestParams;
+use rmcp::model::{InputRequiredResult, RequestStateCodec, SealOptions};
 use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,6 +36,7 @@ use super::access::Caller;
 use super::attempt::{Attempt, binding};
 use super::generation::Generation;
 use super::store::{ReplayStore, unix_ms};
+#[cfg(feature = "tasks")]
 use super::task_input::{RELATED_TASK, TaskInput};
 use crate::ask::{Answer, AskError, Question};
 use crate::roots::{ClientRoot, RootsError};
@@ -68,6 +73,7 @@ enum Mode {
     Stateless,
     /// A task started by a 2026-07-28 request: input requests on the
     /// task's record, answered through `tasks/update`.
+    #[cfg(feature = "tasks")]
     Task(TaskInput),
     /// No way to reach the client.
     Unsupported,
@@ -112,6 +118,7 @@ fn can(caps: Option<rmcp::model::ClientCapabilities>) -> Can {
 
 /// Whether the 2026-07-28 client of `context` can answer any input request
 /// (a question, a sampling request, a roots listing).
+#[cfg(feature = "tasks")]
 pub(crate) fn client_can_answer(context: &RequestContext<RoleServer>) -> bool {
     let can = can(context.client_capabilities());
     can.ask || can.sample || can.roots
@@ -119,6 +126,7 @@ pub(crate) fn client_can_answer(context: &RequestContext<RoleServer>) -> bool {
 
 /// The answers a call gathered through input requests before it became a
 /// task, and what each answered.
+#[cfg(feature = "tasks")]
 pub(crate) struct Seed {
     answers: Map<String, Value>,
     shown: Map<String, Value>,
@@ -149,6 +157,7 @@ pub(crate) struct Asker {
     /// A task started on a 2025-11-25 session, which asks through the
     /// session: its requests name it (`related-task`), and it shows
     /// `input_required` while they wait (SEP-1686).
+    #[cfg(feature = "tasks")]
     task_on_session: Option<TaskInput>,
 }
 
@@ -167,6 +176,7 @@ impl Asker {
             binding: Vec::new(),
             state: None,
             roots: tokio::sync::Mutex::new(RootsSeen::Unasked),
+            #[cfg(feature = "tasks")]
             task_on_session: None,
         }
     }
@@ -176,6 +186,7 @@ impl Asker {
     /// (`related-task`) and the task `input_required` while it waits;
     /// otherwise through the task's record. Either way only what the client declared it can
     /// answer is asked.
+    #[cfg(feature = "tasks")]
     pub(crate) fn for_task(
         context: &RequestContext<RoleServer>,
         input: TaskInput,
@@ -356,7 +367,9 @@ impl Asker {
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
+                #[cfg_attr(not(feature = "tasks"), expect(unused_mut))]
                 let mut params = form_params(&question)?;
+                #[cfg(feature = "tasks")]
                 let _shown = match &self.task_on_session {
                     Some(task) => {
                         if let ElicitRequestParams::FormElicitationParams { meta, .. } = &mut params
@@ -384,9 +397,8 @@ impl Asker {
                     Err(e) => Err(AskError::Failed(e.to_string())),
                 }
             }
-            Mode::Task(_) | Mode::Stateless => {
-                Answer::from_result(&self.requested(key, Pending::Question(question)).await?)
-            }
+            // Stateless, or through a task's record.
+            _ => Answer::from_result(&self.requested(key, Pending::Question(question)).await?),
         }
     }
 
@@ -398,6 +410,7 @@ impl Asker {
             return Ok(answer);
         }
         match &self.mode {
+            #[cfg(feature = "tasks")]
             Mode::Task(input) => {
                 input
                     .request(&key, pending.request_json()?, self.timeout)
@@ -425,6 +438,7 @@ impl Asker {
 
     /// The answers so far, for the task this retry starts
     /// ([`ServerBuilder::ask_before_task`](super::ServerBuilder::ask_before_task)).
+    #[cfg(feature = "tasks")]
     pub(crate) fn seed(&self) -> Seed {
         Seed {
             answers: self.answers.clone(),
@@ -434,6 +448,7 @@ impl Asker {
 
     /// This task's asker, knowing the answers its call gathered before the
     /// task started: the handler, run from the start, finds them again.
+    #[cfg(feature = "tasks")]
     pub(crate) fn seeded(mut self, seed: Seed) -> Self {
         self.answers = seed.answers;
         self.shown = seed.shown;
@@ -454,7 +469,9 @@ impl Asker {
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
             Mode::Session(peer) => {
+                #[cfg_attr(not(feature = "tasks"), expect(unused_mut))]
                 let mut params = sampling_params(&sampling);
+                #[cfg(feature = "tasks")]
                 let _shown = match &self.task_on_session {
                     Some(task) => {
                         params
@@ -481,9 +498,8 @@ impl Asker {
                     }
                 }
             }
-            Mode::Task(_) | Mode::Stateless => {
-                Sampled::from_result(&self.requested(key, Pending::Sampling(sampling)).await?)
-            }
+            // Stateless, or through a task's record.
+            _ => Sampled::from_result(&self.requested(key, Pending::Sampling(sampling)).await?),
         }
     }
 

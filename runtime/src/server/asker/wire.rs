@@ -5,6 +5,7 @@
 
 use crate::ask::{AskError, Question};
 use crate::sampling::Sampling;
+#[cfg(feature = "tasks")]
 use crate::server::task_input::TaskInput;
 use rmcp::ErrorData;
 use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest};
@@ -68,6 +69,7 @@ pub(super) fn form_params(question: &Question) -> Result<ElicitRequestParams, As
 }
 
 /// The `related-task` metadata of a task's request to its client.
+#[cfg(feature = "tasks")]
 pub(super) fn related(task: &TaskInput) -> Value {
     serde_json::json!({ "taskId": task.id() })
 }
@@ -100,6 +102,7 @@ impl Pending {
     }
 
     /// The input request as JSON, for a task's record.
+    #[cfg(feature = "tasks")]
     pub(super) fn request_json(&self) -> Result<Value, AskError> {
         self.request()
             .and_then(|request| {

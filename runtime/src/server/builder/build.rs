@@ -7,12 +7,17 @@ use std::time::Duration;
 use rmcp::model::RequestStateCodec;
 
 use super::ServerBuilder;
-use super::{extras, tasks};
+use super::extras;
 use crate::server::asker::AskSettings;
 use crate::server::catalog::Catalog;
-use crate::server::store::{InMemoryReplayStore, InMemoryTaskStore};
-use crate::server::task::{DEFAULT_TASK_LEASE, DEFAULT_TASK_TTL, Tasks};
+use crate::server::store::InMemoryReplayStore;
 use crate::server::{Inner, Server, ServerError, discovery};
+
+/// How long a running task's lease, and a slot of concurrency leased in a
+/// shared `LimitStore`, last by default: an instance that dies leaves its
+/// working tasks and its slots, which lapse once this has passed.
+#[cfg(any(feature = "tasks", feature = "limits"))]
+const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 impl ServerBuilder {
     /// The server; an error when two tools share a name (or a tool takes a
@@ -31,7 +36,13 @@ impl ServerBuilder {
                 }
             }
         }
-        tasks::mark_asks_first(&mut self.tools, &self.asks_first)?;
+        #[cfg(any(feature = "tasks", feature = "limits"))]
+        let lease = self
+            .lease
+            .unwrap_or(DEFAULT_LEASE)
+            .max(Duration::from_secs(1));
+        #[cfg(feature = "tasks")]
+        let tasks = Arc::new(self.tasks.build(&mut self.tools, lease)?);
         let catalog = Catalog::new(self.tools, self.show_all)?;
         let instructions = match (self.instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
@@ -65,23 +76,13 @@ impl ServerBuilder {
                 completions: self.completions,
                 ask,
                 list_cache: self.list_cache,
-                tasks: Arc::new(Tasks::new(
-                    self.task_store
-                        .unwrap_or_else(|| Arc::new(InMemoryTaskStore::default())),
-                    self.task_ttl.unwrap_or(DEFAULT_TASK_TTL),
-                    self.task_lease.unwrap_or(DEFAULT_TASK_LEASE),
-                )),
+                #[cfg(feature = "tasks")]
+                tasks,
                 stores: crate::server::Stores {
                     #[cfg(feature = "limits")]
                     limits: self
                         .limit_store
-                        .map(|store| crate::server::limits::SharedLimits {
-                            store,
-                            lease: self
-                                .task_lease
-                                .unwrap_or(DEFAULT_TASK_LEASE)
-                                .max(Duration::from_secs(1)),
-                        }),
+                        .map(|store| crate::server::limits::SharedLimits { store, lease }),
                     replay: self
                         .replay_store
                         .unwrap_or_else(|| Arc::new(InMemoryReplayStore::default())),

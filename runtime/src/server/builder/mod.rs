@@ -4,6 +4,10 @@
 mod build;
 mod extras;
 mod listed;
+mod needs;
+#[cfg(feature = "tasks")]
+mod task_settings;
+#[cfg(feature = "tasks")]
 mod tasks;
 mod tools;
 
@@ -20,7 +24,7 @@ use super::resources::{ServedTemplate, StaticResource};
 use super::served::Served;
 #[cfg(feature = "limits")]
 use super::store::LimitStore;
-use super::store::{ReplayStore, TaskStore};
+use super::store::ReplayStore;
 
 /// Builds a [`Server`](super::Server) from generated tool sets and run-time tools.
 #[must_use]
@@ -44,11 +48,11 @@ pub struct ServerBuilder {
     /// Shared with the handlers of run-time tools (see `strict_arguments`).
     strict: Arc<AtomicBool>,
     list_cache: ListCache,
-    task_store: Option<Arc<dyn TaskStore>>,
-    task_ttl: Option<Duration>,
-    task_lease: Option<Duration>,
-    /// The tools that ask before they become tasks (`ask_before_task`).
-    asks_first: Vec<String>,
+    #[cfg(feature = "tasks")]
+    tasks: task_settings::TaskSettings,
+    /// How long a running task's lease, and a leased slot of `[limits]`'
+    /// concurrency, last.
+    lease: Option<Duration>,
     replay_store: Option<Arc<dyn ReplayStore>>,
     #[cfg(feature = "limits")]
     limit_store: Option<Arc<dyn LimitStore>>,
@@ -183,12 +187,26 @@ impl ServerBuilder {
         self
     }
 
-    /// One store for tasks, used `requestState`s, sessions and limits (such
-    /// as `toolmetadata-store`'s Redis and PostgreSQL stores): what
+    /// How long the lease on a running task, and on a slot of a tool's
+    /// `[limits]` concurrency counted in a shared store, lasts (default 10
+    /// seconds, at least 1): the instance holding it renews it every third
+    /// of that; when the instance dies, its tasks read as failed and its
+    /// slots are free again, from every instance, once the lease has lapsed.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    /// One store for every kind of state the server keeps: used
+    /// `requestState`s, sessions, and with their features tasks and limits
+    /// (such as `toolmetadata-store`'s Redis and PostgreSQL stores): what
     /// instances behind one balancer share.
     #[cfg(feature = "http")]
     pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
-        self.task_store = Some(store.clone());
+        #[cfg(feature = "tasks")]
+        {
+            self.tasks.store = Some(store.clone());
+        }
         self.replay_store = Some(store.clone());
         #[cfg(feature = "limits")]
         {

@@ -1,13 +1,10 @@
-//! The builder's settings for tasks: where they are kept, for how long, and
-//! which tools gather their input before they become one.
+//! The builder's settings for tasks (feature `tasks`): where they are kept,
+//! for how long, and which tools gather their input before they become one.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::ServerBuilder;
-use crate::metadata::TaskSupport;
-use crate::server::ServerError;
-use crate::server::served::Served;
 use crate::server::store::TaskStore;
 
 impl ServerBuilder {
@@ -17,7 +14,7 @@ impl ServerBuilder {
     /// store, such as Redis or a database; see [`TaskStore`] for what it must
     /// guarantee.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        self.task_store = Some(Arc::new(store));
+        self.tasks.store = Some(Arc::new(store));
         self
     }
 
@@ -25,16 +22,7 @@ impl ServerBuilder {
     /// it (default 1 hour). A task still running then is cancelled, so no
     /// work outlives it.
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.task_ttl = Some(ttl);
-        self
-    }
-
-    /// How long the lease on a running task lasts (default 10 seconds, at
-    /// least 1): the instance running it renews it every third of that; when
-    /// the instance dies, the task reads as failed, from every instance,
-    /// once the lease has lapsed.
-    pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.task_lease = Some(lease);
+        self.tasks.ttl = Some(ttl);
         self
     }
 
@@ -61,28 +49,7 @@ impl ServerBuilder {
     /// [`build`](Self::build) fails when the server has no tool `name`, or
     /// when that tool never runs as a task (`task = "forbidden"`).
     pub fn ask_before_task(mut self, name: impl Into<String>) -> Self {
-        self.asks_first.push(name.into());
+        self.tasks.asks_first.push(name.into());
         self
     }
-}
-
-/// Marks the tools `names` as asking before their tasks start: each must be
-/// one of `tools`, and one that may run as a task.
-pub(super) fn mark_asks_first(tools: &mut [Served], names: &[String]) -> Result<(), ServerError> {
-    for name in names {
-        let shown = toolmetadata_core::seam::shorten(name, 100);
-        let Some(served) = tools.iter_mut().find(|t| t.tool.name == *name) else {
-            return Err(ServerError::new(format!(
-                "ask_before_task: the server has no tool `{shown}`"
-            )));
-        };
-        if served.task == TaskSupport::Forbidden {
-            return Err(ServerError::new(format!(
-                "ask_before_task: the tool `{shown}` never runs as a task; \
-                 give it `task = \"optional\"` or `task = \"required\"` in its metadata"
-            )));
-        }
-        served.asks_first = true;
-    }
-    Ok(())
 }

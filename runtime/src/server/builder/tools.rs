@@ -9,6 +9,7 @@ use rmcp::model::Tool;
 
 use super::ServerBuilder;
 use super::listed;
+use super::needs;
 use crate::args::{Conversion, DynamicParams};
 use crate::metadata::{Confirm, ToolMetadata};
 use crate::server::arguments::Arguments;
@@ -70,8 +71,7 @@ impl ServerBuilder {
                     continue;
                 }
             };
-            #[cfg(not(feature = "limits"))]
-            self.refuse_limits(entry.name, &entry.limits);
+            self.refuse_unbuilt(entry.name, &needs::Needs::of_entry(entry));
             let confirm = entry.confirm.map(|c| {
                 let confirm = Confirm {
                     message: c.message.to_owned(),
@@ -90,6 +90,7 @@ impl ServerBuilder {
                 task: entry.task,
                 #[cfg(feature = "limits")]
                 limits: crate::server::limits::Limiter::of(entry.limits),
+                #[cfg(feature = "tasks")]
                 asks_first: false,
                 bound: entry
                     .bound
@@ -155,8 +156,7 @@ impl ServerBuilder {
             .confirm
             .clone()
             .map(|c| Arc::new(ConfirmPlan::new(c, &tool.input_schema)));
-        #[cfg(not(feature = "limits"))]
-        self.refuse_limits(&metadata.name, &metadata.limits);
+        self.refuse_unbuilt(&metadata.name, &needs::Needs::of_metadata(&metadata));
         self.tools.push(Served {
             description: metadata.listed_description(),
             tool,
@@ -168,6 +168,7 @@ impl ServerBuilder {
             scopes: metadata.scopes.clone(),
             #[cfg(feature = "limits")]
             limits: crate::server::limits::Limiter::of(metadata.limits),
+            #[cfg(feature = "tasks")]
             asks_first: false,
             bound: crate::server::bound::Bound::of_metadata(&metadata),
         });
@@ -239,6 +240,7 @@ impl ServerBuilder {
             scopes: Vec::new(),
             #[cfg(feature = "limits")]
             limits: None,
+            #[cfg(feature = "tasks")]
             asks_first: false,
             bound: Vec::new(),
         });
@@ -251,52 +253,5 @@ impl ServerBuilder {
     pub fn retain(mut self, keep: impl Fn(&Tool) -> bool) -> Self {
         self.tools.retain(|t| keep(&t.tool));
         self
-    }
-}
-
-#[cfg(not(feature = "limits"))]
-impl ServerBuilder {
-    /// A tool's `[limits]` cannot be held without the feature `limits`: a
-    /// tool that has some fails [`ServerBuilder::build`] rather than run
-    /// unlimited. (A generated one fails `cargo build` first.)
-    fn refuse_limits(&mut self, tool: &str, limits: &crate::metadata::Limits) {
-        if !limits.is_empty() {
-            self.errors.push(format!(
-                "the tool `{tool}` has `[limits]`, which need toolmetadata's feature `limits`: add \"limits\" to toolmetadata's features"
-            ));
-        }
-    }
-}
-
-#[cfg(all(test, not(feature = "limits")))]
-mod tests {
-    use crate::ToolMetadata;
-    use crate::metadata::Limits;
-    use crate::server::Server;
-
-    /// Without the feature a tool's `[limits]` cannot be held: the server
-    /// is refused, naming the feature, rather than served unlimited.
-    #[test]
-    fn a_tool_with_limits_is_refused_without_the_feature() {
-        let tool = |limits| ToolMetadata {
-            name: "t".into(),
-            description: "d".into(),
-            limits,
-            ..ToolMetadata::default()
-        };
-        let handler = |_, _| async { Ok("ok") };
-        assert!(
-            Server::builder()
-                .tool(tool(Limits::default()), handler)
-                .build()
-                .is_ok()
-        );
-        let limited = Limits {
-            concurrency: Some(1),
-            ..Limits::default()
-        };
-        let refused = Server::builder().tool(tool(limited), handler).build();
-        let message = refused.map(|_| ()).unwrap_err().to_string();
-        assert!(message.contains("feature `limits`"), "{message}");
     }
 }

@@ -77,11 +77,13 @@ pub(super) mod http;
 mod in_flight;
 pub(super) mod line_notes;
 mod list;
+#[cfg(feature = "tasks")]
 pub(super) mod tasks_2025;
 mod transport;
 
 pub(super) use line_notes::{LineNotes, Refusals, SeenTasks};
 pub(super) use list::ListExtras;
+#[cfg(feature = "tasks")]
 pub(crate) use tasks_2025::is_request as is_2025_task_request;
 pub(super) use transport::Compat;
 #[cfg(feature = "http")]

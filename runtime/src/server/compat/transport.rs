@@ -13,9 +13,11 @@ use serde_json::Value;
 #[cfg(feature = "http")]
 use rmcp::model::RequestId;
 
+use super::in_flight;
 use super::line_notes::LineNotes;
 use super::list::ListExtras;
-use super::{in_flight, tasks_2025};
+#[cfg(feature = "tasks")]
+use super::tasks_2025;
 #[cfg(feature = "http")]
 use crate::server::peek::Peek;
 
@@ -68,11 +70,11 @@ impl Compat {
         };
         response.result = self.extras.restore(response.result);
         let message = JsonRpcMessage::Response(response);
+        #[cfg(feature = "tasks")]
         if self.tasks {
-            tasks_2025::patch_initialize_answer(message)
-        } else {
-            message
+            return tasks_2025::patch_initialize_answer(message);
         }
+        message
     }
 }
 
@@ -89,7 +91,8 @@ pub(in crate::server) struct Transport<T> {
 }
 
 impl<T> Transport<T> {
-    /// An incoming message with 2025-11-25's task requests renamed.
+    /// An incoming message with 2025-11-25's task requests renamed (none
+    /// is without the feature `tasks`: no tool runs as a task).
     fn incoming(&self, message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
         if !self.compat.tasks {
             return message;
@@ -103,7 +106,13 @@ impl<T> Transport<T> {
             },
             _ => None,
         };
-        tasks_2025::reroute(message, task)
+        #[cfg(feature = "tasks")]
+        return tasks_2025::reroute(message, task);
+        #[cfg(not(feature = "tasks"))]
+        {
+            let _ = task;
+            message
+        }
     }
 
     /// The `task` param the transport read for the request `id`.

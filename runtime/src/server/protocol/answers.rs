@@ -10,6 +10,7 @@ use crate::server::asker::Asker;
 use crate::server::attempt::Attempt;
 use crate::server::call::CallLink;
 use crate::server::catalog::Entry;
+#[cfg(feature = "tasks")]
 use crate::server::protocol::Dispatch;
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -114,10 +115,16 @@ impl Server {
     ) -> Result<CallToolResponse, ErrorData> {
         // A tool with `task` metadata, called by a client that can poll:
         // answered with a task handle, the handler running on.
-        let asker = match self.maybe_run_as_task(&request, &context).await? {
+        #[cfg(feature = "tasks")]
+        let asked = match self.maybe_run_as_task(&request, &context).await? {
             Dispatch::Task(response) => return Ok(response),
-            Dispatch::Plain(Some(asker)) => asker,
-            Dispatch::Plain(None) => {
+            Dispatch::Plain(asked) => asked,
+        };
+        #[cfg(not(feature = "tasks"))]
+        let asked = None;
+        let asker = match asked {
+            Some(asker) => asker,
+            None => {
                 Asker::for_request(
                     &Attempt::of_call(&request),
                     &context,
@@ -136,6 +143,7 @@ impl Server {
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
             lacking: lacking.clone(),
+            #[cfg(feature = "tasks")]
             task: None,
         };
         let args = request.arguments.unwrap_or_default();
@@ -288,6 +296,7 @@ impl Server {
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
             lacking: Arc::default(),
+            #[cfg(feature = "tasks")]
             task: None,
         };
         Context::connected(name, Arc::new(link), None)

@@ -7,8 +7,12 @@ mod lists;
 mod prompts;
 mod skills;
 mod subscriptions;
+#[cfg(feature = "tasks")]
 mod tasks;
+#[cfg(feature = "tasks")]
 mod tasks_2025;
 
+#[cfg(feature = "tasks")]
 pub(super) use tasks::Dispatch;
+#[cfg(feature = "tasks")]
 pub(super) use tasks_2025::serve as serve_2025_task_request;

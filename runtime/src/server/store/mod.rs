@@ -19,6 +19,9 @@ mod error;
 #[cfg(feature = "limits")]
 mod limits;
 mod replay;
+#[cfg(feature = "http")]
+mod shared;
+#[cfg(feature = "tasks")]
 mod tasks;
 
 pub use error::StoreError;
@@ -30,22 +33,7 @@ pub use replay::{InMemoryReplayStore, ReplayStore};
 pub use rmcp::transport::streamable_http_server::session::store::{
     SessionState, SessionStore, SessionStoreError,
 };
+#[cfg(feature = "http")]
+pub use shared::SharedStore;
+#[cfg(feature = "tasks")]
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore};
-
-/// A store that backs all four kinds of state (what `toolmetadata-store`'s
-/// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store);
-/// without the feature `limits`, the three others.
-#[cfg(all(feature = "http", feature = "limits"))]
-pub trait SharedStore: TaskStore + ReplayStore + SessionStore + LimitStore {}
-
-#[cfg(all(feature = "http", feature = "limits"))]
-impl<T: TaskStore + ReplayStore + SessionStore + LimitStore> SharedStore for T {}
-
-/// A store that backs all four kinds of state (what `toolmetadata-store`'s
-/// stores are), for [`ServerBuilder::store`](super::ServerBuilder::store);
-/// without the feature `limits`, the three others.
-#[cfg(all(feature = "http", not(feature = "limits")))]
-pub trait SharedStore: TaskStore + ReplayStore + SessionStore {}
-
-#[cfg(all(feature = "http", not(feature = "limits")))]
-impl<T: TaskStore + ReplayStore + SessionStore> SharedStore for T {}
