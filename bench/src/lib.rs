@@ -133,7 +133,7 @@ toolmetadata = {{ path = {runtime:?}, default-features = false, features = {feat
 tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
 
 [build-dependencies]
-toolmetadata-build = {{ path = {build:?} }}
+toolmetadata-build = {{ path = {build:?}, default-features = false }}
 
 [workspace]
 "#,

@@ -227,6 +227,10 @@ rules! {
     /// did not turn on (a `pattern` without `regex`, a bound parameter
     /// without `http`, …), found by `toolmetadata-build` in a build script.
     RuntimeFeature => "runtime-feature",
+    /// A tool the checks themselves cannot take without a feature of
+    /// `toolmetadata-build` its crate turned off (a `pattern` without
+    /// `regex`: it could not be checked).
+    BuildFeature => "build-feature",
 }
 
 impl fmt::Display for Rule {

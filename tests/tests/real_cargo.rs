@@ -74,6 +74,41 @@ fn a_pattern_needs_the_regex_feature_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// Checking a pattern needs the build crate's default feature `regex`: a
+/// crate that turns it off compiles no regex code in its build script, and
+/// a tool with a pattern then fails the build at the pattern, naming the
+/// feature, rather than being generated with a pattern nobody checked.
+#[test]
+fn a_pattern_needs_the_build_crates_regex_feature_and_says_so() {
+    let p = Project::new(
+        "tm_pattern_build_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/lookup.toml",
+        "description = \"Look up a code\"\n\n[[parameters]]\nname = \"code\"\ntype = \"string\"\nrequired = true\npattern = \"^[A-Z]{3}$\"\n",
+    );
+    runtime_features(&p, &["regex"]);
+    let manifest = std::fs::read_to_string(p.path().join("Cargo.toml")).expect("manifest");
+    let without = manifest.replace(", features = [] }", ", default-features = false }");
+    assert_ne!(manifest, without, "the build dependency's line");
+    p.write("Cargo.toml", &without);
+    let out = p.build(&[]);
+    assert!(!out.status.success(), "a pattern built unchecked");
+    let err = stderr(&out);
+    let expected = "error[build-feature]: parameter `code`: `pattern` \"^[A-Z]{3}$\" cannot be checked: this build of toolmetadata-build has its feature `regex` off
+ --> tools/lookup.toml:7:11
+  |
+7 | pattern = \"^[A-Z]{3}$\"
+  |           ^^^^^^^^^^^^ checked as the tool is loaded
+  |
+  = help: turn it on in Cargo.toml: toolmetadata-build = { version = \"0.1.0\", features = [\"regex\"] } (it is a default feature)";
+    assert!(err.contains(expected), "{err}");
+    p.write("Cargo.toml", &manifest);
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// A bound parameter is filled from the HTTP request: a server built without
 /// the runtime's `http` feature would refuse every call, so its build fails
 /// at the parameter, naming the feature; a crate that does not serve (no

@@ -208,9 +208,9 @@ mod tests {
     #[test]
     fn what_a_tool_needs_is_what_it_uses() {
         let plain = tool("description = \"d\"\n[[parameters]]\nname = \"q\"\ntype = \"string\"\n");
-        let pattern = tool(
-            "description = \"d\"\n[[parameters]]\nname = \"q\"\ntype = \"string\"\npattern = \"^a\"\n",
-        );
+        // Built, not loaded: loading checks a pattern only with `regex`.
+        let mut pattern = plain.clone();
+        pattern.parameters[0].constraints.pattern = Some("^a".to_owned());
         let bound = tool(
             "description = \"d\"\n[[parameters]]\nname = \"user\"\ntype = \"string\"\nfrom = \"claim:sub\"\n",
         );

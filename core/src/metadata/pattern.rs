@@ -3,17 +3,17 @@
 
 /// What a compiled regex may take, as the regex crate's `Regex::new` allows
 /// (its default `size_limit`).
-#[cfg(feature = "load")]
+#[cfg(feature = "pattern-check")]
 const SIZE_LIMIT: usize = 10 * (1 << 20);
 
 /// A `pattern` compiled for the format's checks (a default or an enum value
 /// matched against it): the regex crate's syntax and limits, matched by
 /// regex-automata's PikeVM, so that checking tools compiles no optimising
 /// engine. Arguments are matched with the regex crate (`compiled`).
-#[cfg(feature = "load")]
+#[cfg(feature = "pattern-check")]
 pub(crate) struct CheckedPattern(regex_automata::nfa::thompson::pikevm::PikeVM);
 
-#[cfg(feature = "load")]
+#[cfg(feature = "pattern-check")]
 impl CheckedPattern {
     /// Whether `text` matches somewhere (JSON Schema's `pattern` semantics).
     pub(crate) fn is_match(&self, text: &str) -> bool {
@@ -24,7 +24,7 @@ impl CheckedPattern {
 
 /// Compiles a `pattern` as the Rust regex crate would; the error is the
 /// parser's own one-line reason (`look-around … is not supported`).
-#[cfg(feature = "load")]
+#[cfg(feature = "pattern-check")]
 pub(crate) fn compile(pattern: &str) -> Result<CheckedPattern, String> {
     use regex_automata::nfa::thompson;
     if let Err(e) = regex_syntax::ast::parse::Parser::new().parse(pattern) {
@@ -60,7 +60,7 @@ pub(crate) fn compiled(pattern: &str) -> Option<regex::Regex> {
 /// The format's check agrees with the regex crate that arguments are matched
 /// with: what compiles, what is refused (and why, for the size limit), and
 /// what matches.
-#[cfg(all(test, feature = "load", feature = "regex"))]
+#[cfg(all(test, feature = "pattern-check", feature = "regex"))]
 mod tests {
     use super::*;
 

@@ -65,20 +65,37 @@ impl Checker<'_> {
         if let Some(pattern) = &p.pattern {
             if !is_string {
                 wrong(self.report, "pattern", pattern.key, "string parameters");
-            } else if let Err(why) = crate::metadata::pattern::compile(&pattern.value) {
-                self.report.push(
-self.report.error(
-                        Rule::BadPattern,
-                        format!(
-                            "{who}: `pattern` {} does not compile with the Rust regex crate: {why}",
-                            quote(&pattern.value)
-                        ),
-                    )
-                    .with_primary(pattern.span, why)
-                    .with_help("the Rust regex crate has no look-around or backreferences"),
-                );
             } else {
-                c.pattern = Some(pattern.value.clone());
+                match check_pattern(&pattern.value) {
+                    PatternCheck::Compiles => c.pattern = Some(pattern.value.clone()),
+                    PatternCheck::Invalid(why) => self.report.push(
+                        self.report
+                            .error(
+                                Rule::BadPattern,
+                                format!(
+                                    "{who}: `pattern` {} does not compile with the Rust regex crate: {why}",
+                                    quote(&pattern.value)
+                                ),
+                            )
+                            .with_primary(pattern.span, why)
+                            .with_help("the Rust regex crate has no look-around or backreferences"),
+                    ),
+                    PatternCheck::Unchecked => self.report.push(
+                        self.report
+                            .error(
+                                Rule::BuildFeature,
+                                format!(
+                                    "{who}: `pattern` {} cannot be checked: this build of toolmetadata-build has its feature `regex` off",
+                                    quote(&pattern.value)
+                                ),
+                            )
+                            .with_primary(pattern.span, "checked as the tool is loaded")
+                            .with_help(format!(
+                                "turn it on in Cargo.toml: toolmetadata-build = {{ version = \"{}\", features = [\"regex\"] }} (it is a default feature)",
+                                env!("CARGO_PKG_VERSION")
+                            )),
+                    ),
+                }
             }
         }
         let float = ty.scalar() == ScalarType::Number;
@@ -371,7 +388,7 @@ fn scalar_problem(literal: &Literal, param: &ToolParameter) -> Option<(&'static 
                 return Some(("maxLength", format!("is longer than `maxLength` ({max})")));
             }
             if let Some(pattern) = &c.pattern
-                && crate::metadata::pattern::compile(pattern).is_ok_and(|re| !re.is_match(s))
+                && !pattern_matches(pattern, s)
             {
                 return Some((
                     "pattern",
@@ -395,5 +412,90 @@ fn scalar_problem(literal: &Literal, param: &ToolParameter) -> Option<(&'static 
             None
         }
         Literal::Boolean(_) | Literal::Array(_) => None,
+    }
+}
+
+/// What checking a `pattern` found: a build with the checker (core's
+/// `pattern-check`, the build crate's `regex`) finds the first two, one
+/// without it only the third.
+enum PatternCheck {
+    #[cfg_attr(
+        not(feature = "pattern-check"),
+        expect(dead_code, reason = "no checker")
+    )]
+    Compiles,
+    /// It does not compile; the parser's one-line reason.
+    #[cfg_attr(
+        not(feature = "pattern-check"),
+        expect(dead_code, reason = "no checker")
+    )]
+    Invalid(String),
+    /// No checker: refused where it is written, never taken on trust.
+    #[cfg_attr(feature = "pattern-check", expect(dead_code, reason = "a checker"))]
+    Unchecked,
+}
+
+/// Whether `pattern` compiles as the Rust regex crate would compile it.
+#[cfg(feature = "pattern-check")]
+fn check_pattern(pattern: &str) -> PatternCheck {
+    match crate::metadata::pattern::compile(pattern) {
+        Ok(_) => PatternCheck::Compiles,
+        Err(why) => PatternCheck::Invalid(why),
+    }
+}
+
+#[cfg(not(feature = "pattern-check"))]
+fn check_pattern(_: &str) -> PatternCheck {
+    PatternCheck::Unchecked
+}
+
+/// Whether `text` matches `pattern` somewhere; true for a pattern that
+/// does not compile, refused on its own.
+#[cfg(feature = "pattern-check")]
+fn pattern_matches(pattern: &str, text: &str) -> bool {
+    crate::metadata::pattern::compile(pattern).map_or(true, |re| re.is_match(text))
+}
+
+/// Without the checker every pattern is refused (`Unchecked`), so what it
+/// would match is never asked.
+#[cfg(not(feature = "pattern-check"))]
+fn pattern_matches(_: &str, _: &str) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Rule;
+    use crate::metadata::ToolMetadata;
+
+    const PATTERN: &str = "description = \"d\"\n[[parameters]]\nname = \"code\"\ntype = \"string\"\npattern = \"^[A-Z]{3}$\"\ndefault = \"ABC\"\n";
+
+    /// With the checker a pattern is checked and kept; without it the tool
+    /// is refused at the pattern, naming the feature, never loaded with a
+    /// pattern nobody checked.
+    #[test]
+    fn a_pattern_is_checked_or_refused() {
+        let loaded = ToolMetadata::from_toml_str("t", PATTERN);
+        if cfg!(feature = "pattern-check") {
+            let tool = loaded.expect("loads");
+            assert_eq!(
+                tool.parameters[0].constraints.pattern.as_deref(),
+                Some("^[A-Z]{3}$")
+            );
+            let wrong = PATTERN.replace("\"ABC\"", "\"abc\"");
+            let refused =
+                ToolMetadata::from_toml_str("t", &wrong).expect_err("a default off its pattern");
+            assert!(
+                refused.to_string().contains("does not match `pattern`"),
+                "{refused}"
+            );
+        } else {
+            let refused = loaded.expect_err("a pattern nobody checked");
+            let first = refused.iter().next().expect("one");
+            assert_eq!(first.rule(), Rule::BuildFeature);
+            let shown = refused.to_string();
+            assert!(shown.contains("feature `regex`"), "{shown}");
+            assert!(shown.contains(":5:11"), "{shown}");
+        }
     }
 }
