@@ -207,6 +207,35 @@ fn a_task_tool_needs_tasks_in_a_server_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A tool's `[confirm]` asks the person before each call: a server built
+/// without the runtime's `ask` feature fails at the table, naming the
+/// feature, rather than running the tool unconfirmed.
+#[test]
+fn confirmation_needs_ask_in_a_server_and_says_so() {
+    let p = Project::new("tm_ask_feature", r#"toolmetadata_build::compile("tools")"#);
+    p.write(
+        "tools/wipe.toml",
+        "description = \"Wipe the disk\"\n\n[confirm]\nmessage = \"Wipe it all?\"\n",
+    );
+    runtime_features(&p, &["server"]);
+    let out = p.build(&[]);
+    assert!(
+        !out.status.success(),
+        "a server built with [confirm] and no `ask`"
+    );
+    let err = stderr(&out);
+    let expected = "error[runtime-feature]: tool `wipe`: it has `[confirm]`, which needs the feature `ask` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/wipe.toml:3:1
+  |
+3 | [confirm]
+  | ^^^^^^^^^ the person is asked before each call
+  |";
+    assert!(err.contains(expected), "{err}");
+    runtime_features(&p, &["server", "ask"]);
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// Turns on exactly `features` of the project's `toolmetadata` (its default
 /// features stay off), as a user edits the dependency line.
 fn runtime_features(p: &Project, features: &[&str]) {

@@ -159,6 +159,15 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             why: "held by the server on each call",
         });
     }
+    if tool.confirm.is_some() {
+        needs.push(Need {
+            feature: "ask",
+            serving: true,
+            at: Place::Key("confirm"),
+            what: "it has `[confirm]`".to_owned(),
+            why: "the person is asked before each call",
+        });
+    }
     if tool.task != TaskSupport::Forbidden {
         needs.push(Need {
             feature: "tasks",
@@ -216,13 +225,22 @@ mod tests {
         );
         let task = tool("description = \"d\"\ntask = \"optional\"\n");
         let forbidden = tool("description = \"d\"\ntask = \"forbidden\"\n");
+        let confirm = tool("description = \"d\"\n[confirm]\nmessage = \"Sure?\"\n");
         let none = RuntimeFeatures::parse("");
         assert!(none.lacking(&[plain.clone(), forbidden]).is_empty());
         assert_eq!(
-            none.lacking(&[pattern.clone(), bound.clone(), task.clone()]),
-            ["http", "regex", "tasks"]
+            none.lacking(&[
+                pattern.clone(),
+                bound.clone(),
+                task.clone(),
+                confirm.clone()
+            ]),
+            ["ask", "http", "regex", "tasks"]
         );
-        let some = RuntimeFeatures::parse("server, regex,http,tasks");
-        assert!(some.lacking(&[plain, pattern, bound, task]).is_empty());
+        let some = RuntimeFeatures::parse("server, regex,http,tasks,ask");
+        assert!(
+            some.lacking(&[plain, pattern, bound, task, confirm])
+                .is_empty()
+        );
     }
 }

@@ -85,6 +85,10 @@ impl<'a> Caller<'a> {
     /// (`client_id` or `azp`), or else the token's own claims, so that the
     /// owner is that token alone. The kinds are prefixed, so that a subject
     /// cannot pass for a client.
+    #[cfg_attr(
+        not(any(feature = "ask", feature = "limits")),
+        expect(dead_code, reason = "questions, tasks and limits have owners")
+    )]
     pub(super) fn owner(&self) -> Option<String> {
         #[cfg(feature = "http")]
         return self.principal.map(owner_of);

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
+#[cfg(feature = "ask")]
 use super::asker::Asker;
 #[cfg(feature = "tasks")]
 use super::task::TaskProgress;
@@ -30,6 +31,8 @@ pub(crate) struct CallLink {
     /// The call's cancellation: the request's own, or a task's, which
     /// outlives the request.
     pub(crate) cancel: CancellationToken,
+    /// How the call asks its client: questions, its model, its roots.
+    #[cfg(feature = "ask")]
     pub(crate) asker: Arc<Asker>,
     /// The session's roots, for `Context::roots`.
     pub(crate) roots: Arc<super::roots::SessionRoots>,
@@ -80,6 +83,21 @@ impl CallLink {
 }
 
 /// How a handler's `Context` reaches the server.
+/// What a handler's question gets from a server built without the feature
+/// `ask`: the `Unsupported` a context no client stands behind gets, and,
+/// once per process, a warning that says why, for the developer who
+/// expected the question to reach the client.
+#[cfg(not(feature = "ask"))]
+async fn unbuilt<T, E>(what: &str, unsupported: E) -> Result<T, E> {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "{what}: this server was built without toolmetadata's feature `ask`, so it asks its clients nothing; add \"ask\" to toolmetadata's features"
+        );
+    });
+    Err(unsupported)
+}
+
 impl toolmetadata_core::seam::Link for CallLink {
     fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
@@ -99,14 +117,26 @@ impl toolmetadata_core::seam::Link for CallLink {
     }
 
     fn ask(&self, question: Question) -> BoxFuture<'_, Result<Answer, AskError>> {
-        Box::pin(self.asker.ask(question))
+        #[cfg(feature = "ask")]
+        return Box::pin(self.asker.ask(question));
+        #[cfg(not(feature = "ask"))]
+        {
+            let _ = question;
+            Box::pin(unbuilt("Context::ask", AskError::Unsupported))
+        }
     }
 
     fn sample(
         &self,
         sampling: crate::sampling::Sampling,
     ) -> BoxFuture<'_, Result<crate::sampling::Sampled, AskError>> {
-        Box::pin(self.asker.sample(sampling))
+        #[cfg(feature = "ask")]
+        return Box::pin(self.asker.sample(sampling));
+        #[cfg(not(feature = "ask"))]
+        {
+            let _ = sampling;
+            Box::pin(unbuilt("Context::sample", AskError::Unsupported))
+        }
     }
 
     fn roots(&self) -> BoxFuture<'_, Result<Arc<ClientRoots>, RootsError>> {
@@ -115,8 +145,10 @@ impl toolmetadata_core::seam::Link for CallLink {
             if super::generation::Generation::of(&self.request).is_session() {
                 return self.roots.get(&self.request).await;
             }
-            let roots = self.asker.roots().await?;
-            Ok(Arc::new(ClientRoots::new(roots)))
+            #[cfg(feature = "ask")]
+            return Ok(Arc::new(ClientRoots::new(self.asker.roots().await?)));
+            #[cfg(not(feature = "ask"))]
+            unbuilt("Context::roots", RootsError::Unsupported).await
         })
     }
 

@@ -40,7 +40,9 @@
 
 mod access;
 mod arguments;
+#[cfg(feature = "ask")]
 mod asker;
+#[cfg(feature = "ask")]
 mod attempt;
 #[cfg(feature = "http")]
 pub mod auth;
@@ -109,6 +111,8 @@ use resources::{ServedTemplate, StaticResource};
 
 /// The server's stores, shared by every session of one server.
 struct Stores {
+    /// The `requestState`s already used.
+    #[cfg(feature = "ask")]
     replay: Arc<dyn store::ReplayStore>,
     /// Where `[limits]` are counted; `None`: on each instance.
     #[cfg(feature = "limits")]
@@ -128,10 +132,15 @@ struct Inner {
     skills: skills::Skills,
     prompts: Vec<ServedPrompt>,
     completions: Vec<ServedCompletion>,
+    #[cfg(feature = "ask")]
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
     #[cfg(feature = "tasks")]
     tasks: Arc<task::Tasks>,
+    #[cfg_attr(
+        not(any(feature = "ask", feature = "limits", feature = "http")),
+        expect(dead_code, reason = "a stdio server of plain tools keeps nothing")
+    )]
     stores: Stores,
     /// Who is told of a resource's change.
     subscriptions: subscriptions::Subscriptions,

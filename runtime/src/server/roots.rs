@@ -111,6 +111,7 @@ async fn fetch(request: &RequestContext<RoleServer>) -> Result<Vec<ClientRoot>, 
     deprecated,
     reason = "roots are deprecated by SEP-2577, still served where clients declare them"
 )]
+#[cfg(feature = "ask")]
 pub(crate) fn from_result(result: &serde_json::Value) -> Result<Vec<ClientRoot>, RootsError> {
     let list: rmcp::model::ListRootsResult =
         serde_json::from_value(result.clone()).map_err(|e| {

@@ -1,6 +1,10 @@
 //! [`ServerBuilder`]: generated tool sets and run-time tools, options, and
 //! (in `extras`) resources and prompts, checked once into a [`Server`].
 
+#[cfg(feature = "ask")]
+mod ask_options;
+#[cfg(feature = "ask")]
+mod asking;
 mod build;
 mod extras;
 mod listed;
@@ -24,7 +28,6 @@ use super::resources::{ServedTemplate, StaticResource};
 use super::served::Served;
 #[cfg(feature = "limits")]
 use super::store::LimitStore;
-use super::store::ReplayStore;
 
 /// Builds a [`Server`](super::Server) from generated tool sets and run-time tools.
 #[must_use]
@@ -41,10 +44,8 @@ pub struct ServerBuilder {
     show_all: bool,
     tools: Vec<Served>,
     errors: Vec<String>,
-    state_keys: Vec<Vec<u8>>,
-    require_confirmation: bool,
-    state_ttl: Option<Duration>,
-    ask_timeout: Option<Duration>,
+    #[cfg(feature = "ask")]
+    ask: ask_options::AskOptions,
     /// Shared with the handlers of run-time tools (see `strict_arguments`).
     strict: Arc<AtomicBool>,
     list_cache: ListCache,
@@ -53,7 +54,6 @@ pub struct ServerBuilder {
     /// How long a running task's lease, and a leased slot of `[limits]`'
     /// concurrency, last.
     lease: Option<Duration>,
-    replay_store: Option<Arc<dyn ReplayStore>>,
     #[cfg(feature = "limits")]
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
@@ -106,39 +106,6 @@ impl ServerBuilder {
         self
     }
 
-    /// A key for the `requestState` of 2026-07-28 questions (at least 32
-    /// bytes). Called more than once, it makes a keyring: the first key
-    /// signs, every key verifies, so keys rotate without refusing the retries
-    /// in flight (add the new key first, keep the old one for a state's
-    /// lifetime, then drop it). Instances behind one load balancer need the
-    /// same keys to accept each other's retries; without one, each process
-    /// draws a random key, so a retry must reach the instance that asked.
-    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
-        self.state_keys.push(key.into());
-        self
-    }
-
-    /// With `true`, every tool with `[confirm]` refuses a call from a client
-    /// that cannot ask the person, whatever its `unsupported` says (for a
-    /// deployment where nothing destructive may run unconfirmed).
-    pub fn require_confirmation(mut self, require: bool) -> Self {
-        self.require_confirmation = require;
-        self
-    }
-
-    /// How long a question's `requestState` stays valid (default 10 minutes).
-    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
-        self.state_ttl = Some(ttl);
-        self
-    }
-
-    /// How long a 2025-11-25 session's question waits for the person before
-    /// [`AskError::TimedOut`](crate::ask::AskError::TimedOut) (default 5 minutes).
-    pub fn ask_timeout(mut self, timeout: Duration) -> Self {
-        self.ask_timeout = Some(timeout);
-        self
-    }
-
     /// How long a client may keep `tools/list` and `resources/list` answers
     /// (`ttlMs` on 2026-07-28; default 5 minutes). The catalog is fixed once
     /// the server is built, so only a redeploy changes it: a longer time
@@ -154,15 +121,6 @@ impl ServerBuilder {
     /// list to another. Default `false`: `public`, one catalog for everyone.
     pub fn lists_depend_on_authorization(mut self, yes: bool) -> Self {
         self.list_cache.per_caller = yes;
-        self
-    }
-
-    /// Where the `requestState`s already used are recorded, so that each
-    /// is used once (default: an [`InMemoryReplayStore`](super::store::InMemoryReplayStore)). Instances behind a
-    /// round-robin balancer share one, or an accepted confirmation could be
-    /// replayed on another instance.
-    pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
-        self.replay_store = Some(Arc::new(store));
         self
     }
 
@@ -207,7 +165,10 @@ impl ServerBuilder {
         {
             self.tasks.store = Some(store.clone());
         }
-        self.replay_store = Some(store.clone());
+        #[cfg(feature = "ask")]
+        {
+            self.ask.replay_store = Some(store.clone());
+        }
         #[cfg(feature = "limits")]
         {
             self.limit_store = Some(store.clone());

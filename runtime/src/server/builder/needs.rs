@@ -6,63 +6,77 @@
 //! the tools loaded at run time.
 
 use super::ServerBuilder;
-use crate::metadata::{Limits, TaskSupport, ToolMetadata};
+use crate::metadata::{TaskSupport, ToolMetadata};
 use toolmetadata_core::codegen::ToolEntry;
 
-/// What one tool's metadata asks of the runtime.
-pub(super) struct Needs {
-    limits: bool,
-    task: bool,
-    bound: bool,
+/// What one tool's metadata asks of the runtime: each thing it has that a
+/// feature serves, with that feature.
+pub(super) struct Needs(Vec<(&'static str, Feature)>);
+
+/// A feature of this crate, and whether this build has it.
+#[derive(Clone, Copy)]
+struct Feature {
+    name: &'static str,
+    built: bool,
 }
+
+const LIMITS: Feature = Feature {
+    name: "limits",
+    built: cfg!(feature = "limits"),
+};
+const TASKS: Feature = Feature {
+    name: "tasks",
+    built: cfg!(feature = "tasks"),
+};
+const HTTP: Feature = Feature {
+    name: "http",
+    built: cfg!(feature = "http"),
+};
+const ASK: Feature = Feature {
+    name: "ask",
+    built: cfg!(feature = "ask"),
+};
 
 impl Needs {
     pub(super) fn of_entry(entry: &ToolEntry) -> Self {
-        Self::of(&entry.limits, entry.task, !entry.bound.is_empty())
+        Self::of([
+            (!entry.limits.is_empty(), "`[limits]`", LIMITS),
+            (entry.task != TaskSupport::Forbidden, TASK, TASKS),
+            (!entry.bound.is_empty(), BOUND, HTTP),
+            (entry.confirm.is_some(), "`[confirm]`", ASK),
+        ])
     }
 
     pub(super) fn of_metadata(metadata: &ToolMetadata) -> Self {
         let bound = metadata.parameters.iter().any(|p| p.from.is_some());
-        Self::of(&metadata.limits, metadata.task, bound)
+        Self::of([
+            (!metadata.limits.is_empty(), "`[limits]`", LIMITS),
+            (metadata.task != TaskSupport::Forbidden, TASK, TASKS),
+            (bound, BOUND, HTTP),
+            (metadata.confirm.is_some(), "`[confirm]`", ASK),
+        ])
     }
 
-    fn of(limits: &Limits, task: TaskSupport, bound: bool) -> Self {
-        Needs {
-            limits: !limits.is_empty(),
-            task: task != TaskSupport::Forbidden,
-            bound,
-        }
+    fn of<const N: usize>(has: [(bool, &'static str, Feature); N]) -> Self {
+        Needs(
+            has.into_iter()
+                .filter(|&(has, _, _)| has)
+                .map(|(_, what, feature)| (what, feature))
+                .collect(),
+        )
     }
 
     /// Each feature needed and missing, with what needs it.
-    fn unbuilt(&self) -> Vec<(&'static str, &'static str)> {
-        let wanted = [
-            (
-                self.limits,
-                "`[limits]`",
-                "limits",
-                cfg!(feature = "limits"),
-            ),
-            (
-                self.task,
-                "a `task` that is not \"forbidden\"",
-                "tasks",
-                cfg!(feature = "tasks"),
-            ),
-            (
-                self.bound,
-                "a parameter bound with `from`",
-                "http",
-                cfg!(feature = "http"),
-            ),
-        ];
-        wanted
-            .into_iter()
-            .filter(|&(needed, _, _, built)| needed && !built)
-            .map(|(_, what, feature, _)| (what, feature))
-            .collect()
+    fn unbuilt(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.0
+            .iter()
+            .filter(|(_, feature)| !feature.built)
+            .map(|(what, feature)| (*what, feature.name))
     }
 }
+
+const TASK: &str = "a `task` that is not \"forbidden\"";
+const BOUND: &str = "a parameter bound with `from`";
 
 impl ServerBuilder {
     /// Records an error for each feature `tool` needs that this build lacks.
@@ -122,6 +136,25 @@ mod tests {
         } else {
             let message = got.unwrap_err();
             assert!(message.contains("feature `limits`"), "{message}");
+        }
+    }
+
+    /// Without `ask` a tool's `[confirm]` could not be asked: the tool is
+    /// refused rather than run unconfirmed.
+    #[test]
+    fn confirmation_needs_asking() {
+        let got = built(ToolMetadata {
+            confirm: Some(crate::metadata::Confirm {
+                message: "Sure?".into(),
+                unsupported: crate::metadata::Unsupported::Proceed,
+            }),
+            ..tool()
+        });
+        if cfg!(feature = "ask") {
+            assert_eq!(got, Ok(()));
+        } else {
+            let message = got.unwrap_err();
+            assert!(message.contains("feature `ask`"), "{message}");
         }
     }
 

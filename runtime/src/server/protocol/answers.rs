@@ -6,7 +6,9 @@ use crate::Context;
 use crate::metadata::TaskSupport;
 use crate::server::Server;
 use crate::server::access::Caller;
+#[cfg(feature = "ask")]
 use crate::server::asker::Asker;
+#[cfg(feature = "ask")]
 use crate::server::attempt::Attempt;
 use crate::server::call::CallLink;
 use crate::server::catalog::Entry;
@@ -120,8 +122,9 @@ impl Server {
             Dispatch::Task(response) => return Ok(response),
             Dispatch::Plain(asked) => asked,
         };
-        #[cfg(not(feature = "tasks"))]
-        let asked = None;
+        #[cfg(all(feature = "ask", not(feature = "tasks")))]
+        let asked: Option<Arc<Asker>> = None;
+        #[cfg(feature = "ask")]
         let asker = match asked {
             Some(asker) => asker,
             None => {
@@ -139,6 +142,7 @@ impl Server {
         let link = CallLink {
             cancel: context.ct.clone(),
             request: context.clone(),
+            #[cfg(feature = "ask")]
             asker: asker.clone(),
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
@@ -180,10 +184,11 @@ impl Server {
         };
         // A question the client has not answered yet ends this attempt,
         // whatever the handler made of it.
-        match asker.input_required(&self.inner.ask)? {
-            Some(input) => Ok(input.into()),
-            None => Ok(result.into()),
+        #[cfg(feature = "ask")]
+        if let Some(input) = asker.input_required(&self.inner.ask)? {
+            return Ok(input.into());
         }
+        Ok(result.into())
     }
 
     /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
@@ -279,10 +284,11 @@ impl Server {
         name: &str,
         context: RequestContext<RoleServer>,
     ) -> Context {
-        self.asking_context(name, context, Arc::new(Asker::unsupported()))
+        Context::connected(name, Arc::new(self.plain_link(context)), None)
     }
 
     /// A handler's context that asks the client through `asker`.
+    #[cfg(feature = "ask")]
     pub(in crate::server) fn asking_context(
         &self,
         name: &str,
@@ -290,15 +296,24 @@ impl Server {
         asker: Arc<Asker>,
     ) -> Context {
         let link = CallLink {
+            asker,
+            ..self.plain_link(context)
+        };
+        Context::connected(name, Arc::new(link), None)
+    }
+
+    /// The server's side of a request's handler that asks nothing.
+    fn plain_link(&self, context: RequestContext<RoleServer>) -> CallLink {
+        CallLink {
             cancel: context.ct.clone(),
             request: Arc::new(context),
-            asker,
+            #[cfg(feature = "ask")]
+            asker: Arc::new(Asker::unsupported()),
             roots: self.roots.clone(),
             log_level: self.log_level.clone(),
             lacking: Arc::default(),
             #[cfg(feature = "tasks")]
             task: None,
-        };
-        Context::connected(name, Arc::new(link), None)
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! A prompt served: its handler run, asking as a tool's may.
 
+#[cfg(feature = "ask")]
 use crate::server::asker::Asker;
+#[cfg(feature = "ask")]
 use crate::server::attempt::Attempt;
 use rmcp::ErrorData;
 use rmcp::model::{GetPromptRequestParams, GetPromptResponse};
@@ -54,6 +56,7 @@ impl crate::server::Server {
         // A prompt's handler may ask the client too (`Context::ask`,
         // `sample`, `roots`): on 2026-07-28 the questions go out in an
         // `InputRequiredResult`, as a tool's do.
+        #[cfg(feature = "ask")]
         let asker = Asker::for_request(
             &Attempt::of_prompt(&request),
             &context,
@@ -61,8 +64,12 @@ impl crate::server::Server {
             self.inner.stores.replay.as_ref(),
         )
         .await?;
+        #[cfg(feature = "ask")]
         let cx = self.asking_context(&served.prompt.name, context, asker.clone());
+        #[cfg(not(feature = "ask"))]
+        let cx = self.plain_context(&served.prompt.name, context);
         let answered = (served.handler)(args, cx).await;
+        #[cfg(feature = "ask")]
         if let Some(input) = asker.input_required(&self.inner.ask)? {
             return Ok(input.into());
         }

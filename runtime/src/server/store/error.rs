@@ -33,6 +33,7 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 /// Unix time in milliseconds.
+#[cfg(any(feature = "ask", feature = "limits"))]
 pub(crate) fn unix_ms() -> u64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     SystemTime::now()

@@ -18,6 +18,7 @@
 mod error;
 #[cfg(feature = "limits")]
 mod limits;
+#[cfg(feature = "ask")]
 mod replay;
 #[cfg(feature = "http")]
 mod shared;
@@ -25,9 +26,11 @@ mod shared;
 mod tasks;
 
 pub use error::StoreError;
+#[cfg(any(feature = "ask", feature = "limits"))]
 pub(super) use error::unix_ms;
 #[cfg(feature = "limits")]
 pub use limits::LimitStore;
+#[cfg(feature = "ask")]
 pub use replay::{InMemoryReplayStore, ReplayStore};
 #[cfg(feature = "http")]
 pub use rmcp::transport::streamable_http_server::session::store::{
