@@ -136,14 +136,14 @@ impl Otlp {
     /// `https` URL, or when the exporter cannot be built.
     pub fn install(self) -> Result<Telemetry, TelemetryError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
-            TelemetryError("telemetry::Otlp::install needs a Tokio runtime".to_owned())
+            TelemetryError::Setup("telemetry::Otlp::install needs a Tokio runtime".to_owned())
         })?;
         let base = self.endpoint.trim_end_matches('/');
-        let uri: hyper::Uri = base
-            .parse()
-            .map_err(|e| TelemetryError(format!("the OTLP endpoint `{}`: {e}", shown(base))))?;
+        let uri: hyper::Uri = base.parse().map_err(|e| {
+            TelemetryError::Setup(format!("the OTLP endpoint `{}`: {e}", shown(base)))
+        })?;
         if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
-            return Err(TelemetryError(format!(
+            return Err(TelemetryError::Setup(format!(
                 "the OTLP endpoint `{}` is not an http or https URL",
                 shown(base)
             )));
@@ -157,7 +157,7 @@ impl Otlp {
             .with_timeout(self.timeout)
             .with_headers(self.headers.clone())
             .build()
-            .map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))?;
+            .map_err(|e| TelemetryError::Setup(format!("the OTLP span exporter: {e}")))?;
         let metrics = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
             .with_http_client(client)
@@ -166,7 +166,7 @@ impl Otlp {
             .with_timeout(self.timeout)
             .with_headers(self.headers)
             .build()
-            .map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))?;
+            .map_err(|e| TelemetryError::Setup(format!("the OTLP metric exporter: {e}")))?;
         let mut resource = opentelemetry_sdk::Resource::builder();
         if let Some(name) = self.service_name {
             resource = resource.with_service_name(name);
@@ -246,23 +246,35 @@ impl Telemetry {
             let metrics = meter.shutdown();
             match (spans, metrics) {
                 (Ok(()), Ok(())) => Ok(()),
-                (spans, metrics) => Err(TelemetryError(format!(
+                (spans, metrics) => Err(TelemetryError::Shutdown(format!(
                     "telemetry not all sent: spans {spans:?}, metrics {metrics:?}"
                 ))),
             }
         })
         .await
-        .map_err(|e| TelemetryError(format!("telemetry shutdown: {e}")))?
+        .map_err(|e| TelemetryError::Shutdown(format!("telemetry shutdown: {e}")))?
     }
 }
 
-/// Why telemetry could not be set up or sent.
+/// Why telemetry could not be set up or sent. `Display` is the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TelemetryError(String);
+#[non_exhaustive]
+pub enum TelemetryError {
+    /// [`Otlp::install`] could not set up: outside a Tokio runtime, an
+    /// endpoint that is not an `http` or `https` URL, an exporter or TLS
+    /// that could not be built.
+    Setup(String),
+    /// [`Telemetry::shutdown`] did not send everything, or did not finish.
+    Shutdown(String),
+}
 
 impl fmt::Display for TelemetryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            TelemetryError::Setup(message) | TelemetryError::Shutdown(message) => {
+                f.write_str(message)
+            }
+        }
     }
 }
 
@@ -282,7 +294,7 @@ impl OnRuntime {
     fn new(runtime: tokio::runtime::Handle, timeout: Duration) -> Result<Self, TelemetryError> {
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| TelemetryError(format!("no TLS for OTLP: {e}")))?
+            .map_err(|e| TelemetryError::Setup(format!("no TLS for OTLP: {e}")))?
             .https_or_http()
             .enable_http1()
             .build();
@@ -337,7 +349,21 @@ mod tests {
         let e = Otlp::new("ftp://user:hunter2@collector")
             .install()
             .expect_err("refused");
+        assert!(matches!(e, TelemetryError::Setup(_)), "{e:?}");
         assert!(e.to_string().contains("not an http or https URL"), "{e}");
         assert!(!e.to_string().contains("hunter2"), "{e}");
+    }
+
+    /// Installing needs a Tokio runtime to export from: outside one, a
+    /// setup error that says so.
+    #[test]
+    fn outside_a_runtime_install_is_a_setup_error() {
+        let e = Otlp::new("http://127.0.0.1:4318")
+            .install()
+            .expect_err("no runtime");
+        assert_eq!(
+            e,
+            TelemetryError::Setup("telemetry::Otlp::install needs a Tokio runtime".to_owned())
+        );
     }
 }

@@ -51,7 +51,7 @@ pub async fn connect(url: &str, options: Options) -> Result<Arc<Store>, ConnectE
             if cfg!(feature = "postgres") {
                 known.push("postgres://");
             }
-            return Err(ConnectError(format!(
+            return Err(ConnectError::Invalid(format!(
                 "store URL `{}`: expected {}",
                 shared::redact(url),
                 known.join(" or ")

@@ -132,7 +132,7 @@ impl Options {
             || self.namespace.len() > 40
             || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
-            return Err(ConnectError(format!(
+            return Err(ConnectError::Invalid(format!(
                 "namespace `{}`: expected ASCII letters, digits and `_`, starting with a letter, at most 40",
                 self.namespace.escape_debug()
             )));
@@ -141,13 +141,26 @@ impl Options {
     }
 }
 
-/// Why a store could not be opened: its URL, or the store out of reach.
+/// Why a store could not be opened. `Display` is the message, which names
+/// the store with its password left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConnectError(pub(crate) String);
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The URL or the options cannot be used as given: a malformed URL, a
+    /// scheme this build has no client for, a bad namespace.
+    Invalid(String),
+    /// The store did not answer within the timeout, refused the
+    /// connection, or failed creating its tables.
+    Unreachable(String),
+}
 
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ConnectError::Invalid(message) | ConnectError::Unreachable(message) => {
+                f.write_str(message)
+            }
+        }
     }
 }
 

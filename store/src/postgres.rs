@@ -197,8 +197,9 @@ impl PostgresStore {
     pub async fn connect(url: &str, options: Options) -> Result<Self, ConnectError> {
         options.check()?;
         let name = shared::name("postgres", url);
-        let mut config = tokio_postgres::Config::from_str(url)
-            .map_err(|e| ConnectError(format!("store URL `{}`: {e}", shared::redact(url))))?;
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
+            ConnectError::Invalid(format!("store URL `{}`: {e}", shared::redact(url)))
+        })?;
         config.connect_timeout(options.timeout);
         let manager = Manager::from_config(
             config,
@@ -214,7 +215,7 @@ impl PostgresStore {
             .create_timeout(Some(options.timeout))
             .recycle_timeout(Some(options.timeout))
             .build()
-            .map_err(|e| ConnectError(format!("{name}: {e}")))?;
+            .map_err(|e| ConnectError::Invalid(format!("{name}: {e}")))?;
         let store = PostgresStore {
             pool,
             sql: Sql::new(&options.namespace),
@@ -225,7 +226,7 @@ impl PostgresStore {
         store
             .create_tables()
             .await
-            .map_err(|e| ConnectError(e.to_string()))?;
+            .map_err(|e| ConnectError::Unreachable(e.to_string()))?;
         Ok(store)
     }
 

@@ -154,8 +154,9 @@ impl RedisStore {
     pub async fn connect(url: &str, options: Options) -> Result<Self, ConnectError> {
         options.check()?;
         let name = shared::name("redis", url);
-        let client = redis::Client::open(url)
-            .map_err(|e| ConnectError(format!("store URL `{}`: {e}", shared::redact(url))))?;
+        let client = redis::Client::open(url).map_err(|e| {
+            ConnectError::Invalid(format!("store URL `{}`: {e}", shared::redact(url)))
+        })?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.timeout))
             .set_response_timeout(Some(options.timeout))
@@ -166,12 +167,12 @@ impl RedisStore {
         )
         .await
         .map_err(|_| {
-            ConnectError(format!(
+            ConnectError::Unreachable(format!(
                 "{name}: no answer within {} ms",
                 options.timeout.as_millis()
             ))
         })?
-        .map_err(|e| ConnectError(format!("{name}: {e}")))?;
+        .map_err(|e| ConnectError::Unreachable(format!("{name}: {e}")))?;
         Ok(RedisStore {
             connection,
             name,

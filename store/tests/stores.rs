@@ -12,7 +12,7 @@ use toolmetadata::server::store::{
     LimitStore, ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord,
     TaskState, TaskStore,
 };
-use toolmetadata_store::{Options, Store, connect};
+use toolmetadata_store::{ConnectError, Options, Store, connect};
 
 fn redis_url() -> String {
     std::env::var("TOOLMETADATA_TEST_REDIS").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
@@ -539,6 +539,7 @@ async fn bad_urls_and_namespaces_are_refused_clearly() {
     let e = connect("memcached://x", Options::default())
         .await
         .expect_err("scheme");
+    assert!(matches!(e, ConnectError::Invalid(_)), "{e:?}");
     assert!(
         e.to_string().contains("expected redis:// or postgres://"),
         "{e}"
@@ -546,6 +547,7 @@ async fn bad_urls_and_namespaces_are_refused_clearly() {
     let e = connect(&redis_url(), Options::default().namespace("a;DROP TABLE"))
         .await
         .expect_err("namespace");
+    assert!(matches!(e, ConnectError::Invalid(_)), "{e:?}");
     assert!(e.to_string().contains("namespace"), "{e}");
     let started = Instant::now();
     let e = connect(
@@ -554,6 +556,7 @@ async fn bad_urls_and_namespaces_are_refused_clearly() {
     )
     .await
     .expect_err("nobody listens");
+    assert!(matches!(e, ConnectError::Unreachable(_)), "{e:?}");
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(e.to_string().contains("postgres at 127.0.0.1:1"), "{e}");
     assert!(!e.to_string().contains("secret"), "{e}");

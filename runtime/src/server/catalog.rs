@@ -82,7 +82,7 @@ impl Catalog {
         tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         for pair in tools.windows(2) {
             if pair[0].tool.name == pair[1].tool.name {
-                return Err(ServerError::new(format!(
+                return Err(ServerError::build(format!(
                     "two tools are named `{}`",
                     pair[0].tool.name
                 )));
@@ -94,7 +94,7 @@ impl Catalog {
                 t.tool.name == discovery::TOOL_SEARCH || t.tool.name == discovery::EXECUTE_TOOL
             })
         {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "the tool `{}` has the name of a discovery meta-tool",
                 t.tool.name
             )));
@@ -103,7 +103,7 @@ impl Catalog {
             discovery::meta_tool_entries()
                 .into_iter()
                 .map(|v| {
-                    serde_json::from_value::<Tool>(v).map_err(|e| ServerError::new(e.to_string()))
+                    serde_json::from_value::<Tool>(v).map_err(|e| ServerError::build(e.to_string()))
                 })
                 .collect::<Result<Vec<_>, _>>()?
         } else {

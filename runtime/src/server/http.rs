@@ -55,7 +55,7 @@ impl HttpServer {
     pub fn local_addr(&self) -> Result<SocketAddr, ServerError> {
         self.listener
             .local_addr()
-            .map_err(|e| ServerError::new(format!("no local address: {e}")))
+            .map_err(|e| ServerError::Transport(format!("no local address: {e}")))
     }
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight.
@@ -138,7 +138,7 @@ pub(super) async fn bind<S: Serves>(
     options: HttpOptions,
 ) -> Result<HttpServer, ServerError> {
     if !options.addr.ip().is_loopback() && !options.allow_non_loopback {
-        return Err(ServerError::new(format!(
+        return Err(ServerError::config(format!(
             "refusing to listen on {}: it is not a loopback address, so other machines could call these tools. \
              Listen on 127.0.0.1, or allow non-loopback addresses explicitly (and set a bearer token)",
             options.addr
@@ -153,7 +153,7 @@ pub(super) async fn bind<S: Serves>(
             .iter()
             .find(|s| super::bound::needs_claims(&s.bound))
     {
-        return Err(ServerError::new(format!(
+        return Err(ServerError::config(format!(
             "the tool `{}` takes a parameter from the caller's token (`from = \"claim:…\"`), and this server verifies no token with claims \
              (none, or the static bearer_token): set one with token_verifier (a JwtVerifier, feature `auth`)",
             served.tool.name
@@ -164,7 +164,7 @@ pub(super) async fn bind<S: Serves>(
             if let Some(header) = super::bound::headers(&served.bound)
                 .find(|h| !options.trusted_headers.contains(&h.to_ascii_lowercase()))
             {
-                return Err(ServerError::new(format!(
+                return Err(ServerError::config(format!(
                     "the tool `{}` takes a parameter from the header `{header}`, which any client can send: \
                      behind a gateway that sets it (and drops a client's), say so with trust_header(\"{header}\")",
                     served.tool.name
@@ -179,7 +179,7 @@ pub(super) async fn bind<S: Serves>(
             server.tools().clone(),
         )?),
         (None, Some(_)) => {
-            return Err(ServerError::new(
+            return Err(ServerError::config(
                 "protected resource metadata needs a token verifier: set one with token_verifier or bearer_token",
             ));
         }
@@ -192,7 +192,10 @@ pub(super) async fn bind<S: Serves>(
         .transpose()?;
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
-        .map_err(|e| ServerError::new(format!("cannot listen on {}: {e}", options.addr)))?;
+        .map_err(|source| ServerError::Listen {
+            addr: options.addr,
+            source,
+        })?;
     let cancel = CancellationToken::new();
     // rmcp's own Host check is off: ours (`check`) runs first, before the
     // token check, so that a rebinding page gets 403 and never a challenge

@@ -75,7 +75,7 @@ impl KeySet {
         let provider = rustls::crypto::ring::default_provider();
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_webpki_roots(provider)
-            .map_err(|e| ServerError::new(format!("no TLS for the JWKS: {e}")))?
+            .map_err(|e| ServerError::config(format!("no TLS for the JWKS: {e}")))?
             // Plain http passed `checked_url` only for a loopback host.
             .https_or_http()
             .enable_http1()

@@ -68,7 +68,7 @@ impl JwtVerifier {
         jwks_url: impl Into<String>,
     ) -> Result<Self, ServerError> {
         if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
-            return Err(ServerError::new(
+            return Err(ServerError::config(
                 "jsonwebtoken has no crypto provider: enable exactly one of its `rust_crypto` and `aws_lc_rs` features",
             ));
         }
@@ -100,19 +100,19 @@ impl JwtVerifier {
         let mut algorithms = Vec::new();
         for name in names {
             let algorithm = Algorithm::from_str(name).map_err(|_| {
-                ServerError::new(format!(
+                ServerError::config(format!(
                     "unknown JWT algorithm `{name}`: expected one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA"
                 ))
             })?;
             if !DEFAULT_ALGORITHMS.contains(&algorithm) {
-                return Err(ServerError::new(format!(
+                return Err(ServerError::config(format!(
                     "the JWT algorithm `{name}` is symmetric: a verifier with public keys accepts only RS, PS, ES and EdDSA algorithms"
                 )));
             }
             algorithms.push(algorithm);
         }
         if algorithms.is_empty() {
-            return Err(ServerError::new("at least one JWT algorithm is needed"));
+            return Err(ServerError::config("at least one JWT algorithm is needed"));
         }
         self.algorithms = algorithms;
         Ok(self)

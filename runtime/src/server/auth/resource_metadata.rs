@@ -74,7 +74,7 @@ impl ProtectedResource {
         for issuer in &self.authorization_servers {
             let server = checked_url("an authorization server", issuer)?;
             if server.query().is_some() {
-                return Err(ServerError::new(format!(
+                return Err(ServerError::config(format!(
                     "the authorization server `{issuer}` has a query: an issuer identifier has none (RFC 8414)"
                 )));
             }
@@ -127,7 +127,7 @@ pub(super) struct Published {
 /// no fragment.
 pub(super) fn checked_url(what: &str, url: &str) -> Result<Uri, ServerError> {
     let fail = |why: &str| {
-        ServerError::new(format!(
+        ServerError::config(format!(
             "{what} must be an https URL (or http on a loopback host), such as https://auth.example.com; `{url}` {why}"
         ))
     };

@@ -65,14 +65,14 @@ fn state_codec(keys: Vec<Vec<u8>>) -> Result<RequestStateCodec, ServerError> {
     let keys = if keys.is_empty() {
         let mut key = vec![0; 32];
         getrandom::fill(&mut key).map_err(|e| {
-            ServerError::new(format!("no randomness for the request-state key: {e}"))
+            ServerError::build(format!("no randomness for the request-state key: {e}"))
         })?;
         vec![key]
     } else {
         keys
     };
     let bad =
-        |e: rmcp::model::RequestStateError| ServerError::new(format!("request_state_key: {e}"));
+        |e: rmcp::model::RequestStateError| ServerError::build(format!("request_state_key: {e}"));
     let ring: Vec<(String, Vec<u8>)> = keys
         .into_iter()
         .map(|key| {

@@ -25,7 +25,7 @@ impl ServerBuilder {
     )]
     pub fn build(mut self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.first() {
-            return Err(ServerError::new(e.clone()));
+            return Err(ServerError::build(e.clone()));
         }
         #[cfg(feature = "ask")]
         let (ask, replay) = self.ask.build(&mut self.tools)?;

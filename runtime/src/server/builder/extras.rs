@@ -238,7 +238,7 @@ pub(super) fn check_extras(
 ) -> Result<(), ServerError> {
     for (i, p) in prompts.iter().enumerate() {
         if prompts[..i].iter().any(|q| q.prompt.name == p.prompt.name) {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "two prompts are named `{}`",
                 p.prompt.name
             )));
@@ -246,7 +246,7 @@ pub(super) fn check_extras(
     }
     for t in templates {
         if let Err(why) = &t.parsed {
-            return Err(ServerError::new(format!("resource template {why}")));
+            return Err(ServerError::build(format!("resource template {why}")));
         }
     }
     for c in completions {
@@ -270,7 +270,7 @@ pub(super) fn check_extras(
             }),
         };
         if !found {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "a completion completes {:?}, which the server does not serve",
                 c.completes
             )));
@@ -304,12 +304,12 @@ pub(super) fn check_views(
         if let Some(of) = of
             && of != uri
         {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "the resource {uri} is served with the contents of {of}: give it its own URI"
             )));
         }
         if uri.starts_with("ui://") && r.resource.mime_type.as_deref() != Some(MCP_APP_MIME_TYPE) {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "the resource {uri} is a view (ui://) but its MIME type is {}, not `{MCP_APP_MIME_TYPE}`",
                 r.resource
                     .mime_type
@@ -327,7 +327,7 @@ pub(super) fn check_views(
                 .iter()
                 .any(|s| s.parsed.as_ref().is_ok_and(|p| p.matches(uri).is_some()));
         if !served {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "the tool `{}` links the view {uri}, but the server serves no resource {uri} \
                  (add it with ServerBuilder::resource)",
                 t.tool.name

@@ -39,12 +39,12 @@ fn mark_asks_first(tools: &mut [Served], names: &[String]) -> Result<(), ServerE
     for name in names {
         let shown = toolmetadata_core::seam::shorten(name, 100);
         let Some(served) = tools.iter_mut().find(|t| t.tool.name == *name) else {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "ask_before_task: the server has no tool `{shown}`"
             )));
         };
         if served.task == TaskSupport::Forbidden {
-            return Err(ServerError::new(format!(
+            return Err(ServerError::build(format!(
                 "ask_before_task: the tool `{shown}` never runs as a task; \
                  give it `task = \"optional\"` or `task = \"required\"` in its metadata"
             )));

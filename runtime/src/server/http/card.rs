@@ -27,7 +27,7 @@ impl ServerCard {
     /// The card of `text`: a JSON object with at least the extension's
     /// required `$schema`, `name`, `version` and `description` strings.
     pub(super) fn new(text: &str) -> Result<ServerCard, ServerError> {
-        let bad = |why: String| ServerError::new(format!("server_card: {why}"));
+        let bad = |why: String| ServerError::config(format!("server_card: {why}"));
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
         let object = value

@@ -67,7 +67,7 @@ pub(super) async fn serve(
     loop {
         let permit = tokio::select! {
             permit = permits.clone().acquire_owned() => permit
-                .map_err(|_| ServerError::new("the connection limit was closed"))?,
+                .map_err(|_| ServerError::Transport("the connection limit was closed".to_owned()))?,
             () = &mut shutdown => break,
         };
         let (stream, peer) = tokio::select! {

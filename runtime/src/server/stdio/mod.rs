@@ -52,12 +52,16 @@ pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), S
             tracing::info!("stdin closed before the client initialized");
             return Ok(());
         }
-        Err(e) => return Err(ServerError::new(format!("cannot start on stdio: {e}"))),
+        Err(e) => {
+            return Err(ServerError::Transport(format!(
+                "cannot start on stdio: {e}"
+            )));
+        }
     };
     running
         .waiting()
         .await
-        .map_err(|e| ServerError::new(format!("stdio server failed: {e}")))?;
+        .map_err(|e| ServerError::Transport(format!("stdio server failed: {e}")))?;
     Ok(())
 }
 
