@@ -163,6 +163,23 @@ toolmetadata-build = {{ path = {build:?}, default-features = false }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
+/// [`write_ours`] with every feature a server of tools may use turned on:
+/// `toolmetadata`'s default features (stdio and HTTP, patterns, `[limits]`,
+/// tasks, asking) and the build crate's (pattern checks). What a server
+/// that does not trim its features compiles.
+pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io::Result<()> {
+    write_ours(dir, n, paths)?;
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)?
+        .replace(
+            &format!("name = \"bench-ours-{n}\""),
+            &format!("name = \"bench-ours-full-{n}\""),
+        )
+        .replace(", default-features = false, features = [\"server\"]", "")
+        .replace(", default-features = false }", " }");
+    std::fs::write(&manifest, text)
+}
+
 /// [`write_ours`] with policy: every tool under `[limits]` (a timeout, a
 /// concurrency and a rate no benchmark reaches, so that each call pays for
 /// them and none is refused), the runtime's `otlp` feature, and a `main`
@@ -312,9 +329,11 @@ version = "0.1.0"
 edition = "2024"
 publish = false
 
-# runtime/Cargo.toml's rmcp and tokio, and the servers' own tokio features.
+# runtime/Cargo.toml's rmcp and tokio as its feature `server` has them (what
+# the minimal server compiles: `ask` adds rmcp's request-state), and the
+# servers' own tokio features.
 [dependencies]
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io", "request-state"] }
+rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
 tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
 
 [workspace]

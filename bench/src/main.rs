@@ -53,13 +53,23 @@ struct Sections {
     policy: bool,
 }
 
-/// A user's first build of a 10-tool stdio server, nothing cached: ours and
-/// rmcp's macros, debug and release, wall and CPU time; and rmcp alone with
-/// the runtime's features, what any server on the runtime compiles first.
-/// The three builds of a profile alternate, `runs` times each, and each row
-/// is their median: the machine's speed drifts over minutes.
+/// A user's first build of a 10-tool stdio server, nothing cached, debug and
+/// release, wall and CPU time: ours with only the features its tools use
+/// (the minimal server), the same with every default feature, and rmcp's
+/// macros; and rmcp alone with the minimal server's features (the floor),
+/// what any server on the runtime compiles first. The four builds of a
+/// profile alternate, `runs` times each, and each row is their median: the
+/// machine's speed drifts over minutes.
 fn cold_rows(table: &mut String, runs: usize) {
     let [ours, rmcp] = sides(10, toolmetadata_bench::Transport::Stdio);
+    let full = workspace_target().join("bench-work").join("ours-full-10");
+    toolmetadata_bench::write_ours_full_featured(
+        &full,
+        10,
+        &toolmetadata_bench::Paths::workspace(),
+    )
+    .expect("write the full-featured server");
+    let _ = std::fs::copy(workspace_root().join("Cargo.lock"), full.join("Cargo.lock"));
     let floor = workspace_target().join("bench-work").join("rmcp-floor");
     write_rmcp_floor(&floor).expect("write the rmcp floor");
     let _ = std::fs::copy(
@@ -68,14 +78,17 @@ fn cold_rows(table: &mut String, runs: usize) {
     );
     let target = workspace_target().join("bench-work").join("cold-target");
     for (profile, release) in [("debug", false), ("release", true)] {
-        let mut costs: [Vec<cold::Cost>; 3] = Default::default();
+        let mut costs: [Vec<cold::Cost>; 4] = Default::default();
         for run in 0..runs {
             eprintln!("cold build, 10 tools, {profile} ({}/{runs})", run + 1);
-            for (i, dir) in [&ours.dir, &rmcp.dir, &floor].into_iter().enumerate() {
+            for (i, dir) in [&ours.dir, &rmcp.dir, &floor, &full]
+                .into_iter()
+                .enumerate()
+            {
                 costs[i].push(cold::cold_build(dir, &target, release));
             }
         }
-        let [a, b, f] = costs.map(|c| {
+        let [a, b, f, full] = costs.map(|c| {
             (
                 median(c.iter().map(|c| c.wall).collect()),
                 median(c.iter().map(|c| c.cpu).collect()),
@@ -94,8 +107,20 @@ fn cold_rows(table: &mut String, runs: usize) {
         for (what, floor, rmcp) in [("wall", f.0, b.0), ("CPU", f.1, b.1)] {
             row(
                 table,
-                &format!("cold build, rmcp alone with the runtime's features ({profile}), {what}"),
+                &format!(
+                    "cold build, rmcp alone with the minimal server's features ({profile}), {what}"
+                ),
                 floor,
+                rmcp,
+                "s",
+                1,
+            );
+        }
+        for (what, full, rmcp) in [("wall", full.0, b.0), ("CPU", full.1, b.1)] {
+            row(
+                table,
+                &format!("cold build 10 tools, every default feature ({profile}), {what}"),
+                full,
                 rmcp,
                 "s",
                 1,
