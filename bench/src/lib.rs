@@ -163,10 +163,10 @@ toolmetadata-build = {{ path = {build:?}, default-features = false }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
-/// [`write_ours`] with every feature a server of tools may use turned on:
-/// `toolmetadata`'s default features (stdio and HTTP, patterns, `[limits]`,
-/// tasks, asking) and the build crate's (pattern checks). What a server
-/// that does not trim its features compiles.
+/// [`write_ours`] with every feature a stdio server of tools may use turned
+/// on: patterns, `[limits]`, tasks and asking in the runtime, pattern checks
+/// in the build crate. What the 10-tool server of the earlier cold rows
+/// compiled, when all of it came with the feature `server`.
 pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io::Result<()> {
     write_ours(dir, n, paths)?;
     let manifest = dir.join("Cargo.toml");
@@ -175,7 +175,10 @@ pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io:
             &format!("name = \"bench-ours-{n}\""),
             &format!("name = \"bench-ours-full-{n}\""),
         )
-        .replace(", default-features = false, features = [\"server\"]", "")
+        .replace(
+            r#"features = ["server"]"#,
+            r#"features = ["server", "regex", "limits", "tasks", "ask"]"#,
+        )
         .replace(", default-features = false }", " }");
     std::fs::write(&manifest, text)
 }

@@ -236,6 +236,38 @@ fn confirmation_needs_ask_in_a_server_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A tool's `[ui]` links a view the server serves as a resource: a server
+/// built without the runtime's `resources` feature fails at the table,
+/// naming the feature.
+#[test]
+fn a_view_needs_resources_in_a_server_and_says_so() {
+    let p = Project::new(
+        "tm_resources_feature",
+        r#"toolmetadata_build::compile("tools")"#,
+    );
+    p.write(
+        "tools/chart.toml",
+        "description = \"A chart\"\n\n[ui]\nresourceUri = \"ui://chart/main\"\n",
+    );
+    runtime_features(&p, &["server"]);
+    let out = p.build(&[]);
+    assert!(
+        !out.status.success(),
+        "a server built with [ui] and no `resources`"
+    );
+    let err = stderr(&out);
+    let expected = "error[runtime-feature]: tool `chart`: it has `[ui]`, which needs the feature `resources` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/chart.toml:3:1
+  |
+3 | [ui]
+  | ^^^^ its view is a resource the server serves
+  |";
+    assert!(err.contains(expected), "{err}");
+    runtime_features(&p, &["server", "resources"]);
+    let out = p.build(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// Turns on exactly `features` of the project's `toolmetadata` (its default
 /// features stay off), as a user edits the dependency line.
 fn runtime_features(p: &Project, features: &[&str]) {

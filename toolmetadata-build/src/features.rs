@@ -159,6 +159,15 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             why: "held by the server on each call",
         });
     }
+    if tool.ui.is_some() {
+        needs.push(Need {
+            feature: "resources",
+            serving: true,
+            at: Place::Key("ui"),
+            what: "it has `[ui]`".to_owned(),
+            why: "its view is a resource the server serves",
+        });
+    }
     if tool.confirm.is_some() {
         needs.push(Need {
             feature: "ask",
@@ -226,6 +235,7 @@ mod tests {
         let task = tool("description = \"d\"\ntask = \"optional\"\n");
         let forbidden = tool("description = \"d\"\ntask = \"forbidden\"\n");
         let confirm = tool("description = \"d\"\n[confirm]\nmessage = \"Sure?\"\n");
+        let ui = tool("description = \"d\"\n[ui]\nresourceUri = \"ui://v/main\"\n");
         let none = RuntimeFeatures::parse("");
         assert!(none.lacking(&[plain.clone(), forbidden]).is_empty());
         assert_eq!(
@@ -233,13 +243,14 @@ mod tests {
                 pattern.clone(),
                 bound.clone(),
                 task.clone(),
-                confirm.clone()
+                confirm.clone(),
+                ui.clone()
             ]),
-            ["ask", "http", "regex", "tasks"]
+            ["ask", "http", "regex", "resources", "tasks"]
         );
-        let some = RuntimeFeatures::parse("server, regex,http,tasks,ask");
+        let some = RuntimeFeatures::parse("server, regex,http,tasks,ask,resources");
         assert!(
-            some.lacking(&[plain, pattern, bound, task, confirm])
+            some.lacking(&[plain, pattern, bound, task, confirm, ui])
                 .is_empty()
         );
     }

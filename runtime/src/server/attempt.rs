@@ -30,6 +30,7 @@ impl<'a> Attempt<'a> {
     }
 
     /// A `prompts/get`.
+    #[cfg(feature = "prompts")]
     pub(crate) fn of_prompt(request: &'a rmcp::model::GetPromptRequestParams) -> Self {
         Attempt {
             domain: b"toolmetadata/ask/prompt/v1\0",

@@ -53,6 +53,8 @@ mod call;
 mod catalog;
 mod client_log;
 pub(crate) mod compat;
+#[cfg(any(feature = "prompts", feature = "resources"))]
+mod completions;
 mod context_ext;
 mod discovery;
 mod error;
@@ -68,21 +70,25 @@ mod mount;
 mod parse_budget;
 #[cfg(feature = "http")]
 mod peek;
+#[cfg(feature = "prompts")]
 mod prompts;
 mod protocol;
 mod requests;
+#[cfg(feature = "resources")]
 mod resources;
 mod roots;
 mod served;
 mod skills;
 mod stdio;
 pub mod store;
+#[cfg(feature = "resources")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod task;
 #[cfg(feature = "tasks")]
 mod task_input;
 mod telemetry;
+#[cfg(feature = "resources")]
 mod uri_template;
 
 use std::fmt;
@@ -106,9 +112,6 @@ pub use telemetry::SPAN_TARGET;
 /// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
 pub use toolmetadata_core::BoxFuture;
 
-use prompts::{ServedCompletion, ServedPrompt};
-use resources::{ServedTemplate, StaticResource};
-
 /// The server's stores, shared by every session of one server.
 struct Stores {
     /// The `requestState`s already used.
@@ -127,11 +130,15 @@ struct Inner {
     instructions: Option<String>,
     /// The tools: lookup, listing per caller, scopes, search.
     catalog: catalog::Catalog,
-    resources: Vec<StaticResource>,
-    templates: Vec<ServedTemplate>,
+    #[cfg(feature = "resources")]
+    resources: Vec<resources::StaticResource>,
+    #[cfg(feature = "resources")]
+    templates: Vec<resources::ServedTemplate>,
     skills: skills::Skills,
-    prompts: Vec<ServedPrompt>,
-    completions: Vec<ServedCompletion>,
+    #[cfg(feature = "prompts")]
+    prompts: Vec<prompts::ServedPrompt>,
+    #[cfg(any(feature = "prompts", feature = "resources"))]
+    completions: Vec<completions::ServedCompletion>,
     #[cfg(feature = "ask")]
     ask: asker::AskSettings,
     list_cache: cache::ListCache,
@@ -143,6 +150,7 @@ struct Inner {
     )]
     stores: Stores,
     /// Who is told of a resource's change.
+    #[cfg(feature = "resources")]
     subscriptions: subscriptions::Subscriptions,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
@@ -159,6 +167,7 @@ pub struct Server {
     /// The level of log messages the session's client asked for.
     log_level: Arc<client_log::SessionLogLevel>,
     /// The session's identity among the resource subscriptions.
+    #[cfg(feature = "resources")]
     subscriber: u64,
 }
 
@@ -183,6 +192,7 @@ impl Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
             log_level: Arc::default(),
+            #[cfg(feature = "resources")]
             subscriber: subscriptions::next_subscriber(),
         }
     }

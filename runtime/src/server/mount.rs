@@ -143,6 +143,24 @@ impl<H: ServerHandler + Clone> Serves for Mounted<H> {
     }
 }
 
+/// What the handler accepts of a listen, with the resources of the tools'
+/// server it accepts added.
+#[cfg(feature = "resources")]
+fn with_resources(
+    handler: Option<SubscriptionFilter>,
+    tools: SubscriptionFilter,
+) -> SubscriptionFilter {
+    let mut accepted = handler.unwrap_or_default();
+    let mut uris = accepted.resource_subscriptions.take().unwrap_or_default();
+    for uri in tools.resource_subscriptions.into_iter().flatten() {
+        if !uris.contains(&uri) {
+            uris.push(uri);
+        }
+    }
+    accepted.resource_subscriptions = (!uris.is_empty()).then_some(uris);
+    accepted
+}
+
 /// `into` with what `tools` serves added: the tools' capabilities where
 /// `into` has none, and the tools' extensions (tasks) beside its own.
 fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
@@ -239,24 +257,20 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         // What the handler takes (its list changes, its resources), and the
         // resources the tools' server serves.
         let handler = self.handler.accepted_subscription_filter(requested);
-        if !self.tools.serves_resources() {
-            return handler;
+        #[cfg(feature = "resources")]
+        if self.tools.serves_resources() {
+            return Some(with_resources(
+                handler,
+                self.tools.accepted_filter(requested),
+            ));
         }
-        let tools = self.tools.accepted_filter(requested);
-        let mut accepted = handler.unwrap_or_default();
-        let mut uris = accepted.resource_subscriptions.take().unwrap_or_default();
-        for uri in tools.resource_subscriptions.into_iter().flatten() {
-            if !uris.contains(&uri) {
-                uris.push(uri);
-            }
-        }
-        accepted.resource_subscriptions = (!uris.is_empty()).then_some(uris);
-        Some(accepted)
+        handler
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         // The tools' server watches its resources beside the handler's own
         // listen, for as long as that runs.
+        #[cfg(feature = "resources")]
         let _watching = if self.tools.serves_resources() {
             Some(self.tools.watch(&context)?)
         } else {
@@ -272,6 +286,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        #[cfg(feature = "resources")]
         if self.tools.serves_uri(&request.uri) {
             return self.tools.subscribe(request, context).await;
         }
@@ -285,6 +300,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        #[cfg(feature = "resources")]
         if self.tools.serves_uri(&request.uri) {
             return self.tools.unsubscribe(request, context).await;
         }

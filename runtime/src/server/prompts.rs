@@ -1,5 +1,5 @@
-//! Prompts beside the tools (`prompts/list`, `prompts/get`) and completions of
-//! their arguments (`completion/complete`).
+//! Prompts beside the tools (`prompts/list`, `prompts/get`; feature
+//! `prompts`).
 
 use std::sync::Arc;
 
@@ -17,31 +17,8 @@ pub(super) type PromptFn = Arc<
         + Sync,
 >;
 
-/// A completer, erased: the value typed so far in, suggestions out.
-pub(super) type Completer =
-    Arc<dyn Fn(String, Context) -> BoxFuture<'static, Vec<String>> + Send + Sync>;
-
 /// One prompt the server serves.
 pub(super) struct ServedPrompt {
     pub(super) prompt: Prompt,
     pub(super) handler: PromptFn,
-}
-
-/// What a completer completes: an argument of a prompt or a variable of a
-/// resource template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Completes {
-    Prompt {
-        name: String,
-        argument: String,
-    },
-    Template {
-        uri_template: String,
-        variable: String,
-    },
-}
-
-pub(super) struct ServedCompletion {
-    pub(super) completes: Completes,
-    pub(super) completer: Completer,
 }

@@ -6,26 +6,32 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CompletionInfo,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, Reference, ResourcesCapability,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, ErrorCode, GetSkillRequestParams, GetSkillResult,
+    Implementation, JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ResourcesCapability, ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID, Tool,
 };
 #[cfg(feature = "tasks")]
 use rmcp::model::{
     CancelTaskParams, CustomRequest, CustomResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+#[cfg(any(feature = "prompts", feature = "resources"))]
+use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
+#[cfg(feature = "prompts")]
+use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
+#[cfg(feature = "resources")]
+use rmcp::model::{SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams};
+#[cfg(feature = "resources")]
+use rmcp::service::SubscriptionContext;
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Server;
 #[cfg(feature = "tasks")]
 use super::access::Caller;
-use super::prompts::Completes;
+#[cfg(any(feature = "prompts", feature = "resources"))]
+use super::completions::Completes;
 use super::telemetry::{Operation, Target};
 use tracing::Instrument;
 
@@ -119,12 +125,15 @@ impl ServerHandler for Server {
                 None,
             ));
         }
+        #[cfg(feature = "resources")]
         let mut resources: Vec<_> = self
             .inner
             .resources
             .iter()
             .map(|r| r.resource.clone())
             .collect();
+        #[cfg(not(feature = "resources"))]
+        let mut resources = Vec::new();
         resources.extend(self.skill_resources());
         let mut result = ListResourcesResult::with_all_items(resources);
         if let Some((ttl_ms, scope)) = self.list_hints(&context) {
@@ -145,13 +154,17 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.inner
-                .templates
-                .iter()
-                .map(|t| t.template.clone())
-                .collect(),
-        ))
+        // Skills have none: without `resources`, the list is empty.
+        #[cfg(feature = "resources")]
+        let templates = self
+            .inner
+            .templates
+            .iter()
+            .map(|t| t.template.clone())
+            .collect();
+        #[cfg(not(feature = "resources"))]
+        let templates = Vec::new();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -203,6 +216,7 @@ impl ServerHandler for Server {
         response
     }
 
+    #[cfg(feature = "prompts")]
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -224,6 +238,7 @@ impl ServerHandler for Server {
         ))
     }
 
+    #[cfg(feature = "prompts")]
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
@@ -248,16 +263,19 @@ impl ServerHandler for Server {
         response
     }
 
+    #[cfg(any(feature = "prompts", feature = "resources"))]
     async fn complete(
         &self,
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let wanted = match &request.r#ref {
+            #[cfg(feature = "prompts")]
             Reference::Prompt(p) => Completes::Prompt {
                 name: p.name.clone(),
                 argument: request.argument.name.clone(),
             },
+            #[cfg(feature = "resources")]
             Reference::Resource(r) => Completes::Template {
                 uri_template: r.uri.clone(),
                 variable: request.argument.name.clone(),
@@ -317,6 +335,7 @@ impl ServerHandler for Server {
         .await
     }
 
+    #[cfg(feature = "resources")]
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
@@ -326,6 +345,7 @@ impl ServerHandler for Server {
         self.subscribe_session(&request.uri, &context.peer, session)
     }
 
+    #[cfg(feature = "resources")]
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
@@ -335,6 +355,7 @@ impl ServerHandler for Server {
         Ok(())
     }
 
+    #[cfg(feature = "resources")]
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -345,6 +366,7 @@ impl ServerHandler for Server {
             .then(|| self.accepted_filter(requested))
     }
 
+    #[cfg(feature = "resources")]
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         Box::pin(Server::listen(self, context)).await
     }

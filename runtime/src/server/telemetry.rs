@@ -149,6 +149,10 @@ pub(super) enum Target<'a> {
     /// `tools/call` of this tool.
     Tool(&'a str),
     /// `prompts/get` of this prompt.
+    #[cfg_attr(
+        not(feature = "prompts"),
+        expect(dead_code, reason = "only prompts/get names a prompt")
+    )]
     Prompt(&'a str),
     /// `resources/read` of this URI: an attribute, never in the span's
     /// name (URIs are of unbounded cardinality).

@@ -44,7 +44,7 @@ impl ServerBuilder {
     }
 
     /// Where the `requestState`s already used are recorded, so that each
-    /// is used once (default: an [`InMemoryReplayStore`](super::store::InMemoryReplayStore)). Instances behind a
+    /// is used once (default: an [`InMemoryReplayStore`](crate::server::store::InMemoryReplayStore)). Instances behind a
     /// round-robin balancer share one, or an accepted confirmation could be
     /// replayed on another instance.
     pub fn replay_store(mut self, store: impl ReplayStore) -> Self {

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use super::ServerBuilder;
-use super::extras;
 use crate::server::catalog::Catalog;
 use crate::server::{Inner, Server, ServerError, discovery};
 
@@ -27,6 +26,12 @@ impl ServerBuilder {
         if let Some(e) = self.errors.first() {
             return Err(ServerError::build(e.clone()));
         }
+        #[cfg(feature = "prompts")]
+        super::prompts::check_prompts(&self.prompts)?;
+        #[cfg(feature = "resources")]
+        super::resources::check_templates(&self.templates)?;
+        #[cfg(any(feature = "prompts", feature = "resources"))]
+        self.check_completions()?;
         #[cfg(feature = "ask")]
         let (ask, replay) = self.ask.build(&mut self.tools)?;
         #[cfg(any(feature = "tasks", feature = "limits"))]
@@ -42,11 +47,14 @@ impl ServerBuilder {
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
             (i, false) => i,
         };
-        extras::check_extras(&self.prompts, &self.templates, &self.completions)?;
-        extras::check_views(catalog.served(), &self.resources, &self.templates)?;
+        #[cfg(feature = "resources")]
+        super::views::check_views(catalog.served(), &self.resources, &self.templates)?;
+        #[cfg(not(feature = "resources"))]
+        super::views::check_views(catalog.served())?;
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
+            #[cfg(feature = "resources")]
             subscriber: crate::server::subscriptions::next_subscriber(),
             inner: Arc::new(Inner {
                 name: self
@@ -57,10 +65,14 @@ impl ServerBuilder {
                     .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
                 instructions,
                 catalog,
+                #[cfg(feature = "resources")]
                 resources: self.resources,
+                #[cfg(feature = "resources")]
                 templates: self.templates,
                 skills: crate::server::skills::Skills::new(self.skills),
+                #[cfg(feature = "prompts")]
                 prompts: self.prompts,
+                #[cfg(any(feature = "prompts", feature = "resources"))]
                 completions: self.completions,
                 #[cfg(feature = "ask")]
                 ask,
@@ -78,6 +90,7 @@ impl ServerBuilder {
                     sessions: self.session_store,
                 },
                 list_extras: Arc::new(self.list_extras),
+                #[cfg(feature = "resources")]
                 subscriptions: Default::default(),
             }),
         })

@@ -6,14 +6,22 @@ mod ask_options;
 #[cfg(feature = "ask")]
 mod asking;
 mod build;
-mod extras;
+#[cfg(any(feature = "prompts", feature = "resources"))]
+mod completions;
 mod listed;
 mod needs;
+#[cfg(feature = "prompts")]
+mod prompts;
+#[cfg(feature = "resources")]
+mod resources;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(feature = "tasks")]
 mod task_settings;
 #[cfg(feature = "tasks")]
 mod tasks;
 mod tools;
+mod views;
 
 use std::fmt;
 
@@ -23,8 +31,6 @@ use std::time::Duration;
 
 use super::cache::ListCache;
 use super::compat::ListExtras;
-use super::prompts::{ServedCompletion, ServedPrompt};
-use super::resources::{ServedTemplate, StaticResource};
 use super::served::Served;
 #[cfg(feature = "limits")]
 use super::store::LimitStore;
@@ -33,10 +39,14 @@ use super::store::LimitStore;
 #[must_use]
 #[derive(Default)]
 pub struct ServerBuilder {
-    pub(super) resources: Vec<StaticResource>,
-    pub(super) templates: Vec<ServedTemplate>,
-    pub(super) prompts: Vec<ServedPrompt>,
-    pub(super) completions: Vec<ServedCompletion>,
+    #[cfg(feature = "resources")]
+    pub(super) resources: Vec<super::resources::StaticResource>,
+    #[cfg(feature = "resources")]
+    pub(super) templates: Vec<super::resources::ServedTemplate>,
+    #[cfg(feature = "prompts")]
+    pub(super) prompts: Vec<super::prompts::ServedPrompt>,
+    #[cfg(any(feature = "prompts", feature = "resources"))]
+    pub(super) completions: Vec<super::completions::ServedCompletion>,
     pub(super) skills: Option<Arc<super::skills::SkillCatalog>>,
     name: Option<String>,
     version: Option<String>,

@@ -2,7 +2,6 @@
 //! work behind the `ServerHandler` methods of `requests`, and the contexts a handler
 //! gets.
 
-use crate::Context;
 use crate::metadata::TaskSupport;
 use crate::server::Server;
 use crate::server::access::Caller;
@@ -17,7 +16,7 @@ use crate::server::protocol::Dispatch;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
@@ -78,35 +77,39 @@ impl Server {
                 ErrorData::invalid_params(message, data)
             }
         };
+        #[cfg(feature = "resources")]
         if let Some(found) = self
             .inner
             .resources
             .iter()
             .find(|r| r.resource.uri == request.uri)
         {
-            return Ok(ReadResourceResult::new(vec![found.contents.clone()]).into());
+            return Ok(rmcp::model::ReadResourceResult::new(vec![found.contents.clone()]).into());
         }
         if let Some(file) = self.read_skill_file(&request.uri) {
             return Ok(file.into());
         }
-        let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
+        #[cfg(feature = "resources")]
+        if let Some((template, vars)) = self.inner.templates.iter().find_map(|t| {
             let vars = t.parsed.as_ref().ok()?.matches(&request.uri)?;
             Some((t, vars))
-        }) else {
-            return Err(not_found());
-        };
-        let cx = self.plain_context(&template.template.name, context);
-        match (template.handler)(request.uri.clone(), vars, cx).await {
-            Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
-            Err(e) => Err(ErrorData::invalid_params(
-                format!(
-                    "cannot read `{}`: {}",
-                    toolmetadata_core::seam::shorten(&request.uri, 200),
-                    e.message()
-                ),
-                None,
-            )),
+        }) {
+            let cx = self.plain_context(&template.template.name, context);
+            return match (template.handler)(request.uri.clone(), vars, cx).await {
+                Ok(contents) => Ok(rmcp::model::ReadResourceResult::new(contents).into()),
+                Err(e) => Err(ErrorData::invalid_params(
+                    format!(
+                        "cannot read `{}`: {}",
+                        toolmetadata_core::seam::shorten(&request.uri, 200),
+                        e.message()
+                    ),
+                    None,
+                )),
+            };
         }
+        #[cfg(not(feature = "resources"))]
+        let _ = context;
+        Err(not_found())
     }
 
     /// `tools/call`, in its span.
@@ -262,47 +265,62 @@ impl Server {
         }
     }
 
+    /// Whether the server has prompts of its own (none without the
+    /// feature `prompts`).
     pub(in crate::server) fn serves_prompts(&self) -> bool {
-        !self.inner.prompts.is_empty()
+        #[cfg(feature = "prompts")]
+        return !self.inner.prompts.is_empty();
+        #[cfg(not(feature = "prompts"))]
+        false
     }
 
+    /// Whether the server completes something of its own.
     pub(in crate::server) fn serves_completions(&self) -> bool {
-        !self.inner.completions.is_empty()
+        #[cfg(any(feature = "prompts", feature = "resources"))]
+        return !self.inner.completions.is_empty();
+        #[cfg(not(any(feature = "prompts", feature = "resources")))]
+        false
     }
 
     /// Whether the server has resources of its own (static or templates),
-    /// besides the files of its skills.
+    /// besides the files of its skills (none without the feature
+    /// `resources`).
     pub(in crate::server) fn serves_resources(&self) -> bool {
-        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+        #[cfg(feature = "resources")]
+        return !self.inner.resources.is_empty() || !self.inner.templates.is_empty();
+        #[cfg(not(feature = "resources"))]
+        false
     }
 
     /// The context of a read or a completion: the request and the session's
     /// roots, and no way to ask the person (a prompt's asks: see
     /// `asking_context`).
+    #[cfg(any(feature = "prompts", feature = "resources"))]
     pub(in crate::server) fn plain_context(
         &self,
         name: &str,
         context: RequestContext<RoleServer>,
-    ) -> Context {
-        Context::connected(name, Arc::new(self.plain_link(context)), None)
+    ) -> crate::Context {
+        crate::Context::connected(name, Arc::new(self.plain_link(context)), None)
     }
 
     /// A handler's context that asks the client through `asker`.
-    #[cfg(feature = "ask")]
+    #[cfg(all(feature = "ask", feature = "prompts"))]
     pub(in crate::server) fn asking_context(
         &self,
         name: &str,
         context: RequestContext<RoleServer>,
         asker: Arc<Asker>,
-    ) -> Context {
+    ) -> crate::Context {
         let link = CallLink {
             asker,
             ..self.plain_link(context)
         };
-        Context::connected(name, Arc::new(link), None)
+        crate::Context::connected(name, Arc::new(link), None)
     }
 
     /// The server's side of a request's handler that asks nothing.
+    #[cfg(any(feature = "prompts", feature = "resources"))]
     fn plain_link(&self, context: RequestContext<RoleServer>) -> CallLink {
         CallLink {
             cancel: context.ct.clone(),

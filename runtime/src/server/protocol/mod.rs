@@ -4,8 +4,10 @@
 
 mod answers;
 mod lists;
+#[cfg(feature = "prompts")]
 mod prompts;
 mod skills;
+#[cfg(feature = "resources")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod tasks;

@@ -42,7 +42,9 @@ impl crate::server::Server {
     /// The `SKILL.md` resources for `resources/list`, but those a static
     /// resource of the same URI shadows (`resources/read` answers with it).
     pub(in crate::server) fn skill_resources(&self) -> Vec<Resource> {
+        #[cfg_attr(not(feature = "resources"), expect(unused_mut))]
         let mut listed = self.inner.skills.resources();
+        #[cfg(feature = "resources")]
         listed.retain(|skill| {
             !self
                 .inner
