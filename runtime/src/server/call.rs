@@ -243,7 +243,7 @@ impl Server {
         let name = served.tool.name.to_string();
         let mut args = args;
         if let Err(refusal) =
-            super::bound::fill(&name, &served.bound, &mut args, Some(&link.request))
+            super::policy::bound::fill(&name, &served.bound, &mut args, Some(&link.request))
         {
             tracing::info!(tool = %name, refusal = ?refusal, "call refused");
             return Ok(error(refusal));
@@ -251,7 +251,7 @@ impl Server {
         #[cfg(feature = "limits")]
         let admission = match &served.limits {
             Some(limiter) => {
-                let caller = super::access::Caller::of(&link.request);
+                let caller = super::policy::access::Caller::of(&link.request);
                 let key = caller
                     .counted_as()
                     .or_else(|| caller.owner())
@@ -332,9 +332,11 @@ impl Server {
             }
         };
         let joined = match joined {
-            Ok(CallOutcome::InvalidArguments(errors)) if !served.bound.is_empty() => Ok(
-                CallOutcome::InvalidArguments(super::bound::redacted(errors, &served.bound)),
-            ),
+            Ok(CallOutcome::InvalidArguments(errors)) if !served.bound.is_empty() => {
+                Ok(CallOutcome::InvalidArguments(
+                    super::policy::bound::redacted(errors, &served.bound),
+                ))
+            }
             other => other,
         };
         self.answer(&name, joined)
@@ -445,7 +447,7 @@ pub(crate) const LIMIT_META: &str = "io.toolmetadata/limit";
 
 /// A call a limit refused: its error, with the limit and when to retry.
 #[cfg(feature = "limits")]
-fn refused(refusal: &super::limits::Refusal) -> CallToolResult {
+fn refused(refusal: &super::policy::limits::Refusal) -> CallToolResult {
     let mut meta = limit_meta(refusal.limit, Some(refusal.retry_after));
     let (class, code) = match refusal.limit {
         "rate" => (FailureClass::Governance, "rate_limited"),

@@ -8,8 +8,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Map, Value, json};
 
 use super::ServerError;
-use super::access::Caller;
 use super::discovery::{self, Candidate};
+use super::policy::access::Caller;
 use super::served::Served;
 use crate::metadata::TaskSupport;
 
@@ -292,7 +292,7 @@ impl Catalog {
 mod tests {
     use super::list_tag;
     use crate::server::Server;
-    use crate::server::access::Caller;
+    use crate::server::policy::access::Caller;
     use crate::{Context, ToolMetadata};
 
     async fn nothing(_: crate::server::Arguments, _: Context) -> Result<String, crate::ToolError> {

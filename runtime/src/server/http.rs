@@ -151,7 +151,7 @@ pub(super) async fn bind<S: Serves>(
             .catalog
             .served()
             .iter()
-            .find(|s| super::bound::needs_claims(&s.bound))
+            .find(|s| super::policy::bound::needs_claims(&s.bound))
     {
         return Err(ServerError::config(format!(
             "the tool `{}` takes a parameter from the caller's token (`from = \"claim:…\"`), and this server verifies no token with claims \
@@ -161,7 +161,7 @@ pub(super) async fn bind<S: Serves>(
     }
     if !options.addr.ip().is_loopback() {
         for served in server.tools().inner.catalog.served() {
-            if let Some(header) = super::bound::headers(&served.bound)
+            if let Some(header) = super::policy::bound::headers(&served.bound)
                 .find(|h| !options.trusted_headers.contains(&h.to_ascii_lowercase()))
             {
                 return Err(ServerError::config(format!(
@@ -302,7 +302,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
             .into_response();
     }
     let client = ClientKey::of(
-        principal.as_ref().map(super::identity::owner_of),
+        principal.as_ref().map(super::policy::identity::owner_of),
         request.extensions(),
     );
     if request.method() == axum::http::Method::GET {

@@ -24,21 +24,20 @@
 //! A server of your own (an rmcp `ServerHandler`) serves the same tools the
 //! same way once they are mounted in it ([`Server::mount`]).
 //!
-//! One job per file: `builder` assembles the tools (and `builder::extras`
-//! the resources and prompts), `call` runs one call (decoding, panics,
-//! cancellation, progress), `discovery` is the two meta-tools, `cache` what
-//! lists vary by and their cache hints, `generation` tells a session's
-//! request from a stateless one, `requests` answers rmcp's requests (the one
-//! `ServerHandler` of `Server`), `mount` serves them beside a handler of
-//! yours, `compat` fills what rmcp 3.11 cannot say (one seam, each gap named
-//! with its removal condition), `http` serves Streamable HTTP (`peek` is its
-//! one look at a body), `log` is the default log filter, `task` runs calls as
-//! tasks kept in a `store`, which also keeps
-//! the used `requestState`s and, for HTTP, sessions, `roots` keeps a session's client roots,
-//! `asker` asks the person. `auth` checks HTTP bearer tokens and `access`
-//! filters tools by their scopes.
+//! One job per file, in layers. The state a server holds: `catalog` (the
+//! tools), `served`, `task` (feature `tasks`), `subscriptions`, `skills`,
+//! `prompts` and `resources` (their features), `asker` (feature `ask`),
+//! `store`. What it enforces on every request, in `policy`: `access` (scopes,
+//! with `identity` over HTTP), `bound` parameters, `limits`, the
+//! `parse_budget` and the lists' `cache` hints. The protocol on that state:
+//! `protocol`, `call` (one call: decoding, panics, cancellation, progress),
+//! `discovery` (the two meta-tools), and `requests`, the one `ServerHandler`
+//! of `Server`, which `mount` serves beside a handler of yours. The
+//! transports: `stdio`, and `http` (its sessions, SSE polling, and `peek`,
+//! its one look at a body); `compat` fills what rmcp 3.11 cannot say (each
+//! gap named with its removal condition). `builder` assembles it all; `auth`
+//! checks HTTP bearer tokens.
 
-mod access;
 mod arguments;
 #[cfg(feature = "ask")]
 mod asker;
@@ -46,9 +45,7 @@ mod asker;
 mod attempt;
 #[cfg(feature = "http")]
 pub mod auth;
-mod bound;
 mod builder;
-mod cache;
 mod call;
 mod catalog;
 mod client_log;
@@ -61,15 +58,11 @@ mod error;
 mod generation;
 #[cfg(feature = "http")]
 mod http;
-#[cfg(feature = "http")]
-mod identity;
-#[cfg(feature = "limits")]
-mod limits;
 mod log;
 mod mount;
-mod parse_budget;
 #[cfg(feature = "http")]
 mod peek;
+mod policy;
 #[cfg(feature = "prompts")]
 mod prompts;
 mod protocol;
@@ -119,7 +112,7 @@ struct Stores {
     replay: Arc<dyn store::ReplayStore>,
     /// Where `[limits]` are counted; `None`: on each instance.
     #[cfg(feature = "limits")]
-    limits: Option<limits::SharedLimits>,
+    limits: Option<policy::limits::SharedLimits>,
     #[cfg(feature = "http")]
     sessions: Option<Arc<dyn store::SessionStore>>,
 }
@@ -141,7 +134,7 @@ struct Inner {
     completions: Vec<completions::ServedCompletion>,
     #[cfg(feature = "ask")]
     ask: asker::AskSettings,
-    list_cache: cache::ListCache,
+    list_cache: policy::cache::ListCache,
     #[cfg(feature = "tasks")]
     tasks: Arc<task::Tasks>,
     #[cfg_attr(
@@ -203,7 +196,7 @@ impl Server {
     pub fn listed_tools(&self, show_all: bool) -> Vec<Tool> {
         self.inner
             .catalog
-            .listed(show_all, &access::Caller::anonymous())
+            .listed(show_all, &policy::access::Caller::anonymous())
     }
 
     /// What the transports fill in of what rmcp cannot say, for this

@@ -28,10 +28,10 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::Server;
-#[cfg(feature = "tasks")]
-use super::access::Caller;
 #[cfg(any(feature = "prompts", feature = "resources"))]
 use super::completions::Completes;
+#[cfg(feature = "tasks")]
+use super::policy::access::Caller;
 use super::telemetry::{Operation, Target};
 use tracing::Instrument;
 

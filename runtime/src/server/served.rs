@@ -34,9 +34,9 @@ pub(super) struct Served {
     pub(super) scopes: Vec<String>,
     /// `[limits]`, held.
     #[cfg(feature = "limits")]
-    pub(super) limits: Option<Arc<super::limits::Limiter>>,
+    pub(super) limits: Option<Arc<super::policy::limits::Limiter>>,
     /// The parameters the server fills in (`from`).
-    pub(super) bound: Vec<super::bound::Bound>,
+    pub(super) bound: Vec<super::policy::bound::Bound>,
 }
 
 impl Served {

@@ -33,7 +33,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::access::Caller;
+use super::policy::access::Caller;
 use super::store::{StoreError, TaskChange, TaskRecord, TaskState, TaskStore, unix_ms};
 use super::task_input::TaskInput;
 use toolmetadata_core::BoxFuture;

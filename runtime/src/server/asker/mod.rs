@@ -32,9 +32,9 @@ use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::access::Caller;
 use super::attempt::{Attempt, binding};
 use super::generation::Generation;
+use super::policy::access::Caller;
 use super::store::{ReplayStore, unix_ms};
 #[cfg(feature = "tasks")]
 use super::task_input::{RELATED_TASK, TaskInput};

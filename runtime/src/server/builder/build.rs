@@ -83,7 +83,7 @@ impl ServerBuilder {
                     #[cfg(feature = "limits")]
                     limits: self
                         .limit_store
-                        .map(|store| crate::server::limits::SharedLimits { store, lease }),
+                        .map(|store| crate::server::policy::limits::SharedLimits { store, lease }),
                     #[cfg(feature = "ask")]
                     replay,
                     #[cfg(feature = "http")]

@@ -29,8 +29,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use super::cache::ListCache;
 use super::compat::ListExtras;
+use super::policy::cache::ListCache;
 use super::served::Served;
 #[cfg(feature = "limits")]
 use super::store::LimitStore;

@@ -89,13 +89,13 @@ impl ServerBuilder {
                 confirm,
                 task: entry.task,
                 #[cfg(feature = "limits")]
-                limits: crate::server::limits::Limiter::of(entry.limits),
+                limits: crate::server::policy::limits::Limiter::of(entry.limits),
                 #[cfg(feature = "tasks")]
                 asks_first: false,
                 bound: entry
                     .bound
                     .iter()
-                    .map(crate::server::bound::Bound::of_entry)
+                    .map(crate::server::policy::bound::Bound::of_entry)
                     .collect(),
             });
         }
@@ -167,10 +167,10 @@ impl ServerBuilder {
             task: metadata.task,
             scopes: metadata.scopes.clone(),
             #[cfg(feature = "limits")]
-            limits: crate::server::limits::Limiter::of(metadata.limits),
+            limits: crate::server::policy::limits::Limiter::of(metadata.limits),
             #[cfg(feature = "tasks")]
             asks_first: false,
-            bound: crate::server::bound::Bound::of_metadata(&metadata),
+            bound: crate::server::policy::bound::Bound::of_metadata(&metadata),
         });
         self
     }

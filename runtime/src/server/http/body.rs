@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 
 use crate::server::compat;
-use crate::server::parse_budget;
 use crate::server::peek::{OneOrMany, Peek};
+use crate::server::policy::parse_budget;
 
 /// How much of a refused body is read for its request id.
 const HEAD: usize = 4096;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::extract::ConnectInfo;
 use axum::http::Extensions;
 
-use crate::server::identity::{SHARED_TOKEN_OWNER, address_of};
+use crate::server::policy::identity::{SHARED_TOKEN_OWNER, address_of};
 
 /// Who a request comes from, for the per-client caps.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

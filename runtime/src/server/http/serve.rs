@@ -19,7 +19,7 @@ use tower::ServiceExt;
 
 use super::super::ServerError;
 use super::clients::{ClientKey, Slots};
-use crate::server::identity::address_of;
+use crate::server::policy::identity::address_of;
 use toolmetadata_core::BoxFuture;
 
 /// How long requests in flight may take to finish after the shutdown signal.

@@ -4,13 +4,13 @@
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
-use crate::server::access::Caller;
 #[cfg(feature = "ask")]
 use crate::server::asker::Asker;
 #[cfg(feature = "ask")]
 use crate::server::attempt::Attempt;
 use crate::server::call::CallLink;
 use crate::server::catalog::Entry;
+use crate::server::policy::access::Caller;
 #[cfg(feature = "tasks")]
 use crate::server::protocol::Dispatch;
 use rmcp::ErrorData;
@@ -212,9 +212,9 @@ impl Server {
                 // principal.
                 let missing = caller.missing(&served.scopes);
                 if !missing.is_empty() {
-                    return Some(crate::server::call::error(crate::server::access::lacking(
-                        name, &missing,
-                    )));
+                    return Some(crate::server::call::error(
+                        crate::server::policy::access::lacking(name, &missing),
+                    ));
                 }
                 index
             }

@@ -2,11 +2,11 @@
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
-use crate::server::access::Caller;
 use crate::server::asker::{Asker, Seed};
 use crate::server::call::{CallLink, Crashed};
 use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
+use crate::server::policy::access::Caller;
 use crate::server::store::{StoreError, TaskRecord};
 use crate::server::task::{NotStarted, wire_task};
 use rmcp::ErrorData;
@@ -121,7 +121,7 @@ impl Server {
         let missing = caller.missing(&served.scopes);
         if !missing.is_empty() {
             return Err(NotStarted::Refused(ErrorData::invalid_request(
-                crate::server::access::lacking(&served.tool.name, &missing),
+                crate::server::policy::access::lacking(&served.tool.name, &missing),
                 None,
             )));
         }

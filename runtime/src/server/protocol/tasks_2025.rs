@@ -3,12 +3,12 @@
 
 use crate::metadata::TaskSupport;
 use crate::server::Server;
-use crate::server::access::Caller;
 use crate::server::catalog::Entry;
 use crate::server::compat::tasks_2025::{
     CALL, CANCEL, GET, MIN_TTL, RESULT, call_result_for_session, legacy_shape, task_id, task_json,
 };
 use crate::server::generation::Generation;
+use crate::server::policy::access::Caller;
 use crate::server::store::TaskState;
 use crate::server::task::{POLL_INTERVAL, already_ended};
 use rmcp::ErrorData;

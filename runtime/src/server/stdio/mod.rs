@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::server::compat::{LineNotes, Refusals, SeenTasks};
-use crate::server::parse_budget::{self, ValueCount};
+use crate::server::policy::parse_budget::{self, ValueCount};
 use crate::server::{ServerError, Serves};
 
 /// The longest line handed on: rmcp's own limit for a line (it drops longer

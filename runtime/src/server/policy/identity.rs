@@ -6,10 +6,10 @@ use std::net::IpAddr;
 /// The owner of everything done with the static bearer token: whoever holds
 /// it is one principal (and, for fairness between clients, nobody in
 /// particular).
-pub(super) const SHARED_TOKEN_OWNER: &str = "token";
+pub(in crate::server) const SHARED_TOKEN_OWNER: &str = "token";
 
 /// What a principal owns things as (see [`super::access::Caller::owner`]).
-pub(super) fn owner_of(principal: &super::auth::Principal) -> String {
+pub(in crate::server) fn owner_of(principal: &crate::server::auth::Principal) -> String {
     if let Some(subject) = principal.subject() {
         return format!("sub:{subject}");
     }
@@ -34,7 +34,7 @@ pub(super) fn owner_of(principal: &super::auth::Principal) -> String {
 /// The address a client is counted by: an IPv4 address as it is (a mapped
 /// one as IPv4), an IPv6 one by its /64, the block one host is given, so
 /// that a host cannot become millions of clients.
-pub(super) fn address_of(ip: IpAddr) -> IpAddr {
+pub(in crate::server) fn address_of(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(v4) => IpAddr::V4(v4),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

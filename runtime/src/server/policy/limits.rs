@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::store::{LimitStore, StoreError};
 use crate::metadata::{Limits, Rate};
+use crate::server::store::{LimitStore, StoreError};
 
 /// The most callers whose recent calls are remembered per tool: past it,
 /// the longest idle are forgotten (their windows have room anyway, or they
@@ -22,8 +22,8 @@ use crate::metadata::{Limits, Rate};
 const MAX_CALLERS: usize = 10_000;
 
 /// A tool's limits and what they hold.
-pub(super) struct Limiter {
-    pub(super) limits: Limits,
+pub(in crate::server) struct Limiter {
+    pub(in crate::server) limits: Limits,
     running: Option<Arc<Semaphore>>,
     calls: Mutex<HashMap<String, VecDeque<Instant>>>,
     /// When the store last failed to answer (Unix ms; 0 when it answers):
@@ -40,22 +40,22 @@ const STORE_PAUSE: Duration = Duration::from_secs(2);
 
 /// The store the limits are counted in, and how long a slot's lease lasts.
 #[derive(Clone)]
-pub(super) struct SharedLimits {
-    pub(super) store: Arc<dyn LimitStore>,
-    pub(super) lease: Duration,
+pub(in crate::server) struct SharedLimits {
+    pub(in crate::server) store: Arc<dyn LimitStore>,
+    pub(in crate::server) lease: Duration,
 }
 
 /// Why a call was not let in, and when to try again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Refusal {
+pub(in crate::server) struct Refusal {
     /// `concurrency` or `rate`.
-    pub(super) limit: &'static str,
-    pub(super) message: String,
-    pub(super) retry_after: Duration,
+    pub(in crate::server) limit: &'static str,
+    pub(in crate::server) message: String,
+    pub(in crate::server) retry_after: Duration,
 }
 
 /// What a call holds while it runs.
-pub(super) struct Admission {
+pub(in crate::server) struct Admission {
     _running: Option<OwnedSemaphorePermit>,
     _slot: Option<Slot>,
 }
@@ -90,7 +90,7 @@ impl Drop for Slot {
 
 impl Limiter {
     /// The limiter of `limits`; `None` when there are none.
-    pub(super) fn of(limits: Limits) -> Option<Arc<Limiter>> {
+    pub(in crate::server) fn of(limits: Limits) -> Option<Arc<Limiter>> {
         (!limits.is_empty()).then(|| {
             Arc::new(Limiter {
                 limits,
@@ -107,7 +107,7 @@ impl Limiter {
     /// Lets a call of `tool` by `caller` in, or says which limit refuses
     /// it: counted in `shared` when there is one and it answers, else on
     /// this instance.
-    pub(super) async fn admit(
+    pub(in crate::server) async fn admit(
         &self,
         tool: &str,
         caller: &str,
@@ -116,7 +116,8 @@ impl Limiter {
         let paused = || {
             let failed = self.store_failed_at.load(Ordering::Relaxed);
             failed != 0
-                && super::store::unix_ms().saturating_sub(failed) < STORE_PAUSE.as_millis() as u64
+                && crate::server::store::unix_ms().saturating_sub(failed)
+                    < STORE_PAUSE.as_millis() as u64
         };
         if let Some(shared) = shared
             && !paused()
@@ -129,7 +130,7 @@ impl Limiter {
                     return admitted;
                 }
                 Err(e) => {
-                    let now = super::store::unix_ms();
+                    let now = crate::server::store::unix_ms();
                     self.store_failed_at.store(now, Ordering::Relaxed);
                     let warned = self.store_warned_at.load(Ordering::Relaxed);
                     if now.saturating_sub(warned) >= 10_000

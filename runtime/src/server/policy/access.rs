@@ -1,5 +1,5 @@
 //! Which tools a caller may see and call: those whose `scopes` its
-//! [`Principal`](super::auth::Principal) holds. A request without a principal
+//! [`Principal`](crate::server::auth::Principal) holds. A request without a principal
 //! (stdio, or HTTP without a token verifier) may use every tool; stdio is
 //! unauthenticated by design.
 
@@ -10,9 +10,9 @@ use super::identity::{SHARED_TOKEN_OWNER, address_of, owner_of};
 
 /// The caller of one request, as far as scopes go.
 #[derive(Clone, Copy)]
-pub(super) struct Caller<'a> {
+pub(in crate::server) struct Caller<'a> {
     #[cfg(feature = "http")]
-    principal: Option<&'a super::auth::Principal>,
+    principal: Option<&'a crate::server::auth::Principal>,
     /// The address the request came from, over HTTP.
     #[cfg(feature = "http")]
     address: Option<std::net::IpAddr>,
@@ -23,12 +23,12 @@ pub(super) struct Caller<'a> {
 impl<'a> Caller<'a> {
     /// The caller of `context`'s request: the principal the HTTP layer put
     /// in the request's extensions, if any.
-    pub(super) fn of(context: &'a RequestContext<RoleServer>) -> Self {
+    pub(in crate::server) fn of(context: &'a RequestContext<RoleServer>) -> Self {
         #[cfg(feature = "http")]
         {
             let parts = context.extensions.get::<axum::http::request::Parts>();
             let principal =
-                parts.and_then(|parts| parts.extensions.get::<super::auth::Principal>());
+                parts.and_then(|parts| parts.extensions.get::<crate::server::auth::Principal>());
             let address = parts
                 .and_then(|parts| {
                     parts
@@ -48,7 +48,7 @@ impl<'a> Caller<'a> {
     }
 
     /// A caller with no principal: it may use every tool.
-    pub(super) fn anonymous() -> Self {
+    pub(in crate::server) fn anonymous() -> Self {
         Caller {
             #[cfg(feature = "http")]
             principal: None,
@@ -61,7 +61,7 @@ impl<'a> Caller<'a> {
 
     /// A caller holding `principal`.
     #[cfg(all(test, feature = "http", feature = "load"))]
-    pub(super) fn with_principal(principal: &'a super::auth::Principal) -> Self {
+    pub(in crate::server) fn with_principal(principal: &'a crate::server::auth::Principal) -> Self {
         Caller {
             principal: Some(principal),
             address: None,
@@ -69,7 +69,7 @@ impl<'a> Caller<'a> {
     }
 
     /// The scopes of `needed` the caller lacks (none without a principal).
-    pub(super) fn missing<'s>(&self, needed: &'s [String]) -> Vec<&'s str> {
+    pub(in crate::server) fn missing<'s>(&self, needed: &'s [String]) -> Vec<&'s str> {
         #[cfg(feature = "http")]
         if let Some(principal) = self.principal {
             return principal.missing(needed);
@@ -89,7 +89,7 @@ impl<'a> Caller<'a> {
         not(any(feature = "ask", feature = "limits")),
         expect(dead_code, reason = "questions, tasks and limits have owners")
     )]
-    pub(super) fn owner(&self) -> Option<String> {
+    pub(in crate::server) fn owner(&self) -> Option<String> {
         #[cfg(feature = "http")]
         return self.principal.map(owner_of);
         #[cfg(not(feature = "http"))]
@@ -104,7 +104,7 @@ impl<'a> Caller<'a> {
         not(any(feature = "tasks", feature = "limits")),
         expect(dead_code, reason = "tasks and limits count callers")
     )]
-    pub(super) fn counted_as(&self) -> Option<String> {
+    pub(in crate::server) fn counted_as(&self) -> Option<String> {
         #[cfg(feature = "http")]
         {
             let named = self
@@ -120,14 +120,14 @@ impl<'a> Caller<'a> {
     }
 
     /// Whether the caller holds every scope of `needed`.
-    pub(super) fn permits(&self, needed: &[String]) -> bool {
+    pub(in crate::server) fn permits(&self, needed: &[String]) -> bool {
         needed.is_empty() || self.missing(needed).is_empty()
     }
 
     /// Whether the answers to this caller depend on who it is (then a list
     /// must not be shared between callers); for the `cacheScope` of lists.
     #[allow(dead_code)]
-    pub(super) fn is_authenticated(&self) -> bool {
+    pub(in crate::server) fn is_authenticated(&self) -> bool {
         #[cfg(feature = "http")]
         return self.principal.is_some();
         #[cfg(not(feature = "http"))]
@@ -136,7 +136,7 @@ impl<'a> Caller<'a> {
 }
 
 /// Why a call of `tool` is refused to a caller that lacks the `missing` scopes.
-pub(super) fn lacking(tool: &str, missing: &[&str]) -> String {
+pub(in crate::server) fn lacking(tool: &str, missing: &[&str]) -> String {
     format!(
         "the tool `{tool}` needs the scope{} {}, which this token does not grant",
         if missing.len() == 1 { "" } else { "s" },

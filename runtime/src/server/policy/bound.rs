@@ -10,15 +10,15 @@ use crate::metadata::Source;
 
 /// One bound parameter of a served tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Bound {
-    pub(super) name: String,
-    pub(super) source: Source,
-    pub(super) required: bool,
+pub(in crate::server) struct Bound {
+    pub(in crate::server) name: String,
+    pub(in crate::server) source: Source,
+    pub(in crate::server) required: bool,
 }
 
 impl Bound {
     /// From a generated entry.
-    pub(super) fn of_entry(entry: &toolmetadata_core::codegen::BoundEntry) -> Bound {
+    pub(in crate::server) fn of_entry(entry: &toolmetadata_core::codegen::BoundEntry) -> Bound {
         Bound {
             name: entry.name.to_owned(),
             source: if entry.claim {
@@ -31,7 +31,7 @@ impl Bound {
     }
 
     /// Those of run-time metadata.
-    pub(super) fn of_metadata(tool: &crate::metadata::ToolMetadata) -> Vec<Bound> {
+    pub(in crate::server) fn of_metadata(tool: &crate::metadata::ToolMetadata) -> Vec<Bound> {
         tool.parameters
             .iter()
             .filter_map(|p| {
@@ -54,7 +54,7 @@ impl Bound {
 
 /// Fills the bound parameters of `tool` into `args` from `request`, or says
 /// why the call is refused.
-pub(super) fn fill(
+pub(in crate::server) fn fill(
     tool: &str,
     bound: &[Bound],
     args: &mut Map<String, Value>,
@@ -106,7 +106,7 @@ fn value_of(
         match source {
             Source::Claim(claim) => Ok(parts
                 .extensions
-                .get::<super::auth::Principal>()
+                .get::<crate::server::auth::Principal>()
                 .and_then(|p| p.claims().get(claim))
                 .filter(|v| !v.is_null())
                 .cloned()),
@@ -133,7 +133,10 @@ fn value_of(
 /// `errors` with those of bound parameters told without their values: the
 /// model did not give them, and must not learn them (a tenant's id, a
 /// user's address) from an error. The whole text goes to the log at DEBUG.
-pub(super) fn redacted(errors: crate::args::ArgErrors, bound: &[Bound]) -> crate::args::ArgErrors {
+pub(in crate::server) fn redacted(
+    errors: crate::args::ArgErrors,
+    bound: &[Bound],
+) -> crate::args::ArgErrors {
     use crate::args::{ArgError, ArgErrors};
     let of = |argument: &str| {
         bound.iter().find(|b| {
@@ -170,13 +173,13 @@ pub(super) fn redacted(errors: crate::args::ArgErrors, bound: &[Bound]) -> crate
 
 /// Whether any of `bound` needs a verified token's claim.
 #[cfg(feature = "http")]
-pub(super) fn needs_claims(bound: &[Bound]) -> bool {
+pub(in crate::server) fn needs_claims(bound: &[Bound]) -> bool {
     bound.iter().any(|b| matches!(b.source, Source::Claim(_)))
 }
 
 /// The headers `bound` takes values from.
 #[cfg(feature = "http")]
-pub(super) fn headers(bound: &[Bound]) -> impl Iterator<Item = &str> {
+pub(in crate::server) fn headers(bound: &[Bound]) -> impl Iterator<Item = &str> {
     bound.iter().filter_map(|b| match &b.source {
         Source::Header(h) => Some(h.as_str()),
         Source::Claim(_) => None,

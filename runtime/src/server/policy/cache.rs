@@ -16,15 +16,15 @@ use rmcp::model::CacheScope;
 
 /// How long lists stay fresh by default: long enough to spare a client most
 /// re-fetches, short enough that a redeployed catalog is seen within minutes.
-pub(super) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+pub(in crate::server) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 /// The cache settings of a server's lists.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ListCache {
-    pub(super) ttl: Duration,
+pub(in crate::server) struct ListCache {
+    pub(in crate::server) ttl: Duration,
     /// The lists depend on who asks (authorization), so only the caller may
     /// keep them.
-    pub(super) per_caller: bool,
+    pub(in crate::server) per_caller: bool,
 }
 
 impl Default for ListCache {
@@ -38,7 +38,7 @@ impl Default for ListCache {
 
 impl ListCache {
     /// `ttlMs` and `cacheScope` for a list answer.
-    pub(super) fn hints(&self) -> (u64, CacheScope) {
+    pub(in crate::server) fn hints(&self) -> (u64, CacheScope) {
         let ttl_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
         let scope = if self.per_caller {
             CacheScope::Private
