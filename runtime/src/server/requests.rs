@@ -85,13 +85,16 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // A name the server has not is no span's name nor a metric's series.
-        let target = match self.inner.catalog.find(&request.name) {
+        // The call is resolved here, once: the rest of its path carries
+        // what the catalog found.
+        let entry = self.inner.catalog.find(&request.name);
+        let target = match entry {
             Some(_) => Target::Tool(&request.name),
             None => Target::None,
         };
         let operation = Operation::start("tools/call", target, &context);
         let span = operation.span().clone();
-        let response = Box::pin(self.serve_call(request, context))
+        let response = Box::pin(self.serve_call(request, entry, context))
             .instrument(span)
             .await;
         match &response {

@@ -112,16 +112,18 @@ impl Server {
         Err(not_found())
     }
 
-    /// `tools/call`, in its span.
+    /// `tools/call`, in its span, of what the catalog found for its name
+    /// (`entry`, looked up once by the caller).
     pub(in crate::server) async fn serve_call(
         &self,
         request: CallToolRequestParams,
+        entry: Option<Entry<'_>>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // A tool with `task` metadata, called by a client that can poll:
         // answered with a task handle, the handler running on.
         #[cfg(feature = "tasks")]
-        let asked = match self.maybe_run_as_task(&request, &context).await? {
+        let asked = match self.maybe_run_as_task(&request, entry, &context).await? {
             Dispatch::Task(response) => return Ok(response),
             Dispatch::Plain(asked) => asked,
         };
@@ -154,7 +156,7 @@ impl Server {
             task: None,
         };
         let args = request.arguments.unwrap_or_default();
-        let result = self.route(&request.name, args, link).await;
+        let result = self.route(&request.name, entry, args, link).await;
         // A handler that closed its stream is answered once the client is back.
         #[cfg(feature = "http")]
         crate::server::http::polling::resumed(&context).await;
@@ -194,16 +196,17 @@ impl Server {
         Ok(result.into())
     }
 
-    /// Runs one call: a meta-tool, or a tool by name. `None` for an unknown
-    /// tool (a protocol error).
+    /// Runs one call of `name`: a meta-tool, or a tool (`entry`, what the
+    /// catalog found for it). `None` for an unknown tool (a protocol error).
     async fn route(
         &self,
         name: &str,
+        entry: Option<Entry<'_>>,
         args: Map<String, Value>,
         link: CallLink,
     ) -> Option<CallToolResult> {
         let caller = Caller::of(&link.request);
-        let index = match self.inner.catalog.find(name)? {
+        let index = match entry? {
             Entry::Search => return Some(self.inner.catalog.search(&args, &caller)),
             Entry::Execute => return Some(self.execute_tool(args, link).await),
             Entry::Tool(index, served) => {

@@ -36,9 +36,10 @@ impl Server {
     pub(in crate::server) async fn maybe_run_as_task(
         &self,
         request: &CallToolRequestParams,
+        entry: Option<Entry<'_>>,
         context: &RequestContext<RoleServer>,
     ) -> Result<Dispatch, ErrorData> {
-        let Some(Entry::Tool(index, served)) = self.inner.catalog.find(&request.name) else {
+        let Some(Entry::Tool(index, served)) = entry else {
             return Ok(Dispatch::Plain(None));
         };
         let support = served.task;
