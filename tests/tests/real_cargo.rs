@@ -144,128 +144,89 @@ fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-/// `[limits]` are held by the server: a server built without the runtime's
-/// `limits` feature fails at the table, naming the feature.
+/// What a tool of a server needs of the runtime's features: a server built
+/// without the feature fails at the key that needs it, naming the feature
+/// (rather than serving the tool without what its metadata asks), and
+/// builds once the feature is on. One case a feature a tool can need.
 #[test]
-fn limits_need_their_feature_in_a_server_and_say_so() {
-    let p = Project::new(
-        "tm_limits_feature",
-        r#"toolmetadata_build::compile("tools")"#,
-    );
-    p.write(
-        "tools/slow.toml",
-        "description = \"Something slow\"\n\n[limits]\nconcurrency = 2\n",
-    );
-    runtime_features(&p, &["server"]);
-    let out = p.build(&[]);
-    assert!(
-        !out.status.success(),
-        "a server built with [limits] and no `limits`"
-    );
-    let err = stderr(&out);
-    let expected = "error[runtime-feature]: tool `slow`: it has `[limits]`, which needs the feature `limits` of `toolmetadata`, and this crate's build of it has it off
+fn what_a_tool_needs_fails_a_server_without_its_feature_and_says_so() {
+    struct Case {
+        tool: &'static str,
+        text: &'static str,
+        feature: &'static str,
+        expected: &'static str,
+    }
+    let cases = [
+        // `[limits]` are held by the server on each call.
+        Case {
+            tool: "slow",
+            text: "description = \"Something slow\"\n\n[limits]\nconcurrency = 2\n",
+            feature: "limits",
+            expected: "error[runtime-feature]: tool `slow`: it has `[limits]`, which needs the feature `limits` of `toolmetadata`, and this crate's build of it has it off
  --> tools/slow.toml:3:1
   |
 3 | [limits]
   | ^^^^^^^^ held by the server on each call
-  |";
-    assert!(err.contains(expected), "{err}");
-    runtime_features(&p, &["server", "limits"]);
-    let out = p.build(&[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-}
-
-/// A task tool runs its calls as tasks: a server built without the
-/// runtime's `tasks` feature fails at its `task` key, naming the feature,
-/// rather than serving it as a plain tool (or, `required`, never).
-#[test]
-fn a_task_tool_needs_tasks_in_a_server_and_says_so() {
-    let p = Project::new(
-        "tm_tasks_feature",
-        r#"toolmetadata_build::compile("tools")"#,
-    );
-    p.write(
-        "tools/report.toml",
-        "description = \"A long report\"\ntask = \"required\"\n",
-    );
-    runtime_features(&p, &["server"]);
-    let out = p.build(&[]);
-    assert!(
-        !out.status.success(),
-        "a server built with a task tool and no `tasks`"
-    );
-    let err = stderr(&out);
-    let expected = "error[runtime-feature]: tool `report`: it has `task = \"required\"`, which needs the feature `tasks` of `toolmetadata`, and this crate's build of it has it off
+  |",
+        },
+        // A task tool's calls run as tasks; without them a `required` one
+        // could never run.
+        Case {
+            tool: "report",
+            text: "description = \"A long report\"\ntask = \"required\"\n",
+            feature: "tasks",
+            expected: "error[runtime-feature]: tool `report`: it has `task = \"required\"`, which needs the feature `tasks` of `toolmetadata`, and this crate's build of it has it off
  --> tools/report.toml:2:1
   |
 2 | task = \"required\"
   | ^^^^^^^^^^^^^^^^^ its calls run as tasks
-  |";
-    assert!(err.contains(expected), "{err}");
-    runtime_features(&p, &["server", "tasks"]);
-    let out = p.build(&[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-}
-
-/// A tool's `[confirm]` asks the person before each call: a server built
-/// without the runtime's `ask` feature fails at the table, naming the
-/// feature, rather than running the tool unconfirmed.
-#[test]
-fn confirmation_needs_ask_in_a_server_and_says_so() {
-    let p = Project::new("tm_ask_feature", r#"toolmetadata_build::compile("tools")"#);
-    p.write(
-        "tools/wipe.toml",
-        "description = \"Wipe the disk\"\n\n[confirm]\nmessage = \"Wipe it all?\"\n",
-    );
-    runtime_features(&p, &["server"]);
-    let out = p.build(&[]);
-    assert!(
-        !out.status.success(),
-        "a server built with [confirm] and no `ask`"
-    );
-    let err = stderr(&out);
-    let expected = "error[runtime-feature]: tool `wipe`: it has `[confirm]`, which needs the feature `ask` of `toolmetadata`, and this crate's build of it has it off
+  |",
+        },
+        // `[confirm]` asks the person before each call: never run unconfirmed.
+        Case {
+            tool: "wipe",
+            text: "description = \"Wipe the disk\"\n\n[confirm]\nmessage = \"Wipe it all?\"\n",
+            feature: "ask",
+            expected: "error[runtime-feature]: tool `wipe`: it has `[confirm]`, which needs the feature `ask` of `toolmetadata`, and this crate's build of it has it off
  --> tools/wipe.toml:3:1
   |
 3 | [confirm]
   | ^^^^^^^^^ the person is asked before each call
-  |";
-    assert!(err.contains(expected), "{err}");
-    runtime_features(&p, &["server", "ask"]);
-    let out = p.build(&[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-}
-
-/// A tool's `[ui]` links a view the server serves as a resource: a server
-/// built without the runtime's `resources` feature fails at the table,
-/// naming the feature.
-#[test]
-fn a_view_needs_resources_in_a_server_and_says_so() {
-    let p = Project::new(
-        "tm_resources_feature",
-        r#"toolmetadata_build::compile("tools")"#,
-    );
-    p.write(
-        "tools/chart.toml",
-        "description = \"A chart\"\n\n[ui]\nresourceUri = \"ui://chart/main\"\n",
-    );
-    runtime_features(&p, &["server"]);
-    let out = p.build(&[]);
-    assert!(
-        !out.status.success(),
-        "a server built with [ui] and no `resources`"
-    );
-    let err = stderr(&out);
-    let expected = "error[runtime-feature]: tool `chart`: it has `[ui]`, which needs the feature `resources` of `toolmetadata`, and this crate's build of it has it off
+  |",
+        },
+        // `[ui]` links a view the server serves as a resource.
+        Case {
+            tool: "chart",
+            text: "description = \"A chart\"\n\n[ui]\nresourceUri = \"ui://chart/main\"\n",
+            feature: "resources",
+            expected: "error[runtime-feature]: tool `chart`: it has `[ui]`, which needs the feature `resources` of `toolmetadata`, and this crate's build of it has it off
  --> tools/chart.toml:3:1
   |
 3 | [ui]
   | ^^^^ its view is a resource the server serves
-  |";
-    assert!(err.contains(expected), "{err}");
-    runtime_features(&p, &["server", "resources"]);
-    let out = p.build(&[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+  |",
+        },
+    ];
+    for case in cases {
+        let p = Project::new(
+            &format!("tm_{}_feature", case.feature),
+            r#"toolmetadata_build::compile("tools")"#,
+        );
+        p.write(&format!("tools/{}.toml", case.tool), case.text);
+        runtime_features(&p, &["server"]);
+        let out = p.build(&[]);
+        assert!(
+            !out.status.success(),
+            "a server built without `{}` for {}",
+            case.feature,
+            case.tool
+        );
+        let err = stderr(&out);
+        assert!(err.contains(case.expected), "{err}");
+        runtime_features(&p, &["server", case.feature]);
+        let out = p.build(&[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
 }
 
 /// Turns on exactly `features` of the project's `toolmetadata` (its default

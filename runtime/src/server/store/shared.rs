@@ -18,36 +18,24 @@ impl<T: SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits> SharedStore
 /// when the feature is on, and asks nothing when it is off, so that
 /// `SharedStore` is one trait under every set of features.
 mod kinds {
-    /// A [`ReplayStore`](crate::server::store::ReplayStore), with `ask`.
-    #[cfg(feature = "ask")]
-    pub trait Replay: crate::server::store::ReplayStore {}
-    #[cfg(feature = "ask")]
-    impl<T: crate::server::store::ReplayStore> Replay for T {}
-    /// Nothing: no question is asked without `ask`.
-    #[cfg(not(feature = "ask"))]
-    pub trait Replay {}
-    #[cfg(not(feature = "ask"))]
-    impl<T> Replay for T {}
+    /// `$kind`: the store trait `$store` with the feature `$feature`, and
+    /// nothing without it.
+    macro_rules! kind {
+        ($kind:ident, $store:ident, $feature:literal) => {
+            #[doc = concat!("A [`", stringify!($store), "`](crate::server::store::", stringify!($store), "), with `", $feature, "`; nothing without it.")]
+            #[cfg(feature = $feature)]
+            pub trait $kind: crate::server::store::$store {}
+            #[cfg(feature = $feature)]
+            impl<T: crate::server::store::$store> $kind for T {}
+            #[doc = concat!("Nothing: `", $feature, "` is off.")]
+            #[cfg(not(feature = $feature))]
+            pub trait $kind {}
+            #[cfg(not(feature = $feature))]
+            impl<T> $kind for T {}
+        };
+    }
 
-    /// A [`TaskStore`](crate::server::store::TaskStore), with `tasks`.
-    #[cfg(feature = "tasks")]
-    pub trait Tasks: crate::server::store::TaskStore {}
-    #[cfg(feature = "tasks")]
-    impl<T: crate::server::store::TaskStore> Tasks for T {}
-    /// Nothing: no tasks are kept without `tasks`.
-    #[cfg(not(feature = "tasks"))]
-    pub trait Tasks {}
-    #[cfg(not(feature = "tasks"))]
-    impl<T> Tasks for T {}
-
-    /// A [`LimitStore`](crate::server::store::LimitStore), with `limits`.
-    #[cfg(feature = "limits")]
-    pub trait Limits: crate::server::store::LimitStore {}
-    #[cfg(feature = "limits")]
-    impl<T: crate::server::store::LimitStore> Limits for T {}
-    /// Nothing: no limits are held without `limits`.
-    #[cfg(not(feature = "limits"))]
-    pub trait Limits {}
-    #[cfg(not(feature = "limits"))]
-    impl<T> Limits for T {}
+    kind!(Replay, ReplayStore, "ask");
+    kind!(Tasks, TaskStore, "tasks");
+    kind!(Limits, LimitStore, "limits");
 }
