@@ -6,12 +6,11 @@
 //! body, the costliest body the budget admits, and a large file written,
 //! over HTTP and on stdio.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolmetadata_tests::mcp::*;
+use toolmetadata_tests::raw::StdioChild;
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 /// The server's default body limit.
@@ -136,69 +135,25 @@ async fn a_large_file_written_stays_within_ten_times_its_size() {
     within_ten_times("a large write", rise, len);
 }
 
-/// The example server on stdio, spoken to line by line.
-struct StdioServer {
-    child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl StdioServer {
-    async fn start(root: &str) -> Self {
-        let mut child = tokio::process::Command::new(BIN)
-            .args(["--root", root])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn");
-        let stdin = child.stdin.take().expect("stdin");
-        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let mut server = StdioServer {
-            child,
-            stdin,
-            lines,
-        };
-        server
-            .send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#)
-            .await;
-        assert_eq!(server.answer().await["id"], 0);
-        server
-            .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .await;
-        server
-    }
-
-    async fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).await.expect("write");
-        self.stdin.write_all(b"\n").await.expect("write");
-        self.stdin.flush().await.expect("flush");
-    }
-
-    /// The next message the server sends, within 30 s.
-    async fn answer(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
-            .await
-            .expect("an answer within 30 s")
-            .expect("read")
-            .expect("a line");
-        serde_json::from_str(&line).expect("JSON")
-    }
+/// The example server on stdio with its root at `root`, initialized.
+async fn stdio_server(root: &str) -> StdioChild {
+    let mut server = StdioChild::spawn(BIN, &["--root", root]);
+    assert_eq!(server.initialize("raw").await["id"], 0);
+    server
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_lines_too_costly_or_too_long_are_answered_with_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().display().to_string();
-    let mut server = StdioServer::start(&root).await;
-    let pid = server.child.id().expect("pid");
+    let mut server = stdio_server(&root).await;
+    let pid = server.pid();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (before, _) = rss(pid);
     // 14 MB of tiny values: once 1.37 GB.
     let costly = padded_call(7, "0", 14_000_000);
-    server.send(&costly).await;
-    let answer = server.answer().await;
+    server.send_line(&costly).await;
+    let answer = server.next().await;
     assert_eq!(answer["id"], 7, "{answer}");
     assert_eq!(answer["error"]["code"], -32600, "{answer}");
     let (_, peak) = rss(pid);
@@ -213,16 +168,16 @@ async fn stdio_lines_too_costly_or_too_long_are_answered_with_an_error() {
         "\"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\"",
         17 * 1024 * 1024,
     );
-    server.send(&long).await;
-    let answer = server.answer().await;
+    server.send_line(&long).await;
+    let answer = server.next().await;
     assert_eq!(answer["id"], 8, "{answer}");
     let message = answer["error"]["message"].as_str().expect("message");
     assert!(message.contains("a line may be"), "{message}");
     // And the session goes on.
     server
-        .send(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#)
+        .send_line(r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#)
         .await;
-    let answer = server.answer().await;
+    let answer = server.next().await;
     assert_eq!(answer["id"], 9, "{answer}");
     assert!(answer.get("result").is_some(), "{answer}");
 }
@@ -231,16 +186,16 @@ async fn stdio_lines_too_costly_or_too_long_are_answered_with_an_error() {
 async fn a_large_stdio_write_stays_within_ten_times_its_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().display().to_string();
-    let mut server = StdioServer::start(&root).await;
-    let pid = server.child.id().expect("pid");
+    let mut server = stdio_server(&root).await;
+    let pid = server.pid();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (before, _) = rss(pid);
     let content = "all work and no play makes jack a dull boy\n".repeat(9_900_000 / 43);
     let line = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
         "params": {"name": "write_file", "arguments": {"path": "big.txt", "content": content}}})
     .to_string();
-    server.send(&line).await;
-    let answer = server.answer().await;
+    server.send_line(&line).await;
+    let answer = server.next().await;
     assert_eq!(answer["id"], 11, "{answer}");
     assert!(answer["result"]["isError"] != true, "{answer}");
     let (_, peak) = rss(pid);

@@ -1,5 +1,7 @@
-//! A 2025-11-25 client in raw JSON-RPC, for what rmcp's client cannot send
-//! (it speaks 2026-07-28's forms of some requests even in a session).
+//! A server started on stdio and read line by line ([`StdioChild`], with
+//! its pid for what `/proc` says of it), and a 2025-11-25 client in raw
+//! JSON-RPC over it or over HTTP ([`Peer`]), for what rmcp's client cannot
+//! send (it speaks 2026-07-28's forms of some requests even in a session).
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -10,6 +12,81 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use crate::mcp::message_of;
+
+/// A server started on stdio: its pipes taken, written and read a line at
+/// a time; killed when dropped.
+pub struct StdioChild {
+    /// The process.
+    pub child: Child,
+    /// Where lines go.
+    pub stdin: ChildStdin,
+    /// Where lines come from.
+    pub lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl StdioChild {
+    /// Starts `bin` with `args`, its stderr dropped.
+    pub fn spawn(bin: &str, args: &[&str]) -> StdioChild {
+        let mut child = tokio::process::Command::new(bin)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        StdioChild {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// The process id, while it runs.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("running")
+    }
+
+    /// Writes `line` and a newline, and flushes.
+    pub async fn send_line(&mut self, line: &str) {
+        write_line(&mut self.stdin, line).await;
+    }
+
+    /// Writes `message` as one line.
+    pub async fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string()).await;
+    }
+
+    /// The next message, within 30 s.
+    pub async fn next(&mut self) -> Value {
+        read_line(&mut self.lines).await
+    }
+
+    /// The 2025-11-25 handshake as client `name`: the `initialize` answer
+    /// (whose id is 0), then `notifications/initialized`.
+    pub async fn initialize(&mut self, name: &str) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": name, "version": "0"}}}),
+        )
+        .await;
+        let answer = self.next().await;
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        answer
+    }
+}
+
+/// Writes `line` and a newline to a server's stdin, and flushes: for a
+/// writer of its own beside the reader (`StdioChild`'s fields taken apart).
+pub async fn write_line(stdin: &mut ChildStdin, line: &str) {
+    stdin.write_all(line.as_bytes()).await.expect("write");
+    stdin.write_all(b"\n").await.expect("write");
+    stdin.flush().await.expect("flush");
+}
 
 /// A 2025-11-25 client that writes JSON-RPC itself.
 pub enum Peer {
@@ -22,12 +99,8 @@ pub enum Peer {
     },
     /// Over a child's stdin and stdout.
     Stdio {
-        /// The server, killed when dropped.
-        _child: Child,
-        /// Where requests go.
-        stdin: ChildStdin,
-        /// Where answers come from.
-        lines: Box<Lines<BufReader<ChildStdout>>>,
+        /// The server.
+        child: Box<StdioChild>,
         /// Messages read while waiting for another: the server's own
         /// requests and notifications, for `next_request`.
         unread: Box<VecDeque<Value>>,
@@ -37,20 +110,8 @@ pub enum Peer {
 impl Peer {
     /// Starts `bin` with `args` and talks to it on stdio.
     pub async fn stdio(bin: &str, args: &[&str]) -> Peer {
-        let mut child = tokio::process::Command::new(bin)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn");
-        let stdin = child.stdin.take().expect("stdin");
-        let lines = Box::new(BufReader::new(child.stdout.take().expect("stdout")).lines());
         Peer::Stdio {
-            _child: child,
-            stdin,
-            lines,
+            child: Box::new(StdioChild::spawn(bin, args)),
             unread: Box::default(),
         }
     }
@@ -91,20 +152,11 @@ impl Peer {
                 let body = response.text().await.expect("body");
                 id.map(|_| message_of(&body))
             }
-            Peer::Stdio {
-                stdin,
-                lines,
-                unread,
-                ..
-            } => {
-                stdin
-                    .write_all(format!("{message}\n").as_bytes())
-                    .await
-                    .expect("write");
-                stdin.flush().await.expect("flush");
+            Peer::Stdio { child, unread } => {
+                child.send(&message).await;
                 let id = id?;
                 loop {
-                    let answer = read_line(lines).await;
+                    let answer = child.next().await;
                     // A response to this request, not a request of the
                     // server's that happens to use the same id.
                     if answer.get("id") == Some(&id) && answer.get("method").is_none() {
@@ -119,7 +171,7 @@ impl Peer {
     /// The next request of the server's with `method` (on stdio), read now
     /// or while waiting for an answer earlier.
     pub async fn next_request(&mut self, method: &str) -> Value {
-        let Peer::Stdio { lines, unread, .. } = self else {
+        let Peer::Stdio { child, unread } = self else {
             panic!("next_request reads a server's requests on stdio only");
         };
         let asked = |m: &Value| m["method"] == method && m.get("id").is_some();
@@ -127,7 +179,7 @@ impl Peer {
             return unread.remove(at).expect("found");
         }
         loop {
-            let message = read_line(lines).await;
+            let message = child.next().await;
             if asked(&message) {
                 return message;
             }

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolmetadata_tests::raw::{StdioChild, write_line};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolmetadata-test-server");
 
@@ -53,23 +54,18 @@ fn malformed(i: usize) -> (String, bool) {
 
 /// Writes `message` and a newline.
 async fn send(stdin: &mut tokio::process::ChildStdin, message: String) {
-    stdin.write_all(message.as_bytes()).await.expect("write");
-    stdin.write_all(b"\n").await.expect("write");
-    stdin.flush().await.expect("flush");
+    write_line(stdin, &message).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_messages_get_answers_and_the_server_goes_on() {
-    let mut child = tokio::process::Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let pid = child.id().expect("pid");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let server = StdioChild::spawn(BIN, &[]);
+    let pid = server.pid();
+    let StdioChild {
+        child: _child,
+        mut stdin,
+        mut lines,
+    } = server;
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}})
     .to_string())
@@ -250,17 +246,12 @@ async fn sockets_are_blocking_again_after_serving() {
 async fn a_stdout_pipe_is_enlarged_to_hold_large_answers() {
     use rustix::pipe::fcntl_getpipe_size;
 
-    let mut child = tokio::process::Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let stdout = child.stdout.take().expect("stdout");
-    let before = fcntl_getpipe_size(&stdout).expect("pipe size");
-    let mut lines = BufReader::new(stdout).lines();
+    let StdioChild {
+        child: _child,
+        mut stdin,
+        mut lines,
+    } = StdioChild::spawn(BIN, &[]);
+    let before = fcntl_getpipe_size(lines.get_ref().get_ref()).expect("pipe size");
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "sizes", "version": "0"}}})
     .to_string())
@@ -292,15 +283,11 @@ async fn a_client_that_does_not_read_is_not_read_ahead_of() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    let mut child = tokio::process::Command::new(BIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let StdioChild {
+        child: _child,
+        mut stdin,
+        mut lines,
+    } = StdioChild::spawn(BIN, &[]);
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "greedy", "version": "0"}}})
     .to_string())
