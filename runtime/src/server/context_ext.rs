@@ -4,7 +4,7 @@
 
 use rmcp::service::{RequestContext, RoleServer};
 
-use super::call::CallLink;
+use super::call_link::CallLink;
 use crate::Context;
 
 /// The request behind a call, as the server received it: import it

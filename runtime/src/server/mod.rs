@@ -47,6 +47,7 @@ mod attempt;
 pub mod auth;
 mod builder;
 mod call;
+mod call_link;
 mod catalog;
 mod client_log;
 pub(crate) mod compat;

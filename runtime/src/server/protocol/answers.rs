@@ -8,7 +8,7 @@ use crate::server::Server;
 use crate::server::asker::Asker;
 #[cfg(feature = "ask")]
 use crate::server::attempt::Attempt;
-use crate::server::call::CallLink;
+use crate::server::call_link::CallLink;
 use crate::server::catalog::Entry;
 use crate::server::policy::access::Caller;
 #[cfg(feature = "tasks")]

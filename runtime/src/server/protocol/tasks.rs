@@ -3,7 +3,8 @@
 use crate::metadata::TaskSupport;
 use crate::server::Server;
 use crate::server::asker::{Asker, Seed};
-use crate::server::call::{CallLink, Crashed};
+use crate::server::call::Crashed;
+use crate::server::call_link::CallLink;
 use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::policy::access::Caller;
