@@ -163,10 +163,11 @@ toolmetadata-build = {{ path = {build:?}, default-features = false }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
-/// [`write_ours`] with every feature a stdio server of tools may use turned
-/// on: patterns, `[limits]`, tasks and asking in the runtime, pattern checks
-/// in the build crate. What the 10-tool server of the earlier cold rows
-/// compiled, when all of it came with the feature `server`.
+/// [`write_ours`] with every protocol feature a stdio server may use turned
+/// on (`[limits]`, tasks, asking, resources, prompts) and the build crate's
+/// default pattern checks: what the 10-tool server of the earlier cold rows
+/// compiled, when all of it came with the feature `server`. (Matching
+/// patterns, the runtime's `regex`, was a feature of its own then too.)
 pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io::Result<()> {
     write_ours(dir, n, paths)?;
     let manifest = dir.join("Cargo.toml");
@@ -177,7 +178,7 @@ pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io:
         )
         .replace(
             r#"features = ["server"]"#,
-            r#"features = ["server", "regex", "limits", "tasks", "ask"]"#,
+            r#"features = ["server", "limits", "tasks", "ask", "resources", "prompts"]"#,
         )
         .replace(", default-features = false }", " }");
     std::fs::write(&manifest, text)

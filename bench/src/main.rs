@@ -55,9 +55,9 @@ struct Sections {
 
 /// A user's first build of a 10-tool stdio server, nothing cached, debug and
 /// release, wall and CPU time: ours with only the features its tools use
-/// (the minimal server), the same with every feature a stdio server of tools
-/// may use (the server of the earlier rows), and rmcp's
-/// macros; and rmcp alone with the minimal server's features (the floor),
+/// (the minimal server), the same with every protocol feature (the server of
+/// the earlier rows), and rmcp's macros; and rmcp alone with the minimal
+/// server's features (the floor),
 /// what any server on the runtime compiles first. The four builds of a
 /// profile alternate, `runs` times each, and each row is their median: the
 /// machine's speed drifts over minutes.
@@ -120,7 +120,7 @@ fn cold_rows(table: &mut String, runs: usize) {
         for (what, full, rmcp) in [("wall", full.0, b.0), ("CPU", full.1, b.1)] {
             row(
                 table,
-                &format!("cold build 10 tools, every stdio feature ({profile}), {what}"),
+                &format!("cold build 10 tools, every protocol feature ({profile}), {what}"),
                 full,
                 rmcp,
                 "s",
