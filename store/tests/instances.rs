@@ -5,26 +5,19 @@
 //! instance.
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::Names;
 use serde_json::{Value, json};
 use toolmetadata::metadata::ToolMetadata;
-use toolmetadata::server::auth::{Principal, Rejection, TokenVerifier};
-use toolmetadata::server::{Arguments, BoxFuture, HttpOptions, Server};
+use toolmetadata::server::{Arguments, HttpOptions, Server};
 use toolmetadata::{Context, ToolResult};
 use toolmetadata_store::{Options, connect};
 use toolmetadata_tests::mcp::{message_of, post_2026};
-
-/// Each token is its subject's name.
-struct Names;
-
-impl TokenVerifier for Names {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, Rejection>> {
-        Box::pin(async move { Ok(Principal::unrestricted(Some(token.to_owned()))) })
-    }
-}
 
 const LONG_JOB: &str = "description = \"Waits until cancelled\"\ntask = \"optional\"\n";
 

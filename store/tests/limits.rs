@@ -5,28 +5,21 @@
 //! instance holds the limits on its own.
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use common::Names;
 use serde_json::{Value, json};
 use toolmetadata::metadata::ToolMetadata;
-use toolmetadata::server::auth::{Principal, Rejection, TokenVerifier};
-use toolmetadata::server::{Arguments, BoxFuture, HttpOptions, Server};
+use toolmetadata::server::{Arguments, HttpOptions, Server};
 use toolmetadata::{Context, ToolOutput, ToolResult};
 use toolmetadata_store::{Options, connect};
 use toolmetadata_tests::mcp::{message_of, post_2026};
 use toolmetadata_tests::stores::OwnRedis;
-
-/// Each token is its subject's name.
-struct Names;
-
-impl TokenVerifier for Names {
-    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, Rejection>> {
-        Box::pin(async move { Ok(Principal::unrestricted(Some(token.to_owned()))) })
-    }
-}
 
 const COUNTED: &str = "description = \"Answers\"\n[limits]\nrate = \"2/min\"\n";
 const SINGLE: &str = "description = \"Takes a while\"\n[limits]\nconcurrency = 1\n";
