@@ -39,25 +39,35 @@ const ASK: Feature = Feature {
 
 impl Needs {
     pub(super) fn of_entry(entry: &ToolEntry) -> Self {
-        Self::of([
-            (!entry.limits.is_empty(), "`[limits]`", LIMITS),
-            (entry.task != TaskSupport::Forbidden, TASK, TASKS),
-            (!entry.bound.is_empty(), BOUND, HTTP),
-            (entry.confirm.is_some(), "`[confirm]`", ASK),
-        ])
+        Self::of(
+            !entry.limits.is_empty(),
+            entry.task,
+            !entry.bound.is_empty(),
+            entry.confirm.is_some(),
+        )
     }
 
     pub(super) fn of_metadata(metadata: &ToolMetadata) -> Self {
-        let bound = metadata.parameters.iter().any(|p| p.from.is_some());
-        Self::of([
-            (!metadata.limits.is_empty(), "`[limits]`", LIMITS),
-            (metadata.task != TaskSupport::Forbidden, TASK, TASKS),
-            (bound, BOUND, HTTP),
-            (metadata.confirm.is_some(), "`[confirm]`", ASK),
-        ])
+        Self::of(
+            !metadata.limits.is_empty(),
+            metadata.task,
+            metadata.parameters.iter().any(|p| p.from.is_some()),
+            metadata.confirm.is_some(),
+        )
     }
 
-    fn of<const N: usize>(has: [(bool, &'static str, Feature); N]) -> Self {
+    /// The one table of what needs which feature, for both kinds of tool.
+    fn of(limits: bool, task: TaskSupport, bound: bool, confirm: bool) -> Self {
+        let has = [
+            (limits, "`[limits]`", LIMITS),
+            (
+                task != TaskSupport::Forbidden,
+                "a `task` that is not \"forbidden\"",
+                TASKS,
+            ),
+            (bound, "a parameter bound with `from`", HTTP),
+            (confirm, "`[confirm]`", ASK),
+        ];
         Needs(
             has.into_iter()
                 .filter(|&(has, _, _)| has)
@@ -74,9 +84,6 @@ impl Needs {
             .map(|(what, feature)| (*what, feature.name))
     }
 }
-
-const TASK: &str = "a `task` that is not \"forbidden\"";
-const BOUND: &str = "a parameter bound with `from`";
 
 impl ServerBuilder {
     /// Records an error for each feature `tool` needs that this build lacks.
