@@ -279,7 +279,19 @@ async fn http_spans_name_the_session_and_the_client() {
         .expect("the header's trace");
     assert_eq!(from_header.name, "tools/call list_allowed_directories");
     assert_eq!(from_header.parent_span_id, "b7ad6b7169203331");
-    assert_eq!(from_header.attributes["mcp.session.id"], session);
+    // The session's id lets whoever holds it act in the session: spans carry
+    // a digest of it, the same for each request of the session.
+    let tag = &from_header.attributes["mcp.session.id"];
+    assert_ne!(tag, &session);
+    assert!(!tag.contains(session.as_str()), "{tag}");
+    assert!(
+        tag.len() == 32 && tag.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{tag}"
+    );
+    let listed = spans
+        .iter()
+        .find(|s| s.trace_id != header_trace && s.attributes.get("mcp.session.id") == Some(tag));
+    assert!(listed.is_some(), "another span of the session: {spans:#?}");
     assert_eq!(
         spans.iter().filter(|s| s.trace_id == header_trace).count(),
         1,

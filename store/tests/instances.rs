@@ -1,8 +1,8 @@
 //! Two server instances in one process, sharing each store in turn (the
 //! machine's Redis and PostgreSQL, a namespace per test): a task started on
 //! one is cancelled through the other and its handler sees it within about
-//! a second; and a task belongs to the principal that started it, on every
-//! instance.
+//! a second; a task belongs to the principal that started it, and a
+//! 2025-11-25 session to the principal that opened it, on every instance.
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
 mod common;
@@ -17,7 +17,7 @@ use toolmetadata::metadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};
 use toolmetadata::{Context, ToolResult};
 use toolmetadata_store::{Options, connect};
-use toolmetadata_tests::mcp::{message_of, post_2026};
+use toolmetadata_tests::mcp::{message_of, open_session_2025, post_2026, send_2025};
 
 const LONG_JOB: &str = "description = \"Waits until cancelled\"\ntask = \"optional\"\n";
 
@@ -80,13 +80,7 @@ async fn send(url: &str, who: &str, method: &str, name: &str, mut params: Value)
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_cross_instances_and_stay_their_principals() {
-    let urls = [
-        std::env::var("TOOLMETADATA_TEST_REDIS")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-        std::env::var("TOOLMETADATA_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
-    ];
-    for url in urls {
+    for url in store_urls() {
         let namespace = format!("i{}", std::process::id());
         let store = connect(&url, Options::default().namespace(&namespace))
             .await
@@ -155,17 +149,120 @@ async fn tasks_cross_instances_and_stay_their_principals() {
         let seen = send(&a, "alice", "tasks/get", &id, json!({"taskId": id})).await;
         assert_eq!(seen["result"]["status"], "cancelled", "{url}: {seen}");
 
-        if url.starts_with("postgres") {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                .await
-                .expect("connect");
-            tokio::spawn(connection);
-            client
-                .batch_execute(&format!(
-                    "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions"
-                ))
-                .await
-                .expect("drop");
-        }
+        drop_tables(&url, &namespace).await;
     }
+}
+
+/// The machine's stores, as the tests name them.
+fn store_urls() -> [String; 2] {
+    [
+        std::env::var("TOOLMETADATA_TEST_REDIS")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        std::env::var("TOOLMETADATA_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
+    ]
+}
+
+/// Findings 2 and 4 of the third red team: Bob answered Alice's pending
+/// confirmation with her session id, and a session deleted through one
+/// instance lived on, on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_its_principals_on_every_instance() {
+    for url in store_urls() {
+        let namespace = format!("o{}", std::process::id());
+        let store = connect(&url, Options::default().namespace(&namespace))
+            .await
+            .unwrap_or_else(|e| panic!("{e}: this test needs the machine's Redis and PostgreSQL"));
+        let cancelled = Arc::new(AtomicUsize::new(0));
+        let a = instance(store.clone(), cancelled.clone()).await;
+        let b = instance(store.clone(), cancelled).await;
+        let (alice, bob) = ("Bearer alice", "Bearer bob");
+        let session = open_session_2025(&a, &[("authorization", alice)]).await;
+        let ping = |id: u64| Some(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        // Bob, with a valid token of his own and Alice's session id, finds
+        // no such session: on the instance that holds it and on the other,
+        // for every method; his DELETE closes nothing.
+        for instance in [&a, &b] {
+            for method in ["POST", "GET", "DELETE"] {
+                let body = if method == "POST" { ping(1) } else { None };
+                let (status, text) = send_2025(
+                    instance,
+                    method,
+                    Some(&session),
+                    &[("authorization", bob)],
+                    body,
+                )
+                .await;
+                assert_eq!(status, 404, "{url}: bob's {method} on {instance}: {text}");
+            }
+        }
+        // Alice's session lives on, on the instance that opened it and,
+        // restored from the store, on the other.
+        for instance in [&a, &b] {
+            let (status, text) = send_2025(
+                instance,
+                "POST",
+                Some(&session),
+                &[("authorization", alice)],
+                ping(2),
+            )
+            .await;
+            assert_eq!(status, 200, "{url}: alice's ping on {instance}: {text}");
+            assert!(message_of(&text)["result"].is_object(), "{url}: {text}");
+        }
+        // Closed through b, it is closed on a too, within about a second.
+        let (status, text) = send_2025(
+            &b,
+            "DELETE",
+            Some(&session),
+            &[("authorization", alice)],
+            None,
+        )
+        .await;
+        assert_eq!(status, 204, "{url}: alice's DELETE on b: {text}");
+        let closed = Instant::now();
+        loop {
+            let (status, _) = send_2025(
+                &a,
+                "POST",
+                Some(&session),
+                &[("authorization", alice)],
+                ping(3),
+            )
+            .await;
+            if status == 404 {
+                break;
+            }
+            assert!(
+                closed.elapsed() < Duration::from_millis(1500),
+                "{url}: a still serves the session closed through b ({status})"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // An id nobody issued, or a session already closed: 404 for DELETE
+        // too.
+        for id in [session.as_str(), "no-such-session"] {
+            let (status, text) =
+                send_2025(&a, "DELETE", Some(id), &[("authorization", alice)], None).await;
+            assert_eq!(status, 404, "{url}: DELETE of {id}: {text}");
+        }
+        drop_tables(&url, &namespace).await;
+    }
+}
+
+/// Drops a PostgreSQL namespace's tables (Redis keys expire by themselves).
+async fn drop_tables(url: &str, namespace: &str) {
+    if !url.starts_with("postgres") {
+        return;
+    }
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!(
+            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions, {namespace}_rate, {namespace}_slots"
+        ))
+        .await
+        .expect("drop");
 }

@@ -297,6 +297,70 @@ pub async fn post_2026(
     (status, response.text().await.expect("body"))
 }
 
+/// Sends the HTTP `method` with `body` (if any) to a 2025-11-25 session `session`
+/// (none: outside one) with `extra` headers; the status and the body text.
+pub async fn send_2025(
+    url: &str,
+    method: &str,
+    session: Option<&str>,
+    extra: &[(&str, &str)],
+    body: Option<Value>,
+) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .request(
+            reqwest::Method::from_bytes(method.as_bytes()).expect("an HTTP method"),
+            url,
+        )
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .timeout(std::time::Duration::from_secs(30));
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    for (k, v) in extra {
+        request = request.header(*k, *v);
+    }
+    if let Some(body) = body {
+        request = request
+            .header("content-type", "application/json")
+            .body(body.to_string());
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+/// Opens a 2025-11-25 session (`initialize`, then `initialized`) with
+/// `extra` headers; its id.
+pub async fn open_session_2025(url: &str, extra: &[(&str, &str)]) -> String {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in extra {
+        request = request.header(*k, *v);
+    }
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let response = request
+        .body(initialize.to_string())
+        .send()
+        .await
+        .expect("initialize");
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_else(|| panic!("no session opened: {}", response.status()))
+        .to_owned();
+    let _ = response.text().await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, body) = send_2025(url, "POST", Some(&session), extra, Some(initialized)).await;
+    assert_eq!(status, 202, "initialized: {body}");
+    session
+}
+
 /// The JSON-RPC message of a response body, whether JSON or one SSE event
 /// (`Null` when there is none).
 pub fn message_of(body: &str) -> Value {

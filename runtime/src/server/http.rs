@@ -14,6 +14,7 @@ mod card;
 mod clients;
 mod etag;
 mod options;
+mod owned_store;
 pub(super) mod polling;
 mod serve;
 mod sessions;
@@ -21,6 +22,7 @@ mod sessions;
 pub(super) use clients::ClientKey;
 pub use options::HttpOptions;
 use options::Verifier;
+pub(super) use sessions::digest as session_digest;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -207,14 +209,21 @@ pub(super) async fn bind<S: Serves>(
         .with_cancellation_token(cancel.clone());
     // A 2025-11-25 session recorded here is picked up by another instance
     // when the one that opened it is gone (rmcp replays its `initialize`).
-    config.session_store = server.tools().inner.stores.sessions.clone();
+    // Each under its owner's key: another principal with the id finds none.
+    config.session_store = server.tools().inner.stores.sessions.clone().map(|store| {
+        Arc::new(owned_store::OwnedSessionStore::new(store))
+            as Arc<dyn rmcp::transport::streamable_http_server::session::store::SessionStore>
+    });
     let compat = server.tools().compat();
-    let sessions = Arc::new(sessions::CappedSessions::new(
-        options.max_sessions,
-        options.max_sessions_per_client,
-        options.session_idle_timeout,
-        compat.clone(),
-    ));
+    let sessions = Arc::new(
+        sessions::CappedSessions::new(
+            options.max_sessions,
+            options.max_sessions_per_client,
+            options.session_idle_timeout,
+            compat.clone(),
+        )
+        .with_store(config.session_store.clone()),
+    );
     sessions.spawn_reaper(cancel.clone());
     let mcp =
         StreamableHttpService::new(move || Ok(server.for_session()), sessions.clone(), config);
@@ -305,6 +314,17 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         principal.as_ref().map(super::policy::identity::owner_of),
         request.extensions(),
     );
+    // A session belongs to the client that opened it: to any other, even
+    // with a valid token and the id, it is unknown (404, as rmcp answers an
+    // unknown one), for every method, `DELETE` included.
+    if let Some(id) = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        && guard.sessions.foreign(id, &client)
+    {
+        return session_not_found();
+    }
     if request.method() == axum::http::Method::GET {
         // A standalone stream holds its connection for as long as it is
         // open: each client holds a share of them, and all of them a share
@@ -326,6 +346,16 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         return holding_while_open(response, slot);
     }
     if request.method() == axum::http::Method::DELETE {
+        // rmcp answers a DELETE of any id with success; a session this
+        // client cannot reach is unknown, as for every other method.
+        if let Some(id) = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            && !guard.sessions.known(id, &client).await
+        {
+            return session_not_found();
+        }
         let response = client
             .scope(next.run(with_principal(request, principal)))
             .await;
@@ -401,6 +431,12 @@ fn session_refused(
         )
             .into_response(),
     )
+}
+
+/// What rmcp answers for a session it does not know, for one this client
+/// may not reach.
+fn session_not_found() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 /// A session closed by `DELETE` is answered `204 No Content`, where rmcp

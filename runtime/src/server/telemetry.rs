@@ -193,7 +193,7 @@ impl Seen {
                 .headers
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
-                .map(|v| toolmetadata_core::seam::shorten(v, 128));
+                .map(super::http::session_digest);
             let client = parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()

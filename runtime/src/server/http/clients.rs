@@ -54,6 +54,18 @@ impl ClientKey {
     }
 }
 
+/// One word for who the client is, distinct between kinds: the store keys
+/// a client's sessions by its digest (`owned_store`).
+impl std::fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientKey::Principal(owner) => write!(f, "principal {owner}"),
+            ClientKey::Address(ip) => write!(f, "address {ip}"),
+            ClientKey::Unknown => f.write_str("unknown"),
+        }
+    }
+}
+
 tokio::task_local! {
     static CURRENT: ClientKey;
 }

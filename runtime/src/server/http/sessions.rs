@@ -31,6 +31,7 @@ use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
+use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::streamable_http_server::session::{RestoreOutcome, SessionId, SessionManager};
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
@@ -61,12 +62,22 @@ pub(in crate::server) struct CappedSessions {
     compat: Compat,
     /// The calls' streams their handlers closed (gap 7).
     closed: Arc<ClosedStreams>,
+    /// The fleet's record of its sessions (each under its owner's key), when
+    /// there is one: a session deleted through another instance is closed
+    /// here too, within [`RECHECK`].
+    store: Option<Arc<dyn SessionStore>>,
 }
+
+/// How stale this instance's belief that a session still exists in the
+/// store may be: at most one read of the store per session this often.
+const RECHECK: Duration = Duration::from_secs(1);
 
 /// What the caps know of a session.
 #[derive(Debug)]
 struct Entry {
     last_used: Instant,
+    /// When the store last said the session exists (or it was opened).
+    confirmed: Instant,
     client: ClientKey,
     /// Its streams open now (requests answered over SSE, the standalone
     /// stream, resumptions).
@@ -105,6 +116,18 @@ impl From<LocalSessionManagerError> for SessionsError {
     }
 }
 
+/// What logs and spans say of a session: 16 bytes of its id's SHA-256, in
+/// hex. The id itself is what lets a client act in the session, so it never
+/// leaves the process (an OTLP backend is read by more people than the
+/// server's clients); the digest still ties a session's spans together.
+pub(in crate::server) fn digest(id: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(id.as_bytes())[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 /// Why a new session is refused.
 pub(in crate::server) const FULL: &str =
     "the server holds as many sessions as it may, all of them in use; retry later";
@@ -130,7 +153,15 @@ impl CappedSessions {
             opening: Mutex::new(HashMap::new()),
             compat,
             closed: Arc::default(),
+            store: None,
         }
+    }
+
+    /// Sessions recorded in `store` too: one deleted there (through another
+    /// instance) is closed here.
+    pub(in crate::server) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
+        self.store = store;
+        self
     }
 
     /// Closes idle sessions every quarter of the idle timeout until `cancel`
@@ -139,16 +170,27 @@ impl CappedSessions {
     pub(in crate::server) fn spawn_reaper(self: &Arc<Self>, cancel: CancellationToken) {
         let weak: Weak<Self> = Arc::downgrade(self);
         let period = (self.idle / 4).max(Duration::from_millis(100));
+        // With a store, streaming sessions (which may send no request for a
+        // long time) are checked against it every RECHECK.
+        let tick = match self.store {
+            Some(_) => period.min(RECHECK),
+            None => period,
+        };
         tokio::spawn(async move {
+            let mut reaped = Instant::now();
             loop {
                 tokio::select! {
                     () = cancel.cancelled() => return,
-                    () = tokio::time::sleep(period) => {}
+                    () = tokio::time::sleep(tick) => {}
                 }
                 let Some(sessions) = weak.upgrade() else {
                     return;
                 };
-                sessions.reap().await;
+                sessions.recheck_streaming().await;
+                if reaped.elapsed() >= period {
+                    reaped = Instant::now();
+                    sessions.reap().await;
+                }
             }
         });
     }
@@ -162,6 +204,85 @@ impl CappedSessions {
     fn opening(&self) -> std::sync::MutexGuard<'_, HashMap<ClientKey, usize>> {
         // Counters only: consistent after a panicking holder.
         self.opening.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `client` opened the session `id`, held here.
+    fn owns(&self, id: &str, client: &ClientKey) -> bool {
+        self.table()
+            .get(id)
+            .is_some_and(|entry| &entry.client == client)
+    }
+
+    /// Whether the session `id` is held here for a client other than
+    /// `client`: to `client`, it does not exist.
+    pub(in crate::server) fn foreign(&self, id: &str, client: &ClientKey) -> bool {
+        self.table()
+            .get(id)
+            .is_some_and(|entry| &entry.client != client)
+    }
+
+    /// Whether the session `id`, held here, is still in the store (always,
+    /// without one): asked at most every [`RECHECK`], as its owner. One
+    /// deleted there, through another instance, is closed here; when the
+    /// store cannot answer, the session is kept.
+    async fn still_stored(&self, id: &SessionId) -> bool {
+        let Some(store) = &self.store else {
+            return true;
+        };
+        let owner = {
+            let table = self.table();
+            match table.get(id) {
+                Some(entry) if entry.confirmed.elapsed() < RECHECK => return true,
+                Some(entry) => entry.client.clone(),
+                None => return false,
+            }
+        };
+        match owner.scope(store.load(id)).await {
+            Ok(Some(_)) => {
+                if let Some(entry) = self.table().get_mut(id) {
+                    entry.confirmed = Instant::now();
+                }
+                true
+            }
+            Ok(None) => {
+                self.table().remove(id);
+                self.close(vec![id.clone()]).await;
+                false
+            }
+            Err(e) => {
+                tracing::warn!(session = %digest(id), "the session store did not answer: {e}");
+                true
+            }
+        }
+    }
+
+    /// Whether `client` may act on the session `id`: one it opened here, or
+    /// one the store holds under its key (opened through another instance).
+    pub(in crate::server) async fn known(&self, id: &str, client: &ClientKey) -> bool {
+        if self.owns(id, client) {
+            return true;
+        }
+        match &self.store {
+            Some(store) => !matches!(client.clone().scope(store.load(id)).await, Ok(None)),
+            None => false,
+        }
+    }
+
+    /// Checks the sessions with a stream open against the store (see
+    /// [`Self::still_stored`]).
+    async fn recheck_streaming(&self) {
+        if self.store.is_none() {
+            return;
+        }
+        let streaming: Vec<SessionId> = self
+            .table()
+            .iter()
+            .filter(|(_, entry)| entry.streams.load(Ordering::Relaxed) > 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in streaming {
+            self.still_stored(&id).await;
+        }
     }
 
     fn touch(&self, id: &SessionId) {
@@ -188,6 +309,12 @@ impl CappedSessions {
 
     fn quiet(&self) -> Duration {
         QUIET.min(self.idle / 4)
+    }
+
+    /// Whether the session `id` is held here, whoever opened it.
+    #[cfg(test)]
+    fn held(&self, id: &str) -> bool {
+        self.table().contains_key(id)
     }
 
     /// How many sessions are open.
@@ -259,9 +386,10 @@ impl CappedSessions {
 
     async fn close(&self, doomed: Vec<SessionId>) {
         for id in doomed {
-            tracing::debug!(session = %id, "closing an idle or least recently used session");
+            let session = digest(&id);
+            tracing::debug!(%session, "closing an idle or least recently used session");
             if let Err(e) = self.inner.close_session(&id).await {
-                tracing::debug!(session = %id, "closing the session: {e}");
+                tracing::debug!(%session, "closing the session: {e}");
             }
         }
     }
@@ -326,6 +454,7 @@ impl CappedSessions {
     fn open(&self, id: SessionId) {
         let entry = Entry {
             last_used: Instant::now(),
+            confirmed: Instant::now(),
             client: ClientKey::current(),
             streams: Arc::default(),
         };
@@ -357,8 +486,9 @@ impl SessionManager for CappedSessions {
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
         // A session this wrapper closed is gone, whatever the inner map says
-        // while its close is under way.
-        if !self.table().contains_key(id) {
+        // while its close is under way; another client's is unknown to this
+        // one.
+        if !self.owns(id, &ClientKey::current()) || !self.still_stored(id).await {
             return Ok(false);
         }
         Ok(self.inner.has_session(id).await?)
@@ -457,135 +587,4 @@ impl SessionManager for CappedSessions {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn the_cap_closes_the_least_recently_used_session() {
-        let sessions = CappedSessions::new(2, 2, Duration::from_secs(60), Compat::none());
-        let (a, _ta) = sessions.create_session().await.expect("a");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        let (b, _tb) = sessions.create_session().await.expect("b");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        sessions.touch(&a);
-        let (c, _tc) = sessions.create_session().await.expect("c");
-        assert_eq!(sessions.len(), 2);
-        assert!(sessions.has_session(&a).await.expect("a"));
-        assert!(
-            !sessions.has_session(&b).await.expect("b"),
-            "b was least recently used"
-        );
-        assert!(sessions.has_session(&c).await.expect("c"));
-    }
-
-    #[tokio::test]
-    async fn idle_sessions_are_closed_by_the_reaper() {
-        let sessions = Arc::new(CappedSessions::new(
-            10,
-            10,
-            Duration::from_millis(200),
-            Compat::none(),
-        ));
-        let cancel = CancellationToken::new();
-        sessions.spawn_reaper(cancel.clone());
-        for _ in 0..5 {
-            let _ = sessions.create_session().await.expect("session");
-        }
-        assert_eq!(sessions.len(), 5);
-        tokio::time::sleep(Duration::from_millis(600)).await;
-        assert_eq!(sessions.len(), 0);
-        assert_eq!(sessions.inner.sessions.read().await.len(), 0);
-        cancel.cancel();
-    }
-
-    /// A new session of `client`, or why there is none.
-    async fn open_as(
-        sessions: &CappedSessions,
-        client: &ClientKey,
-    ) -> Result<SessionId, SessionsError> {
-        let (id, _) = client.clone().scope(sessions.create_session()).await?;
-        Ok(id)
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_client_never_pushes_out_another_clients_active_session() {
-        let sessions = CappedSessions::new(3, 2, Duration::from_secs(300), Compat::none());
-        let alice = ClientKey::Address([127, 0, 0, 2].into());
-        let mallory = ClientKey::Address([127, 0, 0, 3].into());
-        let first = open_as(&sessions, &alice).await.expect("alice");
-        tokio::time::advance(Duration::from_secs(1)).await;
-        // Mallory at its own cap gives up its own sessions, one by one.
-        let mut mine = Vec::new();
-        for _ in 0..10 {
-            mine.push(open_as(&sessions, &mallory).await.expect("mallory"));
-            tokio::time::advance(Duration::from_millis(10)).await;
-        }
-        assert_eq!(sessions.len(), 3);
-        assert!(sessions.has_session(&first).await.expect("alice"));
-        assert!(sessions.has_session(&mine[9]).await.expect("newest"));
-        assert!(!sessions.has_session(&mine[0]).await.expect("oldest"));
-        // A third client finds the server full of active sessions: refused.
-        let carol = ClientKey::Principal("sub:carol".into());
-        assert!(matches!(
-            open_as(&sessions, &carol).await,
-            Err(SessionsError::Full)
-        ));
-        // Once Alice's session is quiet, it may go; one with a stream open
-        // may not, however long it has been quiet.
-        let streaming = sessions.counted(
-            &mine[9],
-            futures_util::stream::pending::<ServerSseMessage>(),
-        );
-        tokio::time::advance(QUIET).await;
-        sessions.touch(&mine[8]);
-        open_as(&sessions, &carol).await.expect("room made");
-        assert!(!sessions.has_session(&first).await.expect("alice"));
-        assert!(sessions.has_session(&mine[9]).await.expect("streaming"));
-        let dave = ClientKey::Principal("sub:dave".into());
-        tokio::time::advance(Duration::from_secs(1)).await;
-        sessions.touch(&mine[8]);
-        assert!(matches!(
-            open_as(&sessions, &dave).await,
-            Err(SessionsError::Full)
-        ));
-        drop(streaming);
-        open_as(&sessions, &dave)
-            .await
-            .expect("the stream closed, its session is quiet");
-        assert!(!sessions.has_session(&mine[9]).await.expect("quiet now"));
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn concurrent_openings_cannot_pass_the_caps() {
-        let sessions = Arc::new(CappedSessions::new(
-            4,
-            2,
-            Duration::from_secs(300),
-            Compat::none(),
-        ));
-        let mallory = ClientKey::Address([127, 0, 0, 3].into());
-        let opened: Vec<_> = (0..32)
-            .map(|_| {
-                let (sessions, mallory) = (sessions.clone(), mallory.clone());
-                tokio::spawn(async move { open_as(&sessions, &mallory).await.is_ok() })
-            })
-            .collect();
-        for task in opened {
-            task.await.expect("joined");
-        }
-        assert!(
-            sessions.len() <= 2,
-            "{} sessions for one client",
-            sessions.len()
-        );
-        assert!(
-            sessions.opening().is_empty(),
-            "every reservation given back"
-        );
-        // The HTTP layer's question closes nothing.
-        let alice = ClientKey::Address([127, 0, 0, 2].into());
-        let before = sessions.len();
-        assert!(sessions.has_room(&alice));
-        assert_eq!(sessions.len(), before);
-    }
-}
+mod tests;
