@@ -30,8 +30,12 @@ use toolmetadata::server::store::{
     TaskRecord, TaskStore,
 };
 
-use crate::shared::{self, MAX_ID_LEN, bounded, unix_ms};
+use crate::shared::{self, bounded, unix_ms};
 use crate::{ConnectError, Options};
+
+mod sql;
+
+use sql::Sql;
 
 /// Tasks, used request states and sessions in PostgreSQL.
 pub struct PostgresStore {
@@ -51,134 +55,6 @@ impl fmt::Debug for PostgresStore {
             .finish_non_exhaustive()
     }
 }
-
-/// The statements, with the namespace's table names.
-struct Sql {
-    create: String,
-    insert_task: String,
-    count_owned: String,
-    reclaim_owned: String,
-    reclaim_any: String,
-    get_task: String,
-    lock_task: String,
-    set_task: String,
-    use_state: String,
-    purge: String,
-    load_session: String,
-    store_session: String,
-    delete_session: String,
-    lock_limit: String,
-    forget_rate: String,
-    count_rate: String,
-    add_rate: String,
-    forget_slots: String,
-    renew_slot: String,
-    count_slots: String,
-    add_slot: String,
-    release_slot: String,
-}
-
-impl Sql {
-    fn new(ns: &str) -> Self {
-        Sql {
-            create: format!(
-                "SELECT pg_advisory_xact_lock(hashtext('{ns}/schema'));
-                 CREATE TABLE IF NOT EXISTS {ns}_tasks (
-                     id text PRIMARY KEY, record text NOT NULL, expires_at_ms bigint NOT NULL);
-                 CREATE INDEX IF NOT EXISTS {ns}_tasks_expiry ON {ns}_tasks (expires_at_ms);
-                 ALTER TABLE {ns}_tasks ADD COLUMN IF NOT EXISTS owner text;
-                 CREATE INDEX IF NOT EXISTS {ns}_tasks_owner ON {ns}_tasks (owner);
-                 CREATE TABLE IF NOT EXISTS {ns}_used_states (
-                     fingerprint text PRIMARY KEY, expires_at_ms bigint NOT NULL);
-                 CREATE TABLE IF NOT EXISTS {ns}_sessions (
-                     id text PRIMARY KEY, state text NOT NULL, expires_at_ms bigint NOT NULL);
-                 CREATE TABLE IF NOT EXISTS {ns}_rate (
-                     key text NOT NULL, at_ms bigint NOT NULL, expires_at_ms bigint NOT NULL);
-                 CREATE INDEX IF NOT EXISTS {ns}_rate_key ON {ns}_rate (key, at_ms);
-                 CREATE INDEX IF NOT EXISTS {ns}_rate_expiry ON {ns}_rate (expires_at_ms);
-                 CREATE TABLE IF NOT EXISTS {ns}_slots (
-                     key text NOT NULL, holder text NOT NULL, expires_at_ms bigint NOT NULL,
-                     PRIMARY KEY (key, holder));
-                 CREATE INDEX IF NOT EXISTS {ns}_slots_expiry ON {ns}_slots (expires_at_ms);"
-            ),
-            insert_task: format!(
-                "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner)
-                 SELECT $1, $2, $3, $6
-                 WHERE (SELECT count(*) FROM {ns}_tasks WHERE expires_at_ms > $4) < $5
-                   AND (SELECT count(*) FROM {ns}_tasks
-                        WHERE owner IS NOT DISTINCT FROM $6 AND expires_at_ms > $4) < $7"
-            ),
-            count_owned: format!(
-                "SELECT count(*) FROM {ns}_tasks
-                 WHERE owner IS NOT DISTINCT FROM $1 AND expires_at_ms > $2"
-            ),
-            reclaim_owned: format!(
-                "DELETE FROM {ns}_tasks WHERE id = (
-                     SELECT id FROM {ns}_tasks
-                     WHERE owner IS NOT DISTINCT FROM $1 AND expires_at_ms > $2
-                       AND record::json #>> '{{state,status}}' <> 'working'
-                     ORDER BY expires_at_ms LIMIT 1)"
-            ),
-            reclaim_any: format!(
-                "DELETE FROM {ns}_tasks WHERE id = (
-                     SELECT id FROM {ns}_tasks
-                     WHERE expires_at_ms > $1 AND record::json #>> '{{state,status}}' <> 'working'
-                     ORDER BY expires_at_ms LIMIT 1)"
-            ),
-            get_task: format!("SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2"),
-            lock_task: format!(
-                "SELECT record FROM {ns}_tasks WHERE id = $1 AND expires_at_ms > $2 FOR UPDATE"
-            ),
-            set_task: format!("UPDATE {ns}_tasks SET record = $2 WHERE id = $1"),
-            use_state: format!(
-                "INSERT INTO {ns}_used_states AS u (fingerprint, expires_at_ms) VALUES ($1, $2)
-                 ON CONFLICT (fingerprint) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
-                 WHERE u.expires_at_ms <= $3
-                 RETURNING 1"
-            ),
-            purge: format!(
-                "DELETE FROM {ns}_tasks WHERE expires_at_ms <= $1;
-                 DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
-                 DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1;
-                 DELETE FROM {ns}_rate WHERE expires_at_ms <= {NOW_MS};
-                 DELETE FROM {ns}_slots WHERE expires_at_ms <= {NOW_MS}"
-            ),
-            load_session: format!(
-                "SELECT state FROM {ns}_sessions WHERE id = $1 AND expires_at_ms > $2"
-            ),
-            store_session: format!(
-                "INSERT INTO {ns}_sessions (id, state, expires_at_ms) VALUES ($1, $2, $3)
-                 ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state,
-                     expires_at_ms = EXCLUDED.expires_at_ms"
-            ),
-            delete_session: format!("DELETE FROM {ns}_sessions WHERE id = $1"),
-            // One key's rate or slots at a time, on the database's clock.
-            lock_limit: format!(
-                "SELECT pg_advisory_xact_lock(hashtextextended('{ns}/limits/' || $1, 0)),
-                        {NOW_MS}"
-            ),
-            forget_rate: format!("DELETE FROM {ns}_rate WHERE key = $1 AND at_ms <= $2"),
-            count_rate: format!(
-                "SELECT count(*), min(at_ms) FROM {ns}_rate WHERE key = $1 AND at_ms > $2"
-            ),
-            add_rate: format!(
-                "INSERT INTO {ns}_rate (key, at_ms, expires_at_ms) VALUES ($1, $2, $3)"
-            ),
-            forget_slots: format!("DELETE FROM {ns}_slots WHERE key = $1 AND expires_at_ms <= $2"),
-            renew_slot: format!(
-                "UPDATE {ns}_slots SET expires_at_ms = $3 WHERE key = $1 AND holder = $2"
-            ),
-            count_slots: format!("SELECT count(*) FROM {ns}_slots WHERE key = $1"),
-            add_slot: format!(
-                "INSERT INTO {ns}_slots (key, holder, expires_at_ms) VALUES ($1, $2, $3)"
-            ),
-            release_slot: format!("DELETE FROM {ns}_slots WHERE key = $1 AND holder = $2"),
-        }
-    }
-}
-
-/// The database's clock in Unix milliseconds, as SQL.
-const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 /// Milliseconds as PostgreSQL's `bigint`.
 fn ms(value: u64) -> i64 {
@@ -292,8 +168,9 @@ impl PostgresStore {
                 return Ok(None);
             }
             // Refused: the full bound gives up its oldest finished live task
-            // (an expired one counts for nothing), once, and the insert is
-            // tried again. `json`, not `jsonb`: a result may hold U+0000.
+            // that this owner may take (`TaskRecord::reclaimable_by`; an
+            // expired one counts for nothing), once, and the insert is tried
+            // again.
             let now = ms(unix_ms());
             let owned: i64 = client
                 .query_one(&self.sql.count_owned, &[&quota_key, &now])
@@ -306,7 +183,9 @@ impl PostgresStore {
                     .execute(&self.sql.reclaim_owned, &[&quota_key, &now])
                     .await
             } else {
-                client.execute(&self.sql.reclaim_any, &[&now]).await
+                client
+                    .execute(&self.sql.reclaim_any, &[&now, &quota_key])
+                    .await
             }
             .map_err(|e| e.to_string())?;
             if reclaimed == 1 && insert().await? == 1 {
@@ -323,7 +202,7 @@ impl PostgresStore {
     }
 
     async fn get_task(&self, id: &str) -> Result<Option<TaskRecord>, StoreError> {
-        if id.len() > MAX_ID_LEN {
+        if !shared::storable(id) {
             return Ok(None);
         }
         let json: Option<String> = bounded(&self.name, self.options.timeout, async {
@@ -344,7 +223,7 @@ impl PostgresStore {
         id: &str,
         change: TaskChange,
     ) -> Result<Option<TaskRecord>, StoreError> {
-        if id.len() > MAX_ID_LEN {
+        if !shared::storable(id) {
             return Ok(None);
         }
         bounded(&self.name, self.options.timeout, async {
@@ -362,7 +241,8 @@ impl PostgresStore {
             record.apply(change);
             let written = shared::to_json(&record).map_err(|e| e.to_string())?;
             if written != read {
-                tx.execute(&self.sql.set_task, &[&id, &written])
+                let (finished, released) = (record.state.is_terminal(), record.is_released());
+                tx.execute(&self.sql.set_task, &[&id, &written, &finished, &released])
                     .await
                     .map_err(|e| e.to_string())?;
             }
@@ -546,7 +426,7 @@ impl LimitStore for PostgresStore {
 #[async_trait::async_trait]
 impl SessionStore for PostgresStore {
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        if session_id.len() > MAX_ID_LEN {
+        if !shared::storable(session_id) {
             return Ok(None);
         }
         let json: Option<String> = bounded(&self.name, self.options.timeout, async {
@@ -566,6 +446,9 @@ impl SessionStore for PostgresStore {
     }
 
     async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        if !shared::storable(session_id) {
+            return Ok(());
+        }
         let json = serde_json::to_string(state)?;
         let ttl = u64::try_from(self.options.session_ttl.as_millis()).unwrap_or(u64::MAX);
         let expires = ms(unix_ms().saturating_add(ttl));
@@ -583,6 +466,9 @@ impl SessionStore for PostgresStore {
     }
 
     async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        if !shared::storable(session_id) {
+            return Ok(());
+        }
         bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;
             client

@@ -30,7 +30,7 @@ use toolmetadata::server::store::{
     TaskRecord, TaskStore,
 };
 
-use crate::shared::{self, MAX_ID_LEN, MAX_UPDATE_TRIES, bounded, unix_ms};
+use crate::shared::{self, MAX_UPDATE_TRIES, bounded, unix_ms};
 use crate::{ConnectError, Options};
 
 /// Tasks, used request states and sessions on Redis.
@@ -55,29 +55,38 @@ impl fmt::Debug for RedisStore {
 }
 
 /// Drops the expired ids, checks the owner's quota and the bound (each
-/// full one first gives up its oldest finished task), then adds the task:
-/// 1 added, 2 the owner's quota reached, 0 the store full.
+/// full one first gives up the oldest finished task it may take:
+/// `TaskRecord::reclaimable_by`), then adds the task: 1 added, 2 the owner's
+/// quota reached, 0 the store full.
 /// KEYS: record, index, owner's index. ARGV: json, expires_at_ms, now_ms,
-/// max, id, max per owner, namespace. A reclaimed task's own record and
-/// owner's index are named from the namespace (a single Redis, not a
-/// cluster).
+/// max, id, max per owner, namespace, the owner's quota key. A reclaimed
+/// task's own record and owner's index are named from the namespace (a
+/// single Redis, not a cluster). `reclaim(index, fair)` looks at the 64
+/// tasks of `index` that expire first; when `fair`, another owner's task
+/// only if it was delivered or cancelled.
 const INSERT: &str = r"
-local function reclaim(index)
+local function reclaim(index, fair)
   for _, id in ipairs(redis.call('ZRANGE', index, 0, 63)) do
     local key = ARGV[7] .. ':task:' .. id
     local json = redis.call('GET', key)
-    local finished = true
+    local take = true
     if json then
       local ok, r = pcall(cjson.decode, json)
-      finished = ok and type(r) == 'table' and type(r.state) == 'table'
+      take = ok and type(r) == 'table' and type(r.state) == 'table'
         and r.state.status ~= 'working'
-      if finished then
-        local quota = r.counted_as or r.owner
+      local quota = '-'
+      if take then
+        quota = r.counted_as or r.owner
         if type(quota) ~= 'string' then quota = '-' end
+        if fair then
+          take = quota == ARGV[8] or r.delivered == true or r.state.status == 'cancelled'
+        end
+      end
+      if take then
         redis.call('ZREM', ARGV[7] .. ':owner:' .. quota, id)
       end
     end
-    if finished then
+    if take then
       redis.call('DEL', key)
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZREM', index, id)
@@ -88,8 +97,9 @@ local function reclaim(index)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) and not reclaim(KEYS[3]) then return 2 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) and not reclaim(KEYS[2]) then return 0 end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) and not reclaim(KEYS[3], false) then return 2 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4])
+  and not reclaim(KEYS[3], false) and not reclaim(KEYS[2], true) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
@@ -199,7 +209,7 @@ impl RedisStore {
     }
 
     async fn get_json(&self, id: &str) -> Result<Option<String>, StoreError> {
-        if id.len() > MAX_ID_LEN {
+        if !shared::storable(id) {
             return Ok(None);
         }
         self.run(redis::cmd("GET").arg(self.key("task", id))).await
@@ -264,6 +274,7 @@ impl TaskStore for RedisStore {
                     .arg(&record.id)
                     .arg(self.options.max_tasks_per_owner)
                     .arg(&self.options.namespace)
+                    .arg(record.quota_key().unwrap_or("-"))
                     .invoke_async(&mut connection),
             )
             .await?;
@@ -381,7 +392,7 @@ impl LimitStore for RedisStore {
 #[async_trait::async_trait]
 impl SessionStore for RedisStore {
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        if session_id.len() > MAX_ID_LEN {
+        if !shared::storable(session_id) {
             return Ok(None);
         }
         let json: Option<String> = self

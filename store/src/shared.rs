@@ -15,6 +15,13 @@ pub(crate) const MAX_UPDATE_TRIES: usize = 16;
 /// session ids rmcp's): answered as unknown without asking the store.
 pub(crate) const MAX_ID_LEN: usize = 200;
 
+/// Whether a store can hold the id `id` at all: not too long (see
+/// [`MAX_ID_LEN`]) and without U+0000, which PostgreSQL's text refuses. Any
+/// other id is unknown, never an error of the store.
+pub(crate) fn storable(id: &str) -> bool {
+    id.len() <= MAX_ID_LEN && !id.contains('\0')
+}
+
 /// `future`, or [`StoreError::Unavailable`] naming `store` once `timeout`
 /// has passed.
 pub(crate) async fn bounded<T, E: std::fmt::Display>(

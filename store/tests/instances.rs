@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::Names;
+use common::{Names, clean};
 use serde_json::{Value, json};
 use toolmetadata::metadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};
@@ -149,7 +149,7 @@ async fn tasks_cross_instances_and_stay_their_principals() {
         let seen = send(&a, "alice", "tasks/get", &id, json!({"taskId": id})).await;
         assert_eq!(seen["result"]["status"], "cancelled", "{url}: {seen}");
 
-        drop_tables(&url, &namespace).await;
+        clean(&url, &namespace).await;
     }
 }
 
@@ -246,23 +246,6 @@ async fn a_session_is_its_principals_on_every_instance() {
                 send_2025(&a, "DELETE", Some(id), &[("authorization", alice)], None).await;
             assert_eq!(status, 404, "{url}: DELETE of {id}: {text}");
         }
-        drop_tables(&url, &namespace).await;
+        clean(&url, &namespace).await;
     }
-}
-
-/// Drops a PostgreSQL namespace's tables (Redis keys expire by themselves).
-async fn drop_tables(url: &str, namespace: &str) {
-    if !url.starts_with("postgres") {
-        return;
-    }
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(connection);
-    client
-        .batch_execute(&format!(
-            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions, {namespace}_rate, {namespace}_slots"
-        ))
-        .await
-        .expect("drop");
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use common::Names;
+use common::{Names, clean};
 use serde_json::{Value, json};
 use toolmetadata::metadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};
@@ -210,19 +210,7 @@ async fn rates_and_concurrency_are_the_fleets() {
             instance(store, gate.clone()).await,
         );
         the_fleet_holds_the_limits(&a, &b, &gate, &url).await;
-        if url.starts_with("postgres") {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-                .await
-                .expect("connect");
-            tokio::spawn(connection);
-            client
-                .batch_execute(&format!(
-                    "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, \
-                     {namespace}_sessions, {namespace}_rate, {namespace}_slots"
-                ))
-                .await
-                .expect("drop");
-        }
+        clean(&url, &namespace).await;
     }
 }
 

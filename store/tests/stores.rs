@@ -4,9 +4,12 @@
 //! fails the test: it says how to start one.
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::clean;
 use serde_json::json;
 use toolmetadata::server::store::{
     LimitStore, ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord,
@@ -52,25 +55,6 @@ async fn pair(url: &str, options: Options) -> (Arc<Store>, Arc<Store>) {
 
 fn urls() -> [String; 2] {
     [redis_url(), postgres_url()]
-}
-
-/// Drops a test's tables from the machine's database (Redis keys expire by
-/// themselves).
-async fn clean(url: &str, namespace: &str) {
-    if !url.starts_with("postgres") {
-        return;
-    }
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-        .await
-        .expect("connect");
-    tokio::spawn(connection);
-    client
-        .batch_execute(&format!(
-            "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions,
-                 {namespace}_rate, {namespace}_slots"
-        ))
-        .await
-        .expect("drop");
 }
 
 fn working(id: &str, ttl: Duration) -> TaskRecord {
@@ -680,6 +664,111 @@ async fn slots_are_shared_leased_and_given_back() {
                 .expect("acquire"),
             "{url}: a renewed lease holds past its first end"
         );
+        clean(&url, &ns).await;
+    }
+}
+
+/// Findings 1 and 3 of the third red team: on PostgreSQL a finished result
+/// holding U+0000 made every reclaim fail, so new tasks failed as "store
+/// unavailable" (not "full"), and a NUL in an id was a store failure; on
+/// every store, a full store deleted another owner's unread result to make
+/// room for a flooder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_result_is_kept_and_a_flooder_never_takes_anothers_unread_one() {
+    let odd = format!(
+        "nul \u{0000} bell \u{0007} del \u{007f} bom \u{feff} emoji \u{1f600} quote \" \\ {}",
+        "x".repeat(10 << 20)
+    );
+    let result = json!({"content": [{"type": "text", "text": odd}]});
+    for url in urls() {
+        let ns = namespace();
+        let options = Options::default()
+            .namespace(&ns)
+            .max_tasks(3)
+            .max_tasks_per_owner(2);
+        let (store, other) = pair(&url, options).await;
+        let of = |id: &str, owner: &str| {
+            let mut record = working(id, Duration::from_secs(60));
+            record.owner = Some(owner.to_owned());
+            record
+        };
+        store.insert(of("a1", "sub:alice")).await.expect("room");
+        let finish = TaskChange::Finish(TaskState::Completed {
+            result: result.clone(),
+        });
+        store
+            .update("a1", finish)
+            .await
+            .unwrap_or_else(|e| panic!("{url}: the odd result stored: {e}"));
+        let read = other.get("a1").await.expect("get").expect("a1");
+        assert!(
+            read.state
+                == TaskState::Completed {
+                    result: result.clone()
+                },
+            "{url}: the result read back differs"
+        );
+        // Mallory and Trudy fill the store with work of their own.
+        for (id, owner) in [
+            ("m1", "sub:mallory"),
+            ("m2", "sub:mallory"),
+            ("t1", "sub:trudy"),
+        ] {
+            let inserted = store.insert(of(id, owner)).await;
+            if id == "t1" {
+                assert_eq!(
+                    inserted,
+                    Err(StoreError::Full {
+                        of: "tasks",
+                        max: 3
+                    }),
+                    "{url}: Alice's unread result is not Trudy's to take"
+                );
+            } else {
+                inserted.unwrap_or_else(|e| panic!("{url}: {id}: {e}"));
+            }
+        }
+        // Mallory's own finished task makes room for Mallory.
+        other
+            .update(
+                "m1",
+                TaskChange::Finish(TaskState::Completed { result: json!({}) }),
+            )
+            .await
+            .expect("finish m1");
+        other
+            .insert(of("m3", "sub:mallory"))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: mallory's own finished task made room: {e}"));
+        assert_eq!(store.get("m1").await, Ok(None), "{url}");
+        assert_eq!(
+            other.insert(of("t1", "sub:trudy")).await,
+            Err(StoreError::Full {
+                of: "tasks",
+                max: 3
+            }),
+            "{url}: still nothing Trudy may take"
+        );
+        assert!(other.get("a1").await.expect("get").is_some(), "{url}");
+        // Once Alice has her result, it may go.
+        store
+            .update("a1", TaskChange::Delivered)
+            .await
+            .expect("delivered");
+        other
+            .insert(of("t1", "sub:trudy"))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: alice's delivered result made room: {e}"));
+        assert_eq!(store.get("a1").await, Ok(None), "{url}");
+        // Ids a store cannot hold are unknown, not failures.
+        for id in ["a\u{0000}1", "\u{0000}", &"y".repeat(300)] {
+            assert_eq!(store.get(id).await, Ok(None), "{url}: {id:?}");
+            assert_eq!(
+                store.update(id, TaskChange::Delivered).await,
+                Ok(None),
+                "{url}: {id:?}"
+            );
+        }
         clean(&url, &ns).await;
     }
 }

@@ -314,7 +314,21 @@ impl Tasks {
         caller: &Caller<'_>,
     ) -> Result<GetTaskResult, ErrorData> {
         let record = self.visible(id, caller).await?;
-        Ok(GetTaskResult::new(detailed(&record)))
+        let answer = GetTaskResult::new(detailed(&record));
+        self.delivered(&record).await;
+        Ok(answer)
+    }
+
+    /// Notes that the client has the finished task's outcome, so that a
+    /// full store may let it go (`TaskRecord::reclaimable_by`). A store that
+    /// does not answer only keeps the task longer.
+    pub(super) async fn delivered(&self, record: &TaskRecord) {
+        if !record.state.is_terminal() || record.delivered {
+            return;
+        }
+        if let Err(e) = self.store.update(&record.id, TaskChange::Delivered).await {
+            tracing::debug!(task = %record.id, "not noted as delivered: {e}");
+        }
     }
 
     /// `tasks/update`: the client's answers to what the task's handler

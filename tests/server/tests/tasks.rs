@@ -366,49 +366,97 @@ async fn a_full_task_store_turns_optional_tasks_into_plain_calls() {
         .expect("tasks/cancel");
 }
 
+/// A 2026-07-28 request of a client that declares tasks, sent from the
+/// loopback address `from`; the JSON-RPC answer.
+async fn send_from(
+    url: &str,
+    from: [u8; 4],
+    id: u64,
+    method: &str,
+    name: &str,
+    params: Value,
+) -> Value {
+    let mut body: Value = serde_json::from_str(&request_2026(id, method, params)).expect("JSON");
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let client = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(from))
+        .build()
+        .expect("client");
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("request");
+    message_of(&response.text().await.expect("body"))
+}
+
+/// `job` for `seconds`, called from `from`.
+async fn job_from(url: &str, from: [u8; 4], id: u64, seconds: u64) -> Value {
+    let arguments = json!({"name": "job", "arguments": {"seconds": seconds}});
+    send_from(url, from, id, "tools/call", "job", arguments).await
+}
+
 /// Without authorization, each client address has its own task quota: one
 /// that floods the store gets plain calls, another still gets tasks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anonymous_clients_each_have_a_task_quota_by_address() {
     let server = http_server(BIN, &["--max-tasks", "10", "--max-tasks-per-owner", "2"]).await;
-    let call_from = async |from: [u8; 4], id: u64, seconds: u64| {
-        let mut body: Value = serde_json::from_str(&request_2026(
-            id,
-            "tools/call",
-            json!({"name": "job", "arguments": {"seconds": seconds}}),
-        ))
-        .expect("JSON");
-        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
-            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
-        let client = reqwest::Client::builder()
-            .local_address(std::net::IpAddr::from(from))
-            .build()
-            .expect("client");
-        let response = client
-            .post(&server.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "job")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("request");
-        message_of(&response.text().await.expect("body"))
-    };
     for id in 1..=2 {
-        let started = call_from([127, 0, 0, 1], id, 30).await;
+        let started = job_from(&server.url, [127, 0, 0, 1], id, 30).await;
         assert!(started["result"]["taskId"].is_string(), "{started}");
     }
-    let plain = call_from([127, 0, 0, 1], 3, 0).await;
+    let plain = job_from(&server.url, [127, 0, 0, 1], 3, 0).await;
     assert!(plain["result"]["taskId"].is_null(), "{plain}");
     assert!(plain.to_string().contains("job done after 0 s"), "{plain}");
-    let other = call_from([127, 0, 0, 2], 4, 30).await;
+    let other = job_from(&server.url, [127, 0, 0, 2], 4, 30).await;
     assert!(
         other["result"]["taskId"].is_string(),
         "another address: {other}"
     );
+}
+
+/// Finding 3 of the third red team: when the store was full, each new
+/// task freed the oldest finished one, whoever owned it, and a flood of
+/// tasks deleted Alice's result before she read it. Now the flooders get
+/// plain calls, and her result goes only once she has it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_tasks_never_takes_anothers_unread_result() {
+    let server = http_server(BIN, &["--max-tasks", "3", "--max-tasks-per-owner", "2"]).await;
+    let alice = [127, 0, 0, 2];
+    let started = job_from(&server.url, alice, 1, 0).await;
+    let task = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    // It ends unread while two others fill the store.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for (from, id) in [([127, 0, 0, 3], 2), ([127, 0, 0, 4], 3)] {
+        let flood = job_from(&server.url, from, id, 30).await;
+        assert!(flood["result"]["taskId"].is_string(), "{flood}");
+    }
+    for (from, id) in [([127, 0, 0, 3], 4), ([127, 0, 0, 5], 5)] {
+        let plain = job_from(&server.url, from, id, 0).await;
+        assert!(
+            plain["result"]["taskId"].is_null(),
+            "a task for {from:?}: {plain}"
+        );
+    }
+    let get = json!({"taskId": task});
+    let read = send_from(&server.url, alice, 6, "tasks/get", &task, get.clone()).await;
+    assert_eq!(read["result"]["status"], "completed", "{read}");
+    assert!(read.to_string().contains("job done after 0 s"), "{read}");
+    // Delivered: now the room is anyone's.
+    let later = job_from(&server.url, [127, 0, 0, 5], 7, 30).await;
+    assert!(later["result"]["taskId"].is_string(), "{later}");
+    let gone = send_from(&server.url, alice, 8, "tasks/get", &task, get).await;
+    assert!(gone.to_string().contains("no task"), "{gone}");
 }
 
 /// The `execution` of `name` in a raw `tools/list` answer.

@@ -171,6 +171,7 @@ async fn result(
             }
         }
     };
+    server.inner.tasks.delivered(&record).await;
     match record.state {
         TaskState::Completed { result } => Ok(call_result_for_session(result, &record.id)),
         TaskState::Failed { error } => {

@@ -91,6 +91,11 @@ pub struct TaskRecord {
     /// taken yet, by key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub input_responses: BTreeMap<String, Value>,
+    /// Whether its client has been handed the outcome (`tasks/get` or
+    /// `tasks/result` of the finished task): until then, a full store
+    /// keeps it for its owner (see [`reclaimable_by`](Self::reclaimable_by)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delivered: bool,
 }
 
 impl TaskRecord {
@@ -112,7 +117,25 @@ impl TaskRecord {
             lease_until_ms: None,
             input_requests: BTreeMap::new(),
             input_responses: BTreeMap::new(),
+            delivered: false,
         }
+    }
+
+    /// Whether a full store may drop this task to make room for a task
+    /// counted against `quota` ([`quota_key`](Self::quota_key)): a live
+    /// finished task of the same quota, or of anyone once its outcome was
+    /// delivered or it was cancelled. Another owner's unread result is kept
+    /// until its time to live: the flooder is refused, not its neighbours.
+    pub fn reclaimable_by(&self, quota: Option<&str>) -> bool {
+        self.state.is_terminal()
+            && !self.is_expired()
+            && (self.quota_key() == quota || self.is_released())
+    }
+
+    /// True once nobody waits for the task any more: its outcome was
+    /// delivered, or it was cancelled.
+    pub fn is_released(&self) -> bool {
+        self.state.is_terminal() && (self.delivered || self.state == TaskState::Cancelled)
     }
 
     /// Whom the per-owner quota counts it against: [`counted_as`](Self::counted_as),
@@ -136,6 +159,11 @@ impl TaskRecord {
     /// finished task is ignored (a cancel racing a completion: the first
     /// wins).
     pub fn apply(&mut self, change: TaskChange) {
+        if change == TaskChange::Delivered {
+            // Not a change a client sees: `updated_at` stays.
+            self.delivered |= self.state.is_terminal();
+            return;
+        }
         if self.state.is_terminal() {
             return;
         }
@@ -181,6 +209,7 @@ impl TaskRecord {
                 self.lease_until_ms = Some(until_ms);
                 return;
             }
+            TaskChange::Delivered => return,
             TaskChange::FailIfOrphaned => {
                 if !self.is_orphaned() {
                     return;
@@ -234,6 +263,9 @@ pub enum TaskChange {
         /// The new end of the lease, Unix time in milliseconds.
         until_ms: u64,
     },
+    /// The client has been handed the finished task's outcome (ignored
+    /// while it works): a full store may now drop it for anyone's task.
+    Delivered,
     /// Fails the task when it is working and its lease has lapsed, and
     /// leaves it alone otherwise: decided inside the store's atomic update,
     /// so that a renewal racing it wins or loses cleanly.
@@ -258,7 +290,10 @@ pub enum TaskChange {
 ///    [`StoreError::Full`] rather than growing without limit, and may hold
 ///    each owner ([`TaskRecord::quota_key`]: the principal, or an anonymous
 ///    client's address; callers told apart by neither together) to a quota
-///    of their own, so that one principal cannot fill it for everyone.
+///    of their own, so that one principal cannot fill it for everyone. To
+///    make room it may drop only what [`TaskRecord::reclaimable_by`] allows:
+///    never another owner's result before it was delivered
+///    ([`TaskChange::Delivered`]) or expired.
 /// 5. **Bounded waits**: every method returns within a few seconds, with
 ///    [`StoreError::Unavailable`] naming the store when it cannot answer.
 ///
@@ -362,13 +397,18 @@ impl Default for InMemoryTaskStore {
     }
 }
 
-/// Drops the least recently changed finished task that `which` picks; false
-/// when there is none.
-fn reclaim(records: &mut HashMap<String, TaskRecord>, which: impl Fn(&TaskRecord) -> bool) -> bool {
+/// Drops the least recently changed task that `which` picks among those a
+/// task counted against `quota` may take ([`TaskRecord::reclaimable_by`]);
+/// false when there is none.
+fn reclaim(
+    records: &mut HashMap<String, TaskRecord>,
+    quota: Option<&str>,
+    which: impl Fn(&TaskRecord) -> bool,
+) -> bool {
     let oldest = records
         .values()
         // An expired task counts for nothing: taking it makes no room.
-        .filter(|r| r.state.is_terminal() && !r.is_expired() && which(r))
+        .filter(|r| r.reclaimable_by(quota) && which(r))
         .min_by(|a, b| a.updated_at.cmp(&b.updated_at))
         .map(|r| r.id.clone());
     oldest.is_some_and(|id| records.remove(&id).is_some())
@@ -383,7 +423,7 @@ impl TaskStore for InMemoryTaskStore {
                     .values()
                     .filter(|r| same_owner(r) && !r.is_expired())
                     .count();
-                if held >= self.max_per_owner && !reclaim(records, same_owner) {
+                if held >= self.max_per_owner && !reclaim(records, record.quota_key(), same_owner) {
                     return Err(StoreError::Full {
                         of: "tasks for one principal",
                         max: self.max_per_owner,
@@ -396,7 +436,7 @@ impl TaskStore for InMemoryTaskStore {
             if records.len() >= self.max_tasks {
                 records.retain(|_, r| !r.is_expired());
             }
-            if records.len() >= self.max_tasks && !reclaim(records, |_| true) {
+            if records.len() >= self.max_tasks && !reclaim(records, record.quota_key(), |_| true) {
                 return Err(StoreError::Full {
                     of: "tasks",
                     max: self.max_tasks,
