@@ -702,3 +702,106 @@ async fn hostile_ignore_files_neither_stall_nor_leak_nor_hide() {
     );
     s.client.cancel().await.expect("close");
 }
+
+/// Finding 5 of the third red team: with 128 requests waiting (140
+/// `tasks/result` of a running task, say), the server read nothing more
+/// over stdio, no `ping` and no `tasks/cancel`, until a task ended. Now
+/// requests past the bound are refused at once, and control requests are
+/// read and answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_waiters_leave_ping_and_cancel_answered() {
+    use toolmetadata_tests::raw::{StdioChild, write_line};
+    let (_dir, root) = root();
+    let root_arg = root.display().to_string();
+    let mut server = StdioChild::spawn(BIN, &["--root", &root_arg, "--allow-command", "sh"]);
+    server.initialize("waiters").await;
+    let marker = "sleep 31.4157";
+    server
+        .send(&json!({"jsonrpc": "2.0", "id": "start", "method": "tools/call", "params": {
+            "name": "run_command", "task": {"ttl": 120000},
+            "arguments": {"program": "sh", "args": ["-c", format!("{marker}; echo done")], "timeout_secs": 60}}}))
+        .await;
+    let started = server.next().await;
+    let task = started["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    for _ in 0..50 {
+        if !processes_with(marker).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!processes_with(marker).is_empty(), "the command started");
+
+    let StdioChild {
+        child: _child,
+        mut stdin,
+        mut lines,
+    } = server;
+    const WAITERS: usize = 1000;
+    let writer = {
+        let task = task.clone();
+        tokio::spawn(async move {
+            for id in 0..WAITERS {
+                let wait = json!({"jsonrpc": "2.0", "id": id, "method": "tasks/result",
+                    "params": {"taskId": task}});
+                write_line(&mut stdin, &wait.to_string()).await;
+            }
+            stdin
+        })
+    };
+    // Every waiter past the bound is answered at once with the bound.
+    let mut refused = 0;
+    while refused < WAITERS - 128 {
+        let line = tokio::time::timeout(CALL_TIMEOUT, lines.next_line())
+            .await
+            .expect("the refusals come at once")
+            .expect("read")
+            .expect("the server runs");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("128 requests"), "{answer}");
+        refused += 1;
+    }
+    let mut stdin = writer.await.expect("the writer");
+    let read_until = async |lines: &mut tokio::io::Lines<_>, id: &str| loop {
+        let line = tokio::time::timeout(CALL_TIMEOUT, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no answer to {id}"))
+            .expect("read")
+            .expect("the server runs");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        if answer["id"] == id {
+            return answer;
+        }
+    };
+    let asked = Instant::now();
+    write_line(
+        &mut stdin,
+        r#"{"jsonrpc": "2.0", "id": "ping", "method": "ping"}"#,
+    )
+    .await;
+    let pong = read_until(&mut lines, "ping").await;
+    assert!(pong["result"].is_object(), "{pong}");
+    let waited = asked.elapsed();
+    assert!(
+        waited < Duration::from_secs(1),
+        "ping answered after {waited:?}"
+    );
+
+    let cancel = json!({"jsonrpc": "2.0", "id": "cancel", "method": "tasks/cancel",
+        "params": {"taskId": task}});
+    write_line(&mut stdin, &cancel.to_string()).await;
+    let cancelled = read_until(&mut lines, "cancel").await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let mut left = processes_with(marker);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = processes_with(marker);
+    }
+    assert!(left.is_empty(), "left running after tasks/cancel: {left:?}");
+}

@@ -6,7 +6,13 @@
 //! requests faster than it reads the answers (or never reads them: the pipe
 //! fills and every answer waits) grows the server without bound. The stdio
 //! transport stops reading while [`MAX_IN_FLIGHT`] requests are unanswered
-//! (their answers not yet written), so that the pipe holds the rest.
+//! (their answers not yet written) except for control requests (`ping`,
+//! `tasks/cancel`) and what is not a request (`notifications/cancelled`,
+//! answers to the server's own requests): a request past the bound is
+//! answered at once with an error that names it, so that a client whose
+//! requests all wait (on `tasks/result`, say) is never left unheard. Only
+//! when the client reads none of those refusals either does the transport
+//! stop reading, so that the pipe holds the rest.
 //!
 //! A request leaves when its answer is written, or when the client cancels
 //! it (rmcp then drops its answer, and the call's handler is stopped). The
@@ -19,36 +25,107 @@ use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, ErrorData, JsonRpcMessage,
+    RequestId, ServerJsonRpcMessage,
 };
 use tokio::sync::Notify;
 
 /// How many requests of one stdio client are answered at once, at most.
 pub(super) const MAX_IN_FLIGHT: usize = 128;
 
+/// How many control requests (`ping`, `tasks/cancel`) are answered at once
+/// beyond [`MAX_IN_FLIGHT`]: a client whose every slot waits (on
+/// `tasks/result`, say) can still ping the server and cancel its tasks.
+const MAX_CONTROL: usize = 32;
+
+/// How many refusals of requests past the bound may wait to be written: a
+/// client that reads none of them is then no longer read either.
+const MAX_REFUSALS: usize = 64;
+
+/// What happens to a message read.
+#[derive(Debug)]
+pub(super) enum Admission {
+    /// Handed on to rmcp.
+    Pass,
+    /// Answered at once with this error: a request past the bound. The
+    /// answer counts until [`InFlight::refusal_sent`].
+    Refuse(Box<ServerJsonRpcMessage>),
+    /// Kept until [`InFlight::room`]: too many refusals wait to be written.
+    Hold,
+}
+
 /// The requests being answered, by id.
 #[derive(Debug, Default)]
 pub(super) struct InFlight {
-    ids: Mutex<HashSet<RequestId>>,
+    state: Mutex<State>,
     freed: Notify,
 }
 
+#[derive(Debug, Default)]
+struct State {
+    requests: HashSet<RequestId>,
+    control: HashSet<RequestId>,
+    refusals: usize,
+}
+
+impl State {
+    fn has_room(&self) -> bool {
+        self.requests.len() < MAX_IN_FLIGHT || self.refusals < MAX_REFUSALS
+    }
+}
+
+/// Whether `request` is one a client needs answered while all else waits.
+fn is_control(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::PingRequest(_) | ClientRequest::CancelTaskRequest(_) => true,
+        #[cfg(feature = "tasks")]
+        ClientRequest::CustomRequest(custom) => custom.method == super::tasks_2025::CANCEL,
+        _ => false,
+    }
+}
+
 impl InFlight {
-    fn ids(&self) -> MutexGuard<'_, HashSet<RequestId>> {
-        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether `message` may be handed on now: anything but a request, or a
-    /// request while there is room (it is then counted).
-    pub(super) fn admit(&self, message: &ClientJsonRpcMessage) -> bool {
+    /// What to do with `message`: anything but a request passes; a request
+    /// passes while there is room (it is then counted), a control request
+    /// while there is room for it, and any other is refused with an error
+    /// that names the bound, unless too many refusals wait to be written.
+    pub(super) fn admit(&self, message: &ClientJsonRpcMessage) -> Admission {
         match message {
             JsonRpcMessage::Request(request) => {
-                let mut ids = self.ids();
-                if ids.len() >= MAX_IN_FLIGHT && !ids.contains(&request.id) {
-                    return false;
+                let mut state = self.state();
+                let id = &request.id;
+                if state.requests.contains(id) || state.control.contains(id) {
+                    return Admission::Pass;
                 }
-                ids.insert(request.id.clone());
-                true
+                if state.requests.len() < MAX_IN_FLIGHT {
+                    state.requests.insert(id.clone());
+                    return Admission::Pass;
+                }
+                if is_control(&request.request) && state.control.len() < MAX_CONTROL {
+                    state.control.insert(id.clone());
+                    return Admission::Pass;
+                }
+                if state.refusals >= MAX_REFUSALS {
+                    return Admission::Hold;
+                }
+                state.refusals += 1;
+                let error = ErrorData::new(
+                    ErrorCode(-32000),
+                    format!(
+                        "the server is answering {MAX_IN_FLIGHT} requests of this client, the most it answers at once; \
+                         this `{}` was not started: send it again once some are answered",
+                        request.request.method()
+                    ),
+                    None,
+                );
+                Admission::Refuse(Box::new(ServerJsonRpcMessage::error(
+                    error,
+                    Some(id.clone()),
+                )))
             }
             JsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
@@ -57,18 +134,18 @@ impl InFlight {
                 {
                     self.done(id);
                 }
-                true
+                Admission::Pass
             }
-            _ => true,
+            _ => Admission::Pass,
         }
     }
 
-    /// Waits until a request has left since `admit` refused one.
+    /// Waits until a request or a refusal has left since a message was held.
     pub(super) async fn room(&self) {
         let freed = self.freed.notified();
         tokio::pin!(freed);
         freed.as_mut().enable();
-        if self.ids().len() < MAX_IN_FLIGHT {
+        if self.state().has_room() {
             return;
         }
         freed.await;
@@ -85,9 +162,19 @@ impl InFlight {
 
     /// The request `id` has left: answered, or cancelled.
     pub(super) fn done(&self, id: &RequestId) {
-        if self.ids().remove(id) {
+        let mut state = self.state();
+        if state.requests.remove(id) || state.control.remove(id) {
+            drop(state);
             self.freed.notify_waiters();
         }
+    }
+
+    /// A refusal has been written (or could not be).
+    pub(super) fn refusal_sent(&self) {
+        let mut state = self.state();
+        state.refusals = state.refusals.saturating_sub(1);
+        drop(state);
+        self.freed.notify_waiters();
     }
 }
 
@@ -103,22 +190,55 @@ mod tests {
         ))
     }
 
+    fn request(id: i64, request: ClientRequest) -> ClientJsonRpcMessage {
+        JsonRpcMessage::Request(JsonRpcRequest::new(RequestId::Number(id), request))
+    }
+
+    fn list(id: i64) -> ClientJsonRpcMessage {
+        request(
+            id,
+            ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest::default()),
+        )
+    }
+
     #[tokio::test]
-    async fn a_request_past_the_bound_waits_for_one_to_leave() {
+    async fn past_the_bound_control_passes_and_the_rest_is_refused_then_held() {
         let in_flight = InFlight::default();
         for id in 0..MAX_IN_FLIGHT as i64 {
-            assert!(in_flight.admit(&ping(id)));
+            assert!(matches!(in_flight.admit(&list(id)), Admission::Pass));
         }
-        assert!(!in_flight.admit(&ping(-1)), "no room");
         // The same id again takes no more room.
-        assert!(in_flight.admit(&ping(0)));
+        assert!(matches!(in_flight.admit(&list(0)), Admission::Pass));
+        // Control requests pass, up to their own bound.
+        for id in 0..MAX_CONTROL as i64 {
+            assert!(matches!(in_flight.admit(&ping(1000 + id)), Admission::Pass));
+        }
+        let Admission::Refuse(refusal) = in_flight.admit(&ping(-1)) else {
+            panic!("a ping past both bounds is refused");
+        };
+        let text = serde_json::to_string(&refusal).expect("JSON");
+        assert!(
+            text.contains("\"id\":-1") && text.contains("128 requests"),
+            "{text}"
+        );
+        for id in 1..MAX_REFUSALS as i64 {
+            assert!(matches!(
+                in_flight.admit(&list(-1 - id)),
+                Admission::Refuse(_)
+            ));
+        }
+        // Nothing of the refusals written: held.
+        assert!(matches!(in_flight.admit(&list(-999)), Admission::Hold));
         let waiting = tokio::time::timeout(std::time::Duration::from_millis(20), in_flight.room());
         assert!(waiting.await.is_err(), "still no room");
         let room = in_flight.room();
-        in_flight.done(&RequestId::Number(7));
+        in_flight.refusal_sent();
         tokio::time::timeout(std::time::Duration::from_secs(1), room)
             .await
-            .expect("room once one left");
-        assert!(in_flight.admit(&ping(-1)));
+            .expect("room once a refusal is written");
+        assert!(matches!(in_flight.admit(&list(-999)), Admission::Refuse(_)));
+        // A request that leaves makes room for another.
+        in_flight.done(&RequestId::Number(7));
+        assert!(matches!(in_flight.admit(&list(5000)), Admission::Pass));
     }
 }

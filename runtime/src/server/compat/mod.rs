@@ -58,8 +58,10 @@
 //! 8. **Requests in flight on stdio** (`in_flight`): rmcp spawns a task per
 //!    request and per answer and reads on, so a client that writes faster
 //!    than it reads grows the server without bound. The stdio transport
-//!    stops reading while 128 requests are unanswered. Remove when rmcp
-//!    bounds them.
+//!    answers at most 128 requests at once (and 32 `ping`s and
+//!    `tasks/cancel`s beyond them), refuses the others at once with an
+//!    error naming the bound, and stops reading only while 64 refusals
+//!    wait to be written. Remove when rmcp bounds them.
 //!
 //! rmcp's own `Host` check is turned off (`disable_allowed_hosts`) and ours
 //! kept: it must run before the bearer token check, so that a DNS-rebinding

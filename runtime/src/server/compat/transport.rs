@@ -169,11 +169,24 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
                 Some(message) => message,
                 None => self.next().await?,
             };
-            if in_flight.admit(&message) {
-                return Some(message);
+            match in_flight.admit(&message) {
+                in_flight::Admission::Pass => return Some(message),
+                in_flight::Admission::Refuse(answer) => {
+                    // Sent beside, as a refused line's answer is.
+                    let sent = self.inner.send(*answer);
+                    let in_flight = in_flight.clone();
+                    tokio::spawn(async move {
+                        if sent.await.is_err() {
+                            tracing::debug!("the answer to a request past the bound was not sent");
+                        }
+                        in_flight.refusal_sent();
+                    });
+                }
+                in_flight::Admission::Hold => {
+                    self.held = Some(message);
+                    in_flight.room().await;
+                }
             }
-            self.held = Some(message);
-            in_flight.room().await;
         }
     }
 

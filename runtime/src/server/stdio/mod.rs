@@ -253,11 +253,13 @@ impl crate::server::Server {
     /// would break the protocol, and on a non-blocking pipe a `println!` can
     /// fail, and panic, when the pipe is full.
     ///
-    /// At most 128 requests are answered at once: past that, stdin is read
-    /// again when an answer has been written (or a request cancelled), so a
-    /// client that does not read its answers holds the server's memory to a
-    /// bound, and a client that writes many requests must read the answers
-    /// meanwhile.
+    /// At most 128 requests are answered at once: past that, a request is
+    /// answered at once with an error that names the bound (`ping` and
+    /// `tasks/cancel` are still served, 32 at a time, as are notifications
+    /// and answers to the server's own requests), and stdin is read again
+    /// only when those refusals are written, so a client that does not read
+    /// its answers holds the server's memory to a bound, and a client whose
+    /// requests all wait can still ping and cancel.
     ///
     /// The future is boxed here so that rmcp's server machinery is compiled
     /// once, in this crate, rather than again in every crate that awaits it
