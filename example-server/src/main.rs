@@ -135,14 +135,21 @@ struct Cli {
     max_sessions: usize,
     /// Most HTTP sessions one client (its token's principal, or else its
     /// address) keeps; its new one beyond closes its least recently used.
-    /// Behind a proxy every client has the proxy's address: raise it there.
+    /// Behind a proxy, name it with --trusted-proxy so that each client
+    /// counts by its own address.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_sessions_per_client: usize,
     /// Most HTTP connections one address (an IPv6 host by its /64) holds at
-    /// once, of 1024. Behind a proxy every client has the proxy's address:
-    /// raise it there.
+    /// once, of 1024. A trusted proxy that forwards no client (no PROXY
+    /// protocol) is held to none of its own.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections_per_client: usize,
+    /// Peers that are reverse proxies (an address or a CIDR range;
+    /// repeatable): from them only, the client is read from the PROXY
+    /// protocol (HAProxy's send-proxy, v1 or v2), else from Forwarded or
+    /// X-Forwarded-For, and every per-client limit counts that client.
+    #[arg(long = "trusted-proxy", value_name = "CIDR")]
+    trusted_proxies: Vec<String>,
     /// Most standalone SSE streams (GET /mcp) open at once.
     #[arg(long, value_name = "N", default_value_t = 512)]
     max_streams: usize,
@@ -400,6 +407,9 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
             for host in cli.allowed_hosts {
                 options = options.allow_host(host);
+            }
+            for proxy in cli.trusted_proxies {
+                options = options.trust_proxy(proxy);
             }
             if let Some(token) = cli.token {
                 options = options.bearer_token(token);

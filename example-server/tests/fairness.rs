@@ -3,13 +3,15 @@
 //! client's new session could close another's active one. Now each client
 //! (here, each loopback address: 127.0.0.1, .2 and .3 are three clients)
 //! holds a share of the connections, the streams and the sessions, and the
-//! others are served beside it, with their sessions intact.
+//! others are served beside it, with their sessions intact. Behind a
+//! reverse proxy named as trusted, each user is a client of its own.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
+use toolmetadata_tests::haproxy::Haproxy;
 use toolmetadata_tests::mcp::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
@@ -46,10 +48,15 @@ impl Client {
 
     /// POSTs `body` on a connection of its own; the whole response.
     async fn post(&self, session: Option<&str>, body: &str) -> String {
+        self.post_with(session, "", body).await
+    }
+
+    /// [`Self::post`] with `extra` header lines (each ending in CRLF).
+    async fn post_with(&self, session: Option<&str>, extra: &str, body: &str) -> String {
         let mut stream = self.connect().await;
         let request = format!(
             "{}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.head("POST", session, ""),
+            self.head("POST", session, extra),
             body.len()
         );
         stream.write_all(request.as_bytes()).await.expect("write");
@@ -258,4 +265,108 @@ async fn a_full_server_refuses_a_new_session_rather_than_close_an_active_one() {
     assert_eq!(status(&r), "404", "{r}");
     let r = alice.post(Some(&newest), LIST).await;
     assert_eq!(status(&r), "200", "{r}");
+}
+
+/// Finding 6 of the third red team: behind HAProxy or nginx every anonymous
+/// user was one client, the proxy's address: 120 users shared one share of
+/// sessions and pushed each other's out. The proxy named with
+/// `--trusted-proxy` now says who each user is, by the PROXY protocol (v1
+/// and v2) or by `X-Forwarded-For`; from any other peer that header changes
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_each_user_is_a_client_of_its_own() {
+    const USERS: u8 = 120;
+    let ways: [(&str, &[&str], &str); 3] = [
+        ("tcp", &[], "send-proxy"),
+        ("tcp", &[], "send-proxy-v2"),
+        ("http", &["option forwardfor"], ""),
+    ];
+    for (mode, defaults, server_options) in ways {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().display().to_string();
+        let server = http_server(
+            BIN,
+            &[
+                "--root",
+                &root,
+                "--trusted-proxy",
+                "127.0.0.1",
+                "--max-sessions-per-client",
+                "2",
+                "--max-streams-per-client",
+                "2",
+            ],
+        )
+        .await;
+        let direct = address(&server.url);
+        let Some(proxy) = Haproxy::start(
+            "the trusted proxy test",
+            mode,
+            defaults,
+            &[direct],
+            server_options,
+        )
+        .await
+        else {
+            return;
+        };
+        let way = format!("{mode} {server_options}{}", defaults.join(" "));
+        let user = |i: u8| Client {
+            from: [127, 0, 1, i],
+            server: proxy.addr,
+        };
+        let mut sessions = Vec::new();
+        for i in 1..=USERS {
+            let session = user(i)
+                .session()
+                .await
+                .unwrap_or_else(|| panic!("{way}: user {i} got no session"));
+            sessions.push(session);
+        }
+        // One user floods: sessions, each with its stream.
+        let mallory = Client {
+            from: [127, 0, 2, 1],
+            server: proxy.addr,
+        };
+        let mut held = Vec::new();
+        for _ in 0..40 {
+            if let Some(session) = mallory.session().await {
+                held.push(mallory.stream(&session).await);
+            }
+        }
+        // Its own newer sessions closed its older ones, and their streams.
+        let mut streaming = 0;
+        for (status, stream) in &mut held {
+            if status == "200" && is_open(stream).await {
+                streaming += 1;
+            }
+        }
+        assert!(streaming <= 2, "{way}: mallory holds {streaming} streams");
+        for (i, session) in (1..=USERS).zip(&sessions) {
+            let r = user(i).post(Some(session), LIST).await;
+            assert_eq!(status(&r), "200", "{way}: user {i}'s session: {r}");
+        }
+        // Naming user 5 in X-Forwarded-For, straight to the server (not a
+        // trusted peer), or through the proxy (which adds the real one):
+        // still not user 5, whose session is not theirs.
+        let forged = "X-Forwarded-For: 127.0.1.5\r\n";
+        let eve = Client {
+            from: [127, 0, 3, 1],
+            server: direct,
+        };
+        let r = eve.post_with(Some(&sessions[4]), forged, LIST).await;
+        assert_eq!(
+            status(&r),
+            "404",
+            "{way}: a forged header from an untrusted peer: {r}"
+        );
+        let r = user(7).post_with(Some(&sessions[4]), forged, LIST).await;
+        assert_eq!(
+            status(&r),
+            "404",
+            "{way}: a forged header through the proxy: {r}"
+        );
+        let r = user(5).post(Some(&sessions[4]), LIST).await;
+        assert_eq!(status(&r), "200", "{way}: user 5 still has it: {r}");
+    }
 }

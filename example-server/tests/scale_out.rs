@@ -15,7 +15,6 @@
 //!   store (running nothing), and service resumes by itself.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -23,69 +22,14 @@ use rmcp::model::{
     TaskStatus,
 };
 use serde_json::{Value, json};
+use toolmetadata_tests::haproxy::Haproxy;
 use toolmetadata_tests::mcp::*;
-use toolmetadata_tests::stores::{OwnPostgres, OwnRedis, free_port, wait_for_sleep};
+use toolmetadata_tests::stores::{OwnPostgres, OwnRedis, wait_for_sleep};
 
 const BIN: &str = env!("CARGO_BIN_EXE_example-server");
 const KEY: &str = "scale-out-test-key-of-32-bytes-or-more!!";
 /// The lease the instances run with, in seconds.
 const LEASE: u64 = 2;
-
-/// HAProxy in front of `backends`, round robin; stopped when dropped.
-struct Balancer {
-    child: tokio::process::Child,
-    url: String,
-    _config: tempfile::NamedTempFile,
-}
-
-impl Balancer {
-    async fn start(backends: &[&str]) -> Self {
-        let port = free_port();
-        let mut config = format!(
-            "global\n  maxconn 512\n\
-             defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  \
-             retries 3\n  option redispatch\n\
-             frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend instances\n\
-             backend instances\n  balance roundrobin\n"
-        );
-        for (i, url) in backends.iter().enumerate() {
-            let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
-            config.push_str(&format!(
-                "  server i{i} {address} check inter 300ms fall 1 rise 2\n"
-            ));
-        }
-        let file = tempfile::NamedTempFile::new().expect("config");
-        std::fs::write(file.path(), config).expect("write config");
-        let child = tokio::process::Command::new("haproxy")
-            .arg("-db")
-            .arg("-f")
-            .arg(file.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("haproxy (Debian's haproxy package)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            assert!(Instant::now() < deadline, "haproxy never listened");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Balancer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            _config: file,
-        }
-    }
-}
-
-impl Drop for Balancer {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
 
 /// The store under test, of the test's own.
 enum Store {
@@ -219,9 +163,28 @@ async fn scenario(mut store: Store) {
         .iter()
         .map(|i| i.child.id().expect("pid"))
         .collect();
-    let urls: Vec<&str> = instances.iter().map(|i| i.url.as_str()).collect();
-    let balancer = Balancer::start(&urls).await;
-    let through = task_client(&balancer.url).await;
+    let backends: Vec<std::net::SocketAddr> = instances
+        .iter()
+        .map(|i| {
+            i.url
+                .trim_start_matches("http://")
+                .trim_end_matches("/mcp")
+                .parse()
+                .expect("an address")
+        })
+        .collect();
+    let Some(balancer) = Haproxy::start(
+        "the scale-out test",
+        "http",
+        &["retries 3", "option redispatch"],
+        &backends,
+        "check inter 300ms fall 1 rise 2",
+    )
+    .await
+    else {
+        return;
+    };
+    let through = task_client(&balancer.url()).await;
 
     // A task through the balancer: polled there (each poll another
     // instance), cancelled there, its process stopped wherever it runs.
@@ -317,7 +280,7 @@ async fn scenario(mut store: Store) {
 
     // A 2025-11-25 session through the balancer: its requests land on
     // either live instance, and it outlives the one that is killed.
-    let (session, _) = http_client(&balancer.url).await;
+    let (session, _) = http_client(&balancer.url()).await;
     for _ in 0..4 {
         let result = call(&session, "list_allowed_directories", json!({})).await;
         assert!(!is_error(&result), "{}", text(&result));

@@ -16,6 +16,7 @@ mod etag;
 mod options;
 mod owned_store;
 pub(super) mod polling;
+mod proxies;
 mod serve;
 mod sessions;
 
@@ -50,6 +51,7 @@ pub struct HttpServer {
     router: axum::Router,
     cancel: CancellationToken,
     limits: serve::ConnectionLimits,
+    proxies: Arc<proxies::TrustedProxies>,
 }
 
 impl HttpServer {
@@ -76,7 +78,14 @@ impl HttpServer {
             shutdown.await;
             cancel.cancel();
         };
-        serve::serve(self.listener, self.router, self.limits, Box::pin(signal)).await
+        serve::serve(
+            self.listener,
+            self.router,
+            self.limits,
+            self.proxies,
+            Box::pin(signal),
+        )
+        .await
     }
 
     /// Serves until Ctrl-C or SIGTERM. The signal handlers are installed when
@@ -187,6 +196,10 @@ pub(super) async fn bind<S: Serves>(
         }
         (None, None) => None,
     };
+    let mut proxies = proxies::TrustedProxies::default();
+    for cidr in &options.trusted_proxies {
+        proxies.add(cidr).map_err(ServerError::config)?;
+    }
     let card = options
         .server_card
         .as_deref()
@@ -255,6 +268,7 @@ pub(super) async fn bind<S: Serves>(
             max_connections: options.max_connections,
             max_connections_per_client: options.max_connections_per_client,
         },
+        proxies: Arc::new(proxies),
     })
 }
 

@@ -28,6 +28,7 @@ pub struct HttpOptions {
     pub(super) max_streams_per_client: usize,
     pub(super) server_card: Option<String>,
     pub(super) trusted_headers: Vec<String>,
+    pub(super) trusted_proxies: Vec<String>,
 }
 
 impl Default for HttpOptions {
@@ -51,6 +52,7 @@ impl Default for HttpOptions {
             max_streams_per_client: 16,
             server_card: None,
             trusted_headers: Vec::new(),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -209,6 +211,21 @@ impl HttpOptions {
     /// not bind beyond loopback.
     pub fn trust_header(mut self, name: impl Into<String>) -> Self {
         self.trusted_headers.push(name.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Trust the peers in `cidr` (`10.0.0.0/8`, `fd00::/8`, or one address)
+    /// as reverse proxies: from them only, the client is the source of the
+    /// PROXY protocol header a connection starts with (v1 or v2, HAProxy's
+    /// `send-proxy`), or else the rightmost hop of `Forwarded` or
+    /// `X-Forwarded-For` that is not itself a trusted proxy. Every
+    /// per-client limit (connections, streams, sessions, task quotas, rates)
+    /// and the owner of a session then count that client, not the proxy;
+    /// a trusted proxy that forwards no client is held to no per-client
+    /// connection cap of its own. From any other peer those headers are
+    /// ignored. Repeatable; a range that does not parse fails the bind.
+    pub fn trust_proxy(mut self, cidr: impl Into<String>) -> Self {
+        self.trusted_proxies.push(cidr.into());
         self
     }
 }

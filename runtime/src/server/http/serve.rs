@@ -1,7 +1,8 @@
 //! The accept loop: hyper's HTTP/1 server on each connection, with a header
 //! read timeout (hyper applies it only with a timer, which `axum::serve` does
 //! not set, so idle and half-sent requests stayed open), a cap on open
-//! connections, and a graceful shutdown that itself has a deadline.
+//! connections (each client a share of them: the client a trusted proxy
+//! names, `proxies`), and a graceful shutdown that itself has a deadline.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +20,7 @@ use tower::ServiceExt;
 
 use super::super::ServerError;
 use super::clients::{ClientKey, Slots};
+use super::proxies::TrustedProxies;
 use crate::server::policy::identity::address_of;
 use toolmetadata_core::BoxFuture;
 
@@ -53,6 +55,7 @@ pub(super) async fn serve(
     listener: TcpListener,
     router: axum::Router,
     limits: ConnectionLimits,
+    proxies: Arc<TrustedProxies>,
     shutdown: BoxFuture<'static, ()>,
 ) -> Result<(), ServerError> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
@@ -89,24 +92,45 @@ pub(super) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let slot = match per_address.take(&ClientKey::Address(address_of(peer.ip()))) {
-            Ok(slot) => slot,
-            Err(full) => {
-                tracing::debug!(%peer, "connection refused: {full}");
-                tokio::spawn(refuse(stream, permit));
-                continue;
-            }
-        };
-        let router = router.clone();
-        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let mut request = request.map(Body::new);
-            // Where axum's `into_make_service_with_connect_info` puts it, so
-            // that a mounted router keyed by address reads it the same way.
-            request.extensions_mut().insert(ConnectInfo(peer));
-            router.clone().oneshot(request)
-        });
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        let (per_address, router, proxies) = (per_address.clone(), router.clone(), proxies.clone());
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
+            let mut stream = stream;
+            let client = match proxies
+                .accept(&mut stream, peer, limits.header_read_timeout)
+                .await
+            {
+                Ok(client) => client,
+                Err(e) => {
+                    tracing::debug!(%peer, "connection closed: {e}");
+                    return;
+                }
+            };
+            // A trusted proxy that forwards for many clients over one
+            // connection is not one client.
+            let slot = if proxies.trusts(client.ip()) {
+                None
+            } else {
+                match per_address.take(&ClientKey::Address(address_of(client.ip()))) {
+                    Ok(slot) => Some(slot),
+                    Err(full) => {
+                        tracing::debug!(%client, "connection refused: {full}");
+                        refuse(stream, permit).await;
+                        return;
+                    }
+                }
+            };
+            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                let mut request = request.map(Body::new);
+                // Where axum's `into_make_service_with_connect_info` puts
+                // it, so that a mounted router keyed by address reads it the
+                // same way: the client a trusted proxy names, else the peer.
+                let client = proxies.client(client, request.headers());
+                request.extensions_mut().insert(ConnectInfo(client));
+                router.clone().oneshot(request)
+            });
+            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = connection.await {
                 tracing::trace!("connection ended: {e}");
             }
