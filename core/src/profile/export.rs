@@ -206,6 +206,10 @@ fn shown(key: &str, value: &Value) -> String {
         "minLength" => format!("at least {value} characters"),
         "maxLength" => format!("at most {value} characters"),
         "minItems" => format!("at least {value} items"),
+        "maxItems" => format!("at most {value} items"),
+        "uniqueItems" if value == "true" => "items unique".to_owned(),
+        "minContains" => format!("at least {value} matching items"),
+        "maxContains" => format!("at most {value} matching items"),
         other => format!("{other} {value}"),
     }
 }

@@ -32,6 +32,12 @@ pub(super) const ANTHROPIC_STRICT_REFUSED: &[&str] = &[
     "multipleOf",
     "minLength",
     "maxLength",
+    // Of the array keywords, strict takes only `minItems` 0 or 1.
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
 ];
 /// The keywords of Gemini's `Schema`.
 pub(super) const GEMINI_KEYWORDS: &[&str] = &[

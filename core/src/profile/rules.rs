@@ -51,7 +51,7 @@ rules! {
         "At most 5,000 properties, 10 levels of nesting, 1,000 enum values and 120,000 characters of names, enum values and consts",
         "OpenAI structured outputs guide: objects have limitations on nesting depth and size";
     ANTHROPIC_STRICT_BOUNDS = "anthropic-strict/bounds",
-        "No `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength` or `maxLength`; `minItems` only 0 or 1",
+        "No `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength` or `maxLength`; of the array keywords only `minItems`, 0 or 1 (no `maxItems`, `uniqueItems`, `contains`, `minContains`, `maxContains`)",
         "Anthropic structured outputs (strict tool use), JSON Schema limitations; the SDKs move these into the description";
     GEMINI_KEYWORDS = "gemini/openapi-subset",
         "Only type, format, title, description, nullable, enum, items, properties, required, minItems, maxItems, minProperties, maxProperties, minLength, maxLength, pattern, minimum, maximum, anyOf, default, example and propertyOrdering (so no `additionalProperties`)",

@@ -12,7 +12,7 @@ fn entry() -> Value {
             "properties": {
                 "id": {"type": "string", "minLength": 1, "x-mcp-header": "User"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "minItems": 2},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "minItems": 2, "maxItems": 5, "uniqueItems": true},
                 "mode": {"type": "string", "enum": ["fast", "slow"]},
                 "when": {"type": "string", "format": "uri"}
             },
@@ -62,7 +62,7 @@ fn openai_strict_requires_everything_and_makes_the_optional_nullable() {
 #[test]
 fn anthropic_strict_moves_the_bounds_into_the_description() {
     let export = Profile::AnthropicStrict.export(&entry());
-    let schema = export.parameters.expect("parameters");
+    let schema = export.parameters.clone().expect("parameters");
     let limit = &schema["properties"]["limit"];
     assert!(limit.get("minimum").is_none() && limit.get("maximum").is_none());
     assert_eq!(limit["description"], "minimum 1; maximum 50");
@@ -71,6 +71,16 @@ fn anthropic_strict_moves_the_bounds_into_the_description() {
         moved.contains(&"limit") && moved.contains(&"id") && moved.contains(&"tags"),
         "{moved:?}"
     );
+    // No array keyword but `minItems` 0 or 1: the rest said in words.
+    let tags = &schema["properties"]["tags"];
+    for key in ["minItems", "maxItems", "uniqueItems"] {
+        assert!(tags.get(key).is_none(), "{key} kept: {tags}");
+    }
+    let said = tags["description"].as_str().unwrap_or_default();
+    for words in ["at least 2 items", "at most 5 items", "items unique"] {
+        assert!(said.contains(words), "{said}");
+    }
+    assert!(Profile::AnthropicStrict.validate(&export).is_empty());
 }
 
 #[test]
