@@ -72,6 +72,34 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// Finding 8 of the third red team: a file name holding `└── ` after an
+/// escaped newline made the view's tree parser compute a fractional level
+/// and crash. `view/test/parse.mjs` feeds it such names (node, no browser).
+#[test]
+fn the_tree_parser_cannot_be_fooled_by_a_name() {
+    let node = Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let missing = if node { vec![] } else { vec!["node".to_owned()] };
+    if !toolmetadata_tests::has_all("the tree parser's test", &missing) {
+        return;
+    }
+    let out = Command::new("node")
+        .arg("test/parse.mjs")
+        .current_dir(view_dir())
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn the_served_view_is_the_build_of_its_source() {
     if !browser_tools_present() {

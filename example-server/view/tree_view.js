@@ -14,6 +14,7 @@ import {
   applyHostFonts,
   applyHostStyleVariables,
 } from "@modelcontextprotocol/ext-apps";
+import { join, parseTree } from "./tree_parse.js";
 
 const treeEl = document.getElementById("tree");
 const titleEl = document.getElementById("title");
@@ -41,41 +42,6 @@ function textOf(result) {
     .filter((block) => block.type === "text")
     .map((block) => block.text)
     .join("\n");
-}
-
-function join(dir, name) {
-  return dir === "." || dir === "" ? name : `${dir.replace(/\/+$/, "")}/${name}`;
-}
-
-// directory_tree answers with text: the root's name, then one line per entry,
-// indented by four characters a level ("│   " or "    "), each entry after
-// "├── " or "└── ", directories ending in "/".
-function parseTree(text, base, maxDepth) {
-  const lines = text.split("\n").filter((line) => line.length > 0);
-  const rootName = (lines.shift() || base).replace(/\/$/, "");
-  const root = { name: rootName, path: base, dir: true, children: [] };
-  const stack = [root];
-  let note = null;
-  for (const line of lines) {
-    const at = Math.max(line.indexOf("├── "), line.indexOf("└── "));
-    if (at < 0) {
-      note = line;
-      continue;
-    }
-    const level = at / 4 + 1;
-    let name = line.slice(at + 4);
-    const dir = name.endsWith("/");
-    if (dir) name = name.slice(0, -1);
-    stack.length = level;
-    const parent = stack[level - 1];
-    const node = { name, path: join(parent.path, name), dir, children: null };
-    // A directory the tree stopped at has children nobody listed yet; one above
-    // that depth has exactly the children that follow it (maybe none).
-    if (dir && level < maxDepth) node.children = [];
-    parent.children.push(node);
-    stack.push(node);
-  }
-  return { root, note };
 }
 
 function entryButton(node) {
