@@ -104,6 +104,21 @@ async fn the_confirmation_may_come_back_to_another_instance() {
         ws.path().join("a.txt").exists(),
         "a refused retry moves nothing"
     );
+    // Answers to a question never asked (issue 46, finding 7): refused, and
+    // the state not spent, so that the right answers still go through.
+    let mut unasked = retry(&state);
+    unasked.input_responses = Some(BTreeMap::from([(
+        "never-asked".to_owned(),
+        json!({"action": "accept", "content": {}}),
+    )]));
+    let refused = to_second
+        .call_tool_once(unasked)
+        .await
+        .expect_err("answers to nothing asked");
+    assert!(
+        refused.to_string().contains("none of the questions"),
+        "{refused}"
+    );
 
     match to_second
         .call_tool_once(retry(&state))

@@ -267,6 +267,24 @@ impl Asker {
                         None,
                     )
                 })?;
+            // A retry that answers none of the questions its state asked
+            // is refused before the state is spent, so that the right
+            // answers can still come with it.
+            let answered = |key: &String| {
+                request
+                    .input_responses
+                    .is_some_and(|responses| responses.contains_key(key))
+            };
+            if !state.pending.is_empty() && !state.pending.iter().any(answered) {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "inputResponses answer none of the questions this requestState asked (their keys: {}); \
+                         send the answers under those keys with the same requestState",
+                        state.pending.join(", ")
+                    ),
+                    None,
+                ));
+            }
             asker.answers = state.answers;
             asker.shown = state.shown;
             asker.state = Some(fingerprint(sealed));
