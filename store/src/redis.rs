@@ -7,9 +7,12 @@
 //!   finished task) and adds in one script. An update reads, applies the
 //!   change in Rust ([`TaskRecord::apply`]) and writes back only if nobody
 //!   wrote in between (a compare-and-set script), retrying otherwise.
-//! - A used state is `{ns}:used:{fingerprint}`, set with `NX` and its
-//!   expiry: the one `SET` that creates it is its first use. They are bounded
-//!   by their lifetime (each costs the server a question first).
+//! - A used state is `{ns}:used:{fingerprint}`, set with `NX` for the time
+//!   the state has left by the instance's clock (a duration, so that
+//!   Redis's clock, maybe ahead, cannot end it early): the one `SET` that
+//!   creates it is its first use. A task's record, too, lives for the time
+//!   it has left. They are bounded by their lifetime (each costs the server
+//!   a question first).
 //! - A session is `{ns}:session:{id}`, kept for the session TTL.
 //! - A rate's window is the sorted set `{ns}:rate:{key}` of its admissions
 //!   by time, and a tool's slots of concurrency `{ns}:slots:{key}`, its
@@ -100,7 +103,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) and not reclaim(KEYS[3], false) then return 2 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4])
   and not reclaim(KEYS[3], false) and not reclaim(KEYS[2], true) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[3])))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
 if redis.call('PEXPIRETIME', KEYS[3]) < tonumber(ARGV[2]) then
@@ -318,8 +321,11 @@ impl ReplayStore for RedisStore {
                         .arg(self.key("used", fingerprint))
                         .arg(1)
                         .arg("NX")
-                        .arg("PXAT")
-                        .arg(expires_at_ms.max(unix_ms() + 1)),
+                        // For as long as the state lives by this instance's
+                        // clock, which checks its expiry: a duration, which
+                        // Redis's own clock (maybe ahead) cannot shorten.
+                        .arg("PX")
+                        .arg(expires_at_ms.saturating_sub(unix_ms()).max(1)),
                 )
                 .await?;
             Ok(set.is_some())
