@@ -83,7 +83,11 @@ fn the_tree_parser_cannot_be_fooled_by_a_name() {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    let missing = if node { vec![] } else { vec!["node".to_owned()] };
+    let missing = if node {
+        vec![]
+    } else {
+        vec!["node".to_owned()]
+    };
     if !toolmetadata_tests::has_all("the tree parser's test", &missing) {
         return;
     }

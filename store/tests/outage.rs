@@ -107,3 +107,99 @@ async fn postgres_going_away_is_bounded_and_service_resumes() {
     assert!(store.get("before").await.expect("get").is_some());
     drop(cluster);
 }
+
+/// Finding 7 of the third red team: a store outage while a task ended lost
+/// its result (three tries, then nothing), and the client was later told
+/// the instance had stopped and to start the call again, though the command
+/// had run. Now the end is kept and stored once the store is back, within
+/// the lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ends_during_an_outage_keeps_its_result() {
+    use toolmetadata::metadata::ToolMetadata;
+    use toolmetadata::server::{Arguments, HttpOptions, Server};
+    use toolmetadata::{Context, ToolResult};
+    use toolmetadata_tests::mcp::{message_of, post_2026};
+
+    let cluster = tokio::task::spawn_blocking(OwnPostgres::start)
+        .await
+        .expect("initdb and start");
+    let store = connect(
+        &cluster.url(),
+        Options::default().timeout(Duration::from_millis(500)),
+    )
+    .await
+    .expect("our PostgreSQL");
+    let metadata = ToolMetadata::from_toml_str(
+        "slow_report",
+        "description = \"Reports after a second\"\ntask = \"optional\"\n",
+    )
+    .expect("metadata");
+    let server = Server::builder()
+        .store(store)
+        .task_lease(Duration::from_secs(10))
+        .tool(metadata, |_: Arguments, _: Context| async {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            ToolResult::Ok(toolmetadata::ToolOutput::from("report written"))
+        })
+        .build()
+        .expect("server");
+    let bound = server
+        .bind_http(HttpOptions::default().addr(([127, 0, 0, 1], 0).into()))
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", bound.local_addr().expect("addr"));
+    tokio::spawn(bound.run());
+    let send = async |method: &str, name: &str, params: serde_json::Value| {
+        let mut params = params;
+        params["_meta"] = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+        });
+        let body =
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let (_, reply) = post_2026(&url, method, Some(name), &[], body.to_string()).await;
+        message_of(&reply)
+    };
+    let started_at = Instant::now();
+    let started = send(
+        "tools/call",
+        "slow_report",
+        serde_json::json!({"name": "slow_report", "arguments": {}}),
+    )
+    .await;
+    let id = started["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {started}"))
+        .to_owned();
+    // The store goes away before the handler ends, and stays away past
+    // the three tries the end used to get (7 s), within the lease (10 s).
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
+        cluster
+    })
+    .await
+    .expect("stop");
+    tokio::time::sleep(Duration::from_secs(7).saturating_sub(started_at.elapsed())).await;
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.restart();
+        cluster
+    })
+    .await
+    .expect("restart");
+    let mut seen = serde_json::Value::Null;
+    while started_at.elapsed() < Duration::from_secs(20) {
+        seen = send("tasks/get", &id, serde_json::json!({"taskId": id})).await;
+        if seen["result"]["status"]
+            .as_str()
+            .is_some_and(|s| s != "working")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(seen["result"]["status"], "completed", "{seen}");
+    assert!(seen.to_string().contains("report written"), "{seen}");
+    drop(cluster);
+}

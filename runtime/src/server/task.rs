@@ -22,6 +22,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -54,6 +55,12 @@ pub(super) const POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// How often a running task looks at its record for a cancellation made on
 /// another instance: it reaches the handler within about a second.
 const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The first wait before a task's end is stored again, doubling up to
+/// [`FINISH_RETRY_MAX`].
+const FINISH_RETRY: Duration = Duration::from_millis(100);
+/// The longest wait between two tries to store a task's end.
+const FINISH_RETRY_MAX: Duration = Duration::from_secs(1);
 
 /// The server's tasks: the store, the time to live, and the handlers this
 /// instance runs.
@@ -200,9 +207,11 @@ impl Tasks {
     }
 
     async fn run(&self, id: String, cancel: CancellationToken, handler: BoxFuture<'static, Ran>) {
+        // Until when the store last heard this instance vouch for the task.
+        let lease_until = AtomicU64::new(ms_after(self.lease));
         let result = tokio::select! {
             result = handler => result,
-            never = self.watch(&id, &cancel) => match never {},
+            never = self.watch(&id, &cancel, &lease_until) => match never {},
         };
         let state = match result {
             _ if cancel.is_cancelled() => TaskState::Cancelled,
@@ -214,26 +223,31 @@ impl Tasks {
                 },
             },
         };
-        self.finish(&id, state).await;
+        self.finish(&id, state, lease_until.load(Ordering::Relaxed))
+            .await;
     }
 
-    async fn finish(&self, id: &str, state: TaskState) {
-        // A store out of reach for a moment should not lose a result: a few
-        // tries, within the lease (past it, any reader fails the task, so
-        // nothing stays "working" forever either way).
-        let mut tries = 0;
+    /// Stores the task's end. A store out of reach should not lose a
+    /// result (a command that ran, reported as lost, invites a second
+    /// run): the end is kept and tried again until the store takes it or
+    /// the lease the store last heard of runs out. Past that, any reader
+    /// fails the task, saying that it may have run, so nothing stays
+    /// "working" forever either way.
+    async fn finish(&self, id: &str, state: TaskState, lease_until_ms: u64) {
+        let mut retry = FINISH_RETRY;
         while let Err(e) = self
             .store
             .update(id, TaskChange::Finish(state.clone()))
             .await
         {
-            tries += 1;
-            if tries == 3 {
-                tracing::error!(task = %id, "the task's end could not be stored: {e}");
+            if unix_ms() >= lease_until_ms {
+                tracing::error!(task = %id, "the task's end could not be stored before its lease ran out: {e}");
                 break;
             }
             tracing::warn!(task = %id, "the task's end could not be stored yet: {e}");
-            tokio::time::sleep(self.lease / 4).await;
+            let left = Duration::from_millis(lease_until_ms.saturating_sub(unix_ms()));
+            tokio::time::sleep(retry.min(left)).await;
+            retry = (retry * 2).min(FINISH_RETRY_MAX);
         }
         if let Some(running) = self.running().remove(id) {
             running.ended.notify_waiters();
@@ -245,7 +259,12 @@ impl Tasks {
     /// expired), and renews the lease meanwhile. Never resolves: the
     /// handler's side sees the cancellation, stops the handler and ends the
     /// task, so no handler is ever left running detached.
-    async fn watch(&self, id: &str, cancel: &CancellationToken) -> Infallible {
+    async fn watch(
+        &self,
+        id: &str,
+        cancel: &CancellationToken,
+        lease_until: &AtomicU64,
+    ) -> Infallible {
         let renew_every = self.lease / 3;
         let mut renewed = tokio::time::Instant::now();
         loop {
@@ -258,6 +277,7 @@ impl Tasks {
                 let seen = self.store.update(id, TaskChange::Renew { until_ms }).await;
                 if seen.is_ok() {
                     renewed = tokio::time::Instant::now();
+                    lease_until.store(until_ms, Ordering::Relaxed);
                 }
                 seen
             } else {

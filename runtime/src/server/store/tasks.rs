@@ -217,8 +217,9 @@ impl TaskRecord {
                 self.state = TaskState::Failed {
                     error: serde_json::json!({
                         "code": -32603,
-                        "message": "the server instance running this task stopped before it finished; \
-                                    its result is lost: start the call again",
+                        "message": "the server instance running this task stopped, or lost the task store, \
+                                    before its end was recorded: the call may have run, in part or in full, \
+                                    and its result is lost; check what it would have changed before starting it again",
                     }),
                 };
             }
