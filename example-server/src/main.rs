@@ -47,6 +47,9 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// An MCP server for a workspace: read, search and change files under the
 /// given roots, and run allowed commands.
+/// When the stop signal came (HTTP), for the time telemetry has left.
+static STOPPING_SINCE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 #[derive(Parser)]
 #[command(name = "example-server", version, about)]
 struct Cli {
@@ -144,6 +147,11 @@ struct Cli {
     /// protocol) is held to none of its own.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections_per_client: usize,
+    /// Seconds a stop (SIGTERM, Ctrl-C, stdin closed) may take: requests in
+    /// flight finish meanwhile, then what telemetry has left is sent in
+    /// what remains of it.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    shutdown_secs: u64,
     /// Peers that are reverse proxies (an address or a CIDR range;
     /// repeatable): from them only, the client is read from the PROXY
     /// protocol (HAProxy's send-proxy, v1 or v2), else from Forwarded or
@@ -269,9 +277,16 @@ async fn main() -> ExitCode {
         )
     });
     tracing_subscriber::registry().with(log).with(traced).init();
+    let budget = Duration::from_secs(cli.shutdown_secs);
     let outcome = run(cli).await;
+    // What is left of the stop's time once the server has stopped; at least
+    // half a second, for what the last requests left to send.
+    let spent = STOPPING_SINCE.get().map(std::time::Instant::elapsed);
+    let left = budget
+        .saturating_sub(spent.unwrap_or_default())
+        .max(Duration::from_millis(500));
     if let Some(telemetry) = telemetry
-        && let Err(e) = telemetry.shutdown().await
+        && let Err(e) = telemetry.shutdown_within(left).await
     {
         eprintln!("warning: {e}");
     }
@@ -434,9 +449,14 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .token_verifier(verifier)
                     .protected_resource(resource);
             }
+            let options = options.shutdown_timeout(Duration::from_secs(cli.shutdown_secs));
             let bound = server.bind_http(options).await?;
             let addr = bound.local_addr()?;
-            let running = bound.run();
+            let signal = toolmetadata::server::shutdown_signal();
+            let running = bound.run_until(async move {
+                signal.await;
+                let _ = STOPPING_SINCE.set(std::time::Instant::now());
+            });
             eprintln!("listening on http://{addr}/mcp");
             running.await?;
         }

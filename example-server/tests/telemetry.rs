@@ -321,3 +321,58 @@ fn a_bad_endpoint_is_refused() {
         "{stderr}"
     );
 }
+
+/// Finding 7 of the third red team: with a collector that never answers,
+/// SIGTERM took 16 s (the spans' last export, then the metrics', one after
+/// the other). The stop now takes at most `--shutdown-secs`, telemetry
+/// included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collector_that_never_answers_does_not_hold_the_stop() {
+    // Accepts connections and reads nothing, answers nothing.
+    let collector = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let endpoint = format!("http://{}", collector.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = collector.accept().await {
+            held.push(stream);
+        }
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().display().to_string();
+    let mut server = http_server(
+        BIN,
+        &[
+            "--root",
+            &root,
+            "--otlp-endpoint",
+            &endpoint,
+            "--shutdown-secs",
+            "2",
+        ],
+    )
+    .await;
+    let (client, _) = http_client(&server.url).await;
+    client
+        .call_tool(params("list_allowed_directories", json!({})))
+        .await
+        .expect("call");
+    client.cancel().await.expect("close");
+    let pid = rustix::process::Pid::from_raw(
+        i32::try_from(server.child.id().expect("running")).expect("a pid"),
+    )
+    .expect("a pid");
+    let asked = std::time::Instant::now();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+    let status = tokio::time::timeout(Duration::from_secs(20), server.child.wait())
+        .await
+        .expect("the server stops")
+        .expect("wait");
+    let took = asked.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        took < Duration::from_secs(4),
+        "the stop took {took:?} with --shutdown-secs 2"
+    );
+}

@@ -38,6 +38,9 @@ use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
+/// How long shutdown may take unless set.
+const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// Where and how to export: build with [`Otlp::new`], then
 /// [`install`](Otlp::install).
 #[derive(Clone)]
@@ -48,6 +51,7 @@ pub struct Otlp {
     headers: HashMap<String, String>,
     timeout: Duration,
     metrics_interval: Duration,
+    shutdown_timeout: Duration,
 }
 
 /// Headers' values (an API key) and the endpoint's password stay out.
@@ -61,6 +65,7 @@ impl fmt::Debug for Otlp {
             .field("headers", &headers)
             .field("timeout", &self.timeout)
             .field("metrics_interval", &self.metrics_interval)
+            .field("shutdown_timeout", &self.shutdown_timeout)
             .finish()
     }
 }
@@ -93,6 +98,7 @@ impl Otlp {
             headers: HashMap::new(),
             timeout: Duration::from_secs(10),
             metrics_interval: Duration::from_secs(60),
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
         }
     }
 
@@ -120,6 +126,14 @@ impl Otlp {
     /// How often metrics are sent (every 60 s unless set; at shutdown too).
     pub fn metrics_interval(mut self, interval: Duration) -> Otlp {
         self.metrics_interval = interval;
+        self
+    }
+
+    /// How long [`Telemetry::shutdown`] may take in all, spans and metrics
+    /// sent at once (3 s unless set): a collector that does not answer
+    /// holds the process's exit no longer.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Otlp {
+        self.shutdown_timeout = timeout;
         self
     }
 
@@ -195,7 +209,7 @@ impl Otlp {
         Ok(Telemetry {
             tracer,
             meter,
-            timeout: self.timeout,
+            shutdown_timeout: self.shutdown_timeout,
         })
     }
 }
@@ -205,8 +219,8 @@ impl Otlp {
 pub struct Telemetry {
     tracer: SdkTracerProvider,
     meter: SdkMeterProvider,
-    /// One export's timeout: shutdown waits a little longer for the last.
-    timeout: Duration,
+    /// How long shutdown may take in all.
+    shutdown_timeout: Duration,
 }
 
 impl fmt::Debug for Telemetry {
@@ -227,32 +241,60 @@ impl Telemetry {
         tracing_opentelemetry::layer().with_tracer(self.tracer.tracer("toolmetadata"))
     }
 
-    /// Sends the spans and metrics not sent yet and stops exporting (on a
-    /// blocking thread: the SDK's shutdown blocks). The spans' last export
-    /// gets the export timeout and a second more; the metrics', the SDK's
-    /// own bound (5 s).
+    /// Sends the spans and metrics not sent yet and stops exporting, within
+    /// the [`Otlp::shutdown_timeout`]. See [`shutdown_within`](Self::shutdown_within).
     ///
     /// # Errors
     ///
-    /// When what was left could not be sent.
+    /// When what was left could not be sent in time.
     pub async fn shutdown(self) -> Result<(), TelemetryError> {
-        let Telemetry {
-            tracer,
-            meter,
-            timeout,
-        } = self;
-        tokio::task::spawn_blocking(move || {
-            let spans = tracer.shutdown_with_timeout(timeout + Duration::from_secs(1));
-            let metrics = meter.shutdown();
-            match (spans, metrics) {
-                (Ok(()), Ok(())) => Ok(()),
-                (spans, metrics) => Err(TelemetryError::Shutdown(format!(
-                    "telemetry not all sent: spans {spans:?}, metrics {metrics:?}"
-                ))),
-            }
-        })
-        .await
-        .map_err(|e| TelemetryError::Shutdown(format!("telemetry shutdown: {e}")))?
+        let within = self.shutdown_timeout;
+        self.shutdown_within(within).await
+    }
+
+    /// Sends the spans and metrics not sent yet and stops exporting, both at
+    /// once, each on a thread of its own (the SDK's shutdown blocks; not
+    /// Tokio's blocking pool, whose threads a runtime waits for when it
+    /// drops), and returns within `within` whatever the collector does: what
+    /// is not sent by then is given up, and the process may exit.
+    ///
+    /// # Errors
+    ///
+    /// When what was left could not be sent, or not within `within`.
+    pub async fn shutdown_within(self, within: Duration) -> Result<(), TelemetryError> {
+        let Telemetry { tracer, meter, .. } = self;
+        let spans = detached(move || tracer.shutdown_with_timeout(within));
+        let metrics = detached(move || meter.shutdown_with_timeout(within));
+        let both = async { (spans.await, metrics.await) };
+        match tokio::time::timeout(within, both).await {
+            Ok((Ok(Ok(())), Ok(Ok(())))) => Ok(()),
+            Ok((spans, metrics)) => Err(TelemetryError::Shutdown(format!(
+                "telemetry not all sent: spans {spans:?}, metrics {metrics:?}"
+            ))),
+            Err(_) => Err(TelemetryError::Shutdown(format!(
+                "telemetry not all sent within {} ms: the collector did not answer",
+                within.as_millis()
+            ))),
+        }
+    }
+}
+
+/// `work` on a thread of its own; its result, or an error if the thread
+/// could not start or panicked.
+fn detached<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> impl Future<Output = Result<T, String>> {
+    let (sent, result) = tokio::sync::oneshot::channel();
+    let started = std::thread::Builder::new()
+        .name("toolmetadata-telemetry-shutdown".to_owned())
+        .spawn(move || {
+            let _ = sent.send(work());
+        });
+    async move {
+        started.map_err(|e| e.to_string())?;
+        result
+            .await
+            .map_err(|_| "the shutdown thread panicked".to_owned())
     }
 }
 

@@ -267,6 +267,7 @@ pub(super) async fn bind<S: Serves>(
             header_read_timeout: options.header_read_timeout,
             max_connections: options.max_connections,
             max_connections_per_client: options.max_connections_per_client,
+            shutdown_grace: options.shutdown_timeout,
         },
         proxies: Arc::new(proxies),
     })

@@ -29,6 +29,7 @@ pub struct HttpOptions {
     pub(super) server_card: Option<String>,
     pub(super) trusted_headers: Vec<String>,
     pub(super) trusted_proxies: Vec<String>,
+    pub(super) shutdown_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -53,6 +54,7 @@ impl Default for HttpOptions {
             server_card: None,
             trusted_headers: Vec::new(),
             trusted_proxies: Vec::new(),
+            shutdown_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -226,6 +228,14 @@ impl HttpOptions {
     /// ignored. Repeatable; a range that does not parse fails the bind.
     pub fn trust_proxy(mut self, cidr: impl Into<String>) -> Self {
         self.trusted_proxies.push(cidr.into());
+        self
+    }
+
+    /// How long requests in flight may take to finish once the server is
+    /// told to stop (default 5 seconds); connections still open then are
+    /// dropped, so that a stop takes no longer.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
         self
     }
 }

@@ -24,8 +24,6 @@ use super::proxies::TrustedProxies;
 use crate::server::policy::identity::address_of;
 use toolmetadata_core::BoxFuture;
 
-/// How long requests in flight may take to finish after the shutdown signal.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Pause after a failed accept (such as too many open files), so the loop
 /// does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -41,6 +39,9 @@ pub(super) struct ConnectionLimits {
     /// Connections one address may hold at once; more are answered 503 and
     /// closed, so that one client cannot take every slot.
     pub(super) max_connections_per_client: usize,
+    /// How long requests in flight may take to finish after the shutdown
+    /// signal.
+    pub(super) shutdown_grace: Duration,
 }
 
 /// How long the answer to a connection over its address's share may take
@@ -138,11 +139,14 @@ pub(super) async fn serve(
         });
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
         .await
         .is_err()
     {
-        tracing::warn!("connections still open {SHUTDOWN_GRACE:?} after shutdown: dropped");
+        tracing::warn!(
+            "connections still open {:?} after shutdown: dropped",
+            limits.shutdown_grace
+        );
     }
     Ok(())
 }
