@@ -13,17 +13,21 @@ pub(crate) struct Attempt<'a> {
     /// The tool's or the prompt's name, as the request names it.
     pub(super) target: &'a str,
     pub(super) arguments: Option<&'a Map<String, Value>>,
+    /// The values of the tool's bound parameters (from the token and the
+    /// request's headers), bound too.
+    pub(super) bound: Map<String, Value>,
     pub(super) request_state: Option<&'a str>,
     pub(super) input_responses: Option<&'a rmcp::model::InputResponses>,
 }
 
 impl<'a> Attempt<'a> {
-    /// A `tools/call`.
-    pub(crate) fn of_call(request: &'a CallToolRequestParams) -> Self {
+    /// A `tools/call`, whose bound parameters take `bound`.
+    pub(crate) fn of_call(request: &'a CallToolRequestParams, bound: Map<String, Value>) -> Self {
         Attempt {
-            domain: b"toolmetadata/ask/v3\0",
+            domain: b"toolmetadata/ask/v4\0",
             target: &request.name,
             arguments: request.arguments.as_ref(),
+            bound,
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.as_ref(),
         }
@@ -36,6 +40,7 @@ impl<'a> Attempt<'a> {
             domain: b"toolmetadata/ask/prompt/v1\0",
             target: &request.name,
             arguments: request.arguments.as_ref(),
+            bound: Map::new(),
             request_state: request.request_state.as_deref(),
             input_responses: request.input_responses.as_ref(),
         }
@@ -43,15 +48,17 @@ impl<'a> Attempt<'a> {
 }
 
 /// The associated data that binds a state to one call: the kind of request
-/// (`domain`), the principal (when there is one), the tool or prompt and a
+/// (`domain`), the principal (when there is one), the tool or prompt, a
 /// digest of its arguments as JSON (object keys sorted, so it is
-/// canonical). The arguments are hashed as they are written, never held as
+/// canonical), and one of the values its bound parameters took (none for a
+/// prompt). The arguments are hashed as they are written, never held as
 /// text: a call of several megabytes costs no copy.
 pub(super) fn binding(
     domain: &[u8],
     subject: Option<&str>,
     tool: &str,
     args: Option<&Map<String, Value>>,
+    bound: &Map<String, Value>,
 ) -> Vec<u8> {
     use sha2::Digest;
     let mut data = domain.to_vec();
@@ -70,6 +77,9 @@ pub(super) fn binding(
         let _ = serde_json::to_writer(&mut arguments, args);
     }
     data.extend_from_slice(&arguments.0.finalize());
+    let mut values = Hashing(sha2::Sha256::new());
+    let _ = serde_json::to_writer(&mut values, bound);
+    data.extend_from_slice(&values.0.finalize());
     data
 }
 

@@ -945,6 +945,89 @@ async fn bound_parameters_come_from_the_token_and_the_request() {
     );
 }
 
+const REGIONAL_DEPLOY: &str = r#"description = "Deploy a service in the gateway's region"
+
+[[parameters]]
+name = "service"
+type = "string"
+required = true
+description = "What to deploy"
+
+[[parameters]]
+name = "region"
+type = "string"
+required = true
+from = "header:X-Region"
+description = "The gateway's region"
+
+[confirm]
+message = "Deploy {service}?"
+"#;
+
+/// Finding 7 of the third red team: a `requestState` was bound to the
+/// model's arguments only, before bound values were filled: a "yes" given
+/// for a deployment in one region, retried with another region's header,
+/// deployed there. The state now binds the bound values too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_holds_only_for_the_bound_values_it_was_given_for() {
+    let tool = ToolMetadata::from_toml_str("regional_deploy", REGIONAL_DEPLOY).expect("metadata");
+    let server = Server::builder()
+        .tool(tool, |args: Arguments, _: Context| async move {
+            let region: String = args.get("region").unwrap_or_default();
+            ToolResult::Ok(toolmetadata::ToolOutput::from(format!(
+                "deployed in {region}"
+            )))
+        })
+        .build()
+        .expect("server");
+    let bound = server
+        .bind_http(HttpOptions::default().addr(([127, 0, 0, 1], 0).into()))
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", bound.local_addr().expect("addr"));
+    tokio::spawn(bound.run());
+    let send = async |region: &str, mut params: Value| {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let (_, text) = toolmetadata_tests::mcp::post_2026(
+            &url,
+            "tools/call",
+            Some("regional_deploy"),
+            &[("x-region", region)],
+            body.to_string(),
+        )
+        .await;
+        toolmetadata_tests::mcp::message_of(&text)
+    };
+    let call = json!({"name": "regional_deploy", "arguments": {"service": "api"}});
+    let asked = send("eu-west", call.clone()).await;
+    let input = &asked["result"];
+    let answers: serde_json::Map<String, Value> = input["inputRequests"]
+        .as_object()
+        .unwrap_or_else(|| panic!("the tool asks first: {asked}"))
+        .keys()
+        .map(|k| (k.clone(), json!({"action": "accept", "content": {}})))
+        .collect();
+    let mut retry = call;
+    retry["inputResponses"] = Value::Object(answers);
+    retry["requestState"] = input["requestState"].clone();
+    let elsewhere = send("us-east", retry.clone()).await;
+    let message = elsewhere["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("requestState refused"),
+        "the answer for eu-west held for us-east: {elsewhere}"
+    );
+    let done = send("eu-west", retry).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deployed in eu-west",
+        "{done}"
+    );
+}
+
 /// A header any client can send is trusted beyond loopback only when the
 /// operator says a gateway sets it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

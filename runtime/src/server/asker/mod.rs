@@ -254,6 +254,7 @@ impl Asker {
             Caller::of(context).owner().as_deref(),
             request.target,
             request.arguments,
+            &request.bound,
         );
         if let Some(sealed) = request.request_state {
             let state: State = settings

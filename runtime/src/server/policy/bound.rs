@@ -90,6 +90,20 @@ pub(in crate::server) fn fill(
     Ok(())
 }
 
+/// The values the bound parameters of a call take from `request`, by
+/// parameter (those it has; a refusal is `fill`'s to give): what a
+/// `requestState` binds beside the model's arguments, so that an answer
+/// given for one tenant or region never stands for another.
+pub(in crate::server) fn values(
+    bound: &[Bound],
+    request: &RequestContext<RoleServer>,
+) -> Map<String, Value> {
+    bound
+        .iter()
+        .filter_map(|b| Some((b.name.clone(), value_of(&b.source, request).ok()??)))
+        .collect()
+}
+
 /// The value of `source` for this request: a claim of the principal the
 /// HTTP layer verified, or a header; nothing on stdio. A header given twice
 /// (or not as text) refuses the call: a client adding its own next to the

@@ -133,8 +133,14 @@ impl Server {
         let asker = match asked {
             Some(asker) => asker,
             None => {
+                let bound = match entry {
+                    Some(Entry::Tool(_, served)) => {
+                        crate::server::policy::bound::values(&served.bound, &context)
+                    }
+                    _ => serde_json::Map::new(),
+                };
                 Asker::for_request(
-                    &Attempt::of_call(&request),
+                    &Attempt::of_call(&request, bound),
                     &context,
                     &self.inner.ask,
                     self.inner.stores.replay.as_ref(),

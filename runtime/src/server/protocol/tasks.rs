@@ -74,7 +74,10 @@ impl Server {
             (true, None) => return Ok(Dispatch::Plain(None)),
             (true, Some(_)) => Some(
                 Asker::for_request(
-                    &crate::server::attempt::Attempt::of_call(request),
+                    &crate::server::attempt::Attempt::of_call(
+                        request,
+                        crate::server::policy::bound::values(&served.bound, context),
+                    ),
                     context,
                     &self.inner.ask,
                     self.inner.stores.replay.as_ref(),
