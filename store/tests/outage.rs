@@ -108,27 +108,12 @@ async fn postgres_going_away_is_bounded_and_service_resumes() {
     drop(cluster);
 }
 
-/// Finding 7 of the third red team: a store outage while a task ended lost
-/// its result (three tries, then nothing), and the client was later told
-/// the instance had stopped and to start the call again, though the command
-/// had run. Now the end is kept and stored once the store is back, within
-/// the lease.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_that_ends_during_an_outage_keeps_its_result() {
+/// An instance on `store` with `slow_report`, a task that takes a second,
+/// under a 10-second lease; its endpoint.
+async fn slow_report_server(store: std::sync::Arc<toolmetadata_store::Store>) -> String {
     use toolmetadata::metadata::ToolMetadata;
     use toolmetadata::server::{Arguments, HttpOptions, Server};
     use toolmetadata::{Context, ToolResult};
-    use toolmetadata_tests::mcp::{message_of, post_2026};
-
-    let cluster = tokio::task::spawn_blocking(OwnPostgres::start)
-        .await
-        .expect("initdb and start");
-    let store = connect(
-        &cluster.url(),
-        Options::default().timeout(Duration::from_millis(500)),
-    )
-    .await
-    .expect("our PostgreSQL");
     let metadata = ToolMetadata::from_toml_str(
         "slow_report",
         "description = \"Reports after a second\"\ntask = \"optional\"\n",
@@ -149,32 +134,77 @@ async fn a_task_that_ends_during_an_outage_keeps_its_result() {
         .expect("bind");
     let url = format!("http://{}/mcp", bound.local_addr().expect("addr"));
     tokio::spawn(bound.run());
-    let send = async |method: &str, name: &str, params: serde_json::Value| {
-        let mut params = params;
-        params["_meta"] = serde_json::json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities":
-                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
-        });
-        let body =
-            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let (_, reply) = post_2026(&url, method, Some(name), &[], body.to_string()).await;
-        message_of(&reply)
-    };
-    let started_at = Instant::now();
-    let started = send(
-        "tools/call",
-        "slow_report",
-        serde_json::json!({"name": "slow_report", "arguments": {}}),
-    )
-    .await;
-    let id = started["result"]["taskId"]
+    url
+}
+
+/// A 2026-07-28 request of a client that declares tasks; the answer.
+async fn send(
+    url: &str,
+    method: &str,
+    name: &str,
+    mut params: serde_json::Value,
+) -> serde_json::Value {
+    use toolmetadata_tests::mcp::{message_of, post_2026};
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    });
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let (_, reply) = post_2026(url, method, Some(name), &[], body.to_string()).await;
+    message_of(&reply)
+}
+
+/// Starts `slow_report` at `url`; its task id.
+async fn start_slow_report(url: &str) -> String {
+    let call = serde_json::json!({"name": "slow_report", "arguments": {}});
+    let started = send(url, "tools/call", "slow_report", call).await;
+    started["result"]["taskId"]
         .as_str()
         .unwrap_or_else(|| panic!("a task: {started}"))
-        .to_owned();
-    // The store goes away before the handler ends, and stays away past
-    // the three tries the end used to get (7 s), within the lease (10 s).
+        .to_owned()
+}
+
+/// Polls the task `id` until it leaves `working` (20 s at most): its
+/// completed result, checked.
+async fn assert_completed(url: &str, id: &str) {
+    let started = Instant::now();
+    let mut seen = serde_json::Value::Null;
+    while started.elapsed() < Duration::from_secs(20) {
+        seen = send(url, "tasks/get", id, serde_json::json!({"taskId": id})).await;
+        if seen["result"]["status"]
+            .as_str()
+            .is_some_and(|s| s != "working")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(seen["result"]["status"], "completed", "{seen}");
+    assert!(seen.to_string().contains("report written"), "{seen}");
+}
+
+/// Finding 7 of the third red team: a store outage while a task ended lost
+/// its result (three tries, then nothing), and the client was later told
+/// the instance had stopped and to start the call again, though the command
+/// had run. Now the end is kept and stored once the store is back, within
+/// the lease: the store stopped (PostgreSQL) or frozen (Redis, whose own
+/// instance keeps nothing across a restart) from before the handler ends
+/// until past the three tries the end used to get (about 7 s), within the
+/// lease (10 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ends_during_a_postgres_outage_keeps_its_result() {
+    let cluster = tokio::task::spawn_blocking(OwnPostgres::start)
+        .await
+        .expect("initdb and start");
+    let options = Options::default().timeout(Duration::from_millis(500));
+    let store = connect(&cluster.url(), options)
+        .await
+        .expect("our PostgreSQL");
+    let url = slow_report_server(store).await;
+    let started_at = Instant::now();
+    let id = start_slow_report(&url).await;
     let cluster = tokio::task::spawn_blocking(move || {
         cluster.stop();
         cluster
@@ -188,18 +218,29 @@ async fn a_task_that_ends_during_an_outage_keeps_its_result() {
     })
     .await
     .expect("restart");
-    let mut seen = serde_json::Value::Null;
-    while started_at.elapsed() < Duration::from_secs(20) {
-        seen = send("tasks/get", &id, serde_json::json!({"taskId": id})).await;
-        if seen["result"]["status"]
-            .as_str()
-            .is_some_and(|s| s != "working")
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    assert_eq!(seen["result"]["status"], "completed", "{seen}");
-    assert!(seen.to_string().contains("report written"), "{seen}");
+    assert_completed(&url, &id).await;
     drop(cluster);
+}
+
+/// [`a_task_that_ends_during_a_postgres_outage_keeps_its_result`] on Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_ends_during_a_redis_outage_keeps_its_result() {
+    let server = OwnRedis::start();
+    let options = Options::default().timeout(Duration::from_millis(500));
+    let store = eventually(Duration::from_secs(10), || async {
+        connect(&server.url(), options.clone())
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
+    })
+    .await
+    .expect("our redis-server");
+    let url = slow_report_server(store).await;
+    let started_at = Instant::now();
+    let id = start_slow_report(&url).await;
+    server.pause();
+    // Frozen, it is back the moment it resumes: longer than the restart of
+    // PostgreSQL, to outlast the old third try.
+    tokio::time::sleep(Duration::from_millis(8500).saturating_sub(started_at.elapsed())).await;
+    server.resume();
+    assert_completed(&url, &id).await;
 }

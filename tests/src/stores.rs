@@ -48,6 +48,26 @@ impl OwnRedis {
         }
     }
 
+    /// Freezes it (SIGSTOP): connections stay open and nothing answers, as
+    /// in a network partition; what it holds is kept.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused one go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        let pid = self.child.as_ref().expect("running").id().to_string();
+        let sent = Command::new("kill")
+            .args([which, &pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill {which} {pid}");
+    }
+
     /// Starts it again on the same port, empty.
     pub fn restart(&mut self) {
         self.stop();
