@@ -45,11 +45,11 @@ use crate::limits::Limits;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// An MCP server for a workspace: read, search and change files under the
-/// given roots, and run allowed commands.
 /// When the stop signal came (HTTP), for the time telemetry has left.
 static STOPPING_SINCE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
+/// An MCP server for a workspace: read, search and change files under the
+/// given roots, and run allowed commands.
 #[derive(Parser)]
 #[command(name = "example-server", version, about)]
 struct Cli {
@@ -154,10 +154,15 @@ struct Cli {
     shutdown_secs: u64,
     /// Peers that are reverse proxies (an address or a CIDR range;
     /// repeatable): from them only, the client is read from the PROXY
-    /// protocol (HAProxy's send-proxy, v1 or v2), else from Forwarded or
-    /// X-Forwarded-For, and every per-client limit counts that client.
+    /// protocol (HAProxy's send-proxy, v1 or v2), else from
+    /// --client-address-header, and every per-client limit counts that
+    /// client.
     #[arg(long = "trusted-proxy", value_name = "CIDR")]
     trusted_proxies: Vec<String>,
+    /// The header trusted proxies write the client's address into:
+    /// x-forwarded-for (nginx, HAProxy's option forwardfor) or forwarded.
+    #[arg(long, value_name = "HEADER", default_value = "x-forwarded-for")]
+    client_address_header: String,
     /// Most standalone SSE streams (GET /mcp) open at once.
     #[arg(long, value_name = "N", default_value_t = 512)]
     max_streams: usize,
@@ -426,6 +431,7 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             for proxy in cli.trusted_proxies {
                 options = options.trust_proxy(proxy);
             }
+            options = options.client_address_header(cli.client_address_header);
             if let Some(token) = cli.token {
                 options = options.bearer_token(token);
             }

@@ -346,10 +346,11 @@ async fn behind_a_trusted_proxy_each_user_is_a_client_of_its_own() {
             let r = user(i).post(Some(session), LIST).await;
             assert_eq!(status(&r), "200", "{way}: user {i}'s session: {r}");
         }
-        // Naming user 5 in X-Forwarded-For, straight to the server (not a
-        // trusted peer), or through the proxy (which adds the real one):
+        // Naming user 5 in X-Forwarded-For and Forwarded, straight to the
+        // server (not a trusted peer), or through the proxy (which adds the
+        // real one to X-Forwarded-For and passes Forwarded on as it came):
         // still not user 5, whose session is not theirs.
-        let forged = "X-Forwarded-For: 127.0.1.5\r\n";
+        let forged = "X-Forwarded-For: 127.0.1.5\r\nForwarded: for=127.0.1.5\r\n";
         let eve = Client {
             from: [127, 0, 3, 1],
             server: direct,

@@ -200,6 +200,9 @@ pub(super) async fn bind<S: Serves>(
     for cidr in &options.trusted_proxies {
         proxies.add(cidr).map_err(ServerError::config)?;
     }
+    if let Some(name) = &options.client_address_header {
+        proxies.read_from(proxies::ForwardedBy::named(name).map_err(ServerError::config)?);
+    }
     let card = options
         .server_card
         .as_deref()

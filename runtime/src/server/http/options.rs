@@ -29,6 +29,7 @@ pub struct HttpOptions {
     pub(super) server_card: Option<String>,
     pub(super) trusted_headers: Vec<String>,
     pub(super) trusted_proxies: Vec<String>,
+    pub(super) client_address_header: Option<String>,
     pub(super) shutdown_timeout: Duration,
 }
 
@@ -54,6 +55,7 @@ impl Default for HttpOptions {
             server_card: None,
             trusted_headers: Vec::new(),
             trusted_proxies: Vec::new(),
+            client_address_header: None,
             shutdown_timeout: Duration::from_secs(5),
         }
     }
@@ -219,8 +221,9 @@ impl HttpOptions {
     /// Trust the peers in `cidr` (`10.0.0.0/8`, `fd00::/8`, or one address)
     /// as reverse proxies: from them only, the client is the source of the
     /// PROXY protocol header a connection starts with (v1 or v2, HAProxy's
-    /// `send-proxy`), or else the rightmost hop of `Forwarded` or
-    /// `X-Forwarded-For` that is not itself a trusted proxy. Every
+    /// `send-proxy`), or else the rightmost hop of the
+    /// [`client_address_header`](Self::client_address_header) that is not
+    /// itself a trusted proxy. Every
     /// per-client limit (connections, streams, sessions, task quotas, rates)
     /// and the owner of a session then count that client, not the proxy;
     /// a trusted proxy that forwards no client is held to no per-client
@@ -228,6 +231,16 @@ impl HttpOptions {
     /// ignored. Repeatable; a range that does not parse fails the bind.
     pub fn trust_proxy(mut self, cidr: impl Into<String>) -> Self {
         self.trusted_proxies.push(cidr.into());
+        self
+    }
+
+    /// The header the trusted proxies write the client's address into:
+    /// `x-forwarded-for` (the default: nginx, HAProxy's `option forwardfor`,
+    /// cloud load balancers) or `forwarded` (RFC 7239). Only that one is
+    /// read, since a proxy passes the other through as the client sent it;
+    /// another name fails the bind.
+    pub fn client_address_header(mut self, name: impl Into<String>) -> Self {
+        self.client_address_header = Some(name.into());
         self
     }
 

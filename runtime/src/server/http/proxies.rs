@@ -6,8 +6,12 @@
 //! - the PROXY protocol (v1 text or v2 binary, HAProxy's `send-proxy`), at
 //!   the start of the connection: the whole connection is that client's,
 //!   and its per-client connection cap is that client's;
-//! - else, per request, `Forwarded` (RFC 7239) or `X-Forwarded-For`: the
-//!   rightmost hop that is not itself a trusted proxy is the client.
+//! - else, per request, the header the operator says the proxies write
+//!   (`X-Forwarded-For` unless told `Forwarded`, RFC 7239): the rightmost
+//!   hop that is not itself a trusted proxy is the client. Only that one:
+//!   a proxy that appends to `X-Forwarded-For` passes a client's own
+//!   `Forwarded` through untouched, so reading both would let the client
+//!   choose.
 //!
 //! From any other peer these headers are ignored (and a PROXY line is just
 //! a malformed request): a client cannot choose who it is. The address
@@ -35,11 +39,51 @@ const V2_SIGNATURE: &[u8; 12] = b"\r\n\r\n\0\r\nQUIT\n";
 /// the right.
 const MAX_HOPS: usize = 32;
 
-/// The networks whose connections are trusted proxies.
+/// The header trusted proxies write the client into.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(in crate::server) enum ForwardedBy {
+    /// `X-Forwarded-For: client, proxy1, …` (nginx, HAProxy's `option
+    /// forwardfor`, cloud balancers).
+    #[default]
+    XForwardedFor,
+    /// `Forwarded: for=client, for=proxy1` (RFC 7239).
+    Forwarded,
+}
+
+impl ForwardedBy {
+    /// The header named `name`, if it is one of the two.
+    pub(in crate::server) fn named(name: &str) -> Result<Self, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardedBy::XForwardedFor),
+            "forwarded" => Ok(ForwardedBy::Forwarded),
+            other => Err(format!(
+                "`{other}` is not a header that names the client: expected `x-forwarded-for` or `forwarded`"
+            )),
+        }
+    }
+
+    fn header(self) -> &'static str {
+        match self {
+            ForwardedBy::XForwardedFor => "x-forwarded-for",
+            ForwardedBy::Forwarded => "forwarded",
+        }
+    }
+}
+
+/// The networks whose connections are trusted proxies, and the header they
+/// write the client into.
 #[derive(Debug, Clone, Default)]
-pub(in crate::server) struct TrustedProxies(Vec<IpNet>);
+pub(in crate::server) struct TrustedProxies {
+    nets: Vec<IpNet>,
+    header: ForwardedBy,
+}
 
 impl TrustedProxies {
+    /// Reads the client from `header` (see [`ForwardedBy`]).
+    pub(in crate::server) fn read_from(&mut self, header: ForwardedBy) {
+        self.header = header;
+    }
+
     /// Adds `cidr` (`10.0.0.0/8`, `::1/128`, or one address).
     pub(in crate::server) fn add(&mut self, cidr: &str) -> Result<(), String> {
         let cidr = cidr.trim();
@@ -50,7 +94,7 @@ impl TrustedProxies {
                     "`{cidr}` is not a network of trusted proxies: expected an address or a CIDR range such as 10.0.0.0/8"
                 )
             })?;
-        self.0.push(net);
+        self.nets.push(net);
         Ok(())
     }
 
@@ -60,7 +104,7 @@ impl TrustedProxies {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
             IpAddr::V4(_) => ip,
         };
-        self.0.iter().any(|net| net.contains(&ip))
+        self.nets.iter().any(|net| net.contains(&ip))
     }
 
     /// The client of a connection from `peer`: from a trusted proxy that
@@ -88,7 +132,7 @@ impl TrustedProxies {
             return peer;
         }
         let mut client = peer;
-        for hop in hops(headers).into_iter().rev().take(MAX_HOPS) {
+        for hop in hops(headers, self.header) {
             let Some(hop) = hop else {
                 // `unknown` or an obfuscated name: the proxy that wrote it
                 // is the last one known.
@@ -166,35 +210,38 @@ fn source(header: &[u8], peer: SocketAddr) -> std::io::Result<SocketAddr> {
     }
 }
 
-/// The hops a request was forwarded for, leftmost (the client) first:
-/// `Forwarded`'s `for=` when present, else `X-Forwarded-For`; `None` for a
-/// hop that names no address.
-fn hops(headers: &HeaderMap) -> Vec<Option<SocketAddr>> {
-    let values = |name: &str| {
-        headers
-            .get_all(name)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(str::trim)
-            .filter(|hop| !hop.is_empty())
-            .collect::<Vec<_>>()
-    };
-    let forwarded = values("forwarded");
-    if !forwarded.is_empty() {
-        return forwarded
-            .into_iter()
-            .map(|element| {
-                element.split(';').find_map(|pair| {
+/// The hops a request was forwarded for, as `header` lists them, the
+/// rightmost (the last proxy's view) first, at most [`MAX_HOPS`]; `None`
+/// for a hop that names no address. Split as bytes: a hop a client wrote
+/// that is not text spoils no other on its line.
+fn hops(headers: &HeaderMap, header: ForwardedBy) -> Vec<Option<SocketAddr>> {
+    let lines: Vec<&[u8]> = headers
+        .get_all(header.header())
+        .iter()
+        .map(|v| v.as_bytes())
+        .collect();
+    let mut hops = Vec::new();
+    for line in lines.into_iter().rev() {
+        for hop in line.rsplit(|&b| b == b',') {
+            let hop = hop.trim_ascii();
+            if hop.is_empty() {
+                continue;
+            }
+            hops.push(std::str::from_utf8(hop).ok().and_then(|hop| match header {
+                ForwardedBy::XForwardedFor => address(hop),
+                ForwardedBy::Forwarded => hop.split(';').find_map(|pair| {
                     let (key, value) = pair.split_once('=')?;
                     key.trim()
                         .eq_ignore_ascii_case("for")
                         .then(|| address(value.trim().trim_matches('"')))?
-                })
-            })
-            .collect();
+                }),
+            }));
+            if hops.len() == MAX_HOPS {
+                return hops;
+            }
+        }
     }
-    values("x-forwarded-for").into_iter().map(address).collect()
+    hops
 }
 
 /// An address with or without a port: `192.0.2.1`, `192.0.2.1:80`,
@@ -262,19 +309,59 @@ mod tests {
             trusted.client(at("10.1.2.3"), &chain).ip(),
             at("203.0.113.9").ip()
         );
+        // Only the header the proxies write: a client's own `Forwarded`,
+        // passed through by a proxy that appends to X-Forwarded-For, is not
+        // read.
+        let both = headers(&[
+            ("forwarded", "for=198.51.100.66"),
+            ("x-forwarded-for", "203.0.113.9"),
+        ]);
+        assert_eq!(
+            trusted.client(at("10.1.2.3"), &both).ip(),
+            at("203.0.113.9").ip()
+        );
+        let mut by_forwarded = proxies(&["10.0.0.0/8"]);
+        by_forwarded.read_from(ForwardedBy::Forwarded);
+        assert_eq!(
+            by_forwarded.client(at("10.1.2.3"), &both).ip(),
+            at("198.51.100.66").ip()
+        );
         let forwarded = headers(&[(
             "forwarded",
             "for=198.51.100.1, for=\"[2001:db8:cafe::17]:4711\";proto=https, for=10.2.2.2",
         )]);
         assert_eq!(
-            trusted.client(at("10.1.2.3"), &forwarded),
+            by_forwarded.client(at("10.1.2.3"), &forwarded),
             "[2001:db8:cafe::17]:4711".parse().expect("addr")
         );
         let unknown = headers(&[("forwarded", "for=198.51.100.1, for=unknown")]);
-        assert_eq!(trusted.client(at("10.1.2.3"), &unknown), at("10.1.2.3"));
+        assert_eq!(
+            by_forwarded.client(at("10.1.2.3"), &unknown),
+            at("10.1.2.3")
+        );
         let garbage = headers(&[("x-forwarded-for", "not an address")]);
         assert_eq!(trusted.client(at("10.1.2.3"), &garbage), at("10.1.2.3"));
         assert!(proxies(&[]).client(at("10.1.2.3"), &forged) == at("10.1.2.3"));
+        // A client's hop that is not text spoils only itself: the proxy's
+        // appended hop on the same line still counts.
+        let mut spoiled = HeaderMap::new();
+        spoiled.append(
+            "x-forwarded-for",
+            axum::http::HeaderValue::from_bytes(b"\xff\xfe, 203.0.113.9").expect("value"),
+        );
+        assert_eq!(
+            trusted.client(at("10.1.2.3"), &spoiled).ip(),
+            at("203.0.113.9").ip()
+        );
+        // Thousands of hops: only the last few are looked at.
+        let long = vec!["10.0.0.1"; 10_000].join(", ");
+        let many = headers(&[("x-forwarded-for", long.as_str())]);
+        assert_eq!(hops(&many, ForwardedBy::XForwardedFor).len(), MAX_HOPS);
+        assert!(ForwardedBy::named("X-Real-IP").is_err());
+        assert_eq!(
+            ForwardedBy::named(" Forwarded "),
+            Ok(ForwardedBy::Forwarded)
+        );
     }
 
     #[test]

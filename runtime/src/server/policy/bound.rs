@@ -94,6 +94,7 @@ pub(in crate::server) fn fill(
 /// parameter (those it has; a refusal is `fill`'s to give): what a
 /// `requestState` binds beside the model's arguments, so that an answer
 /// given for one tenant or region never stands for another.
+#[cfg(feature = "ask")]
 pub(in crate::server) fn values(
     bound: &[Bound],
     request: &RequestContext<RoleServer>,
