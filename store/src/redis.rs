@@ -106,8 +106,9 @@ if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[3])))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
-if redis.call('PEXPIRETIME', KEYS[3]) < tonumber(ARGV[2]) then
-  redis.call('PEXPIREAT', KEYS[3], ARGV[2])
+local left = math.max(1, tonumber(ARGV[2]) - tonumber(ARGV[3]))
+if redis.call('PTTL', KEYS[3]) < left then
+  redis.call('PEXPIRE', KEYS[3], left)
 end
 return 1
 ";

@@ -207,7 +207,8 @@ fn shown(key: &str, value: &Value) -> String {
         "maxLength" => format!("at most {value} characters"),
         "minItems" => format!("at least {value} items"),
         "maxItems" => format!("at most {value} items"),
-        "uniqueItems" if value == "true" => "items unique".to_owned(),
+        "uniqueItems" => "items unique".to_owned(),
+        "contains" => "at least one item of the kind the schema gave".to_owned(),
         "minContains" => format!("at least {value} matching items"),
         "maxContains" => format!("at most {value} matching items"),
         other => format!("{other} {value}"),
@@ -465,6 +466,10 @@ fn anthropic_strict(schema: &mut Value, parameter: &str, cx: &mut Walk<'_>) {
         return;
     };
     node.retain(|k, _| !k.starts_with("x-") && k != "$schema");
+    // It asks nothing: nothing to say in words.
+    if node.get("uniqueItems") == Some(&Value::Bool(false)) {
+        node.remove("uniqueItems");
+    }
     for key in ANTHROPIC_STRICT_REFUSED {
         if let Some(value) = node.remove(*key) {
             cx.move_out(

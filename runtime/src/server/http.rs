@@ -364,15 +364,19 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         return holding_while_open(response, slot);
     }
     if request.method() == axum::http::Method::DELETE {
-        // rmcp answers a DELETE of any id with success; a session this
-        // client cannot reach is unknown, as for every other method.
         if let Some(id) = request
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
-            && !guard.sessions.known(id, &client).await
         {
-            return session_not_found();
+            // rmcp answers a DELETE of any id with success; a session this
+            // client cannot reach is unknown, as for every other method.
+            if !guard.sessions.known(id, &client).await {
+                return session_not_found();
+            }
+            // Closed here by rmcp, and marked closed for the instances that
+            // restored it.
+            guard.sessions.closing(id, &client).await;
         }
         let response = client
             .scope(next.run(with_principal(request, principal)))

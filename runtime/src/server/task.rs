@@ -198,17 +198,24 @@ impl Tasks {
             TaskInput::new(self.store.clone(), id.clone(), answered),
         );
         let tasks = self.clone();
+        let lease_until_ms = record.lease_until_ms.unwrap_or_default();
         // A child of the `tools/call` span that started it, which ends
         // with the task handle: the handler's work stays in the trace.
         tokio::spawn(tracing::Instrument::in_current_span(async move {
-            tasks.run(id, cancel, handler).await
+            tasks.run(id, cancel, handler, lease_until_ms).await
         }));
         Ok(record)
     }
 
-    async fn run(&self, id: String, cancel: CancellationToken, handler: BoxFuture<'static, Ran>) {
+    async fn run(
+        &self,
+        id: String,
+        cancel: CancellationToken,
+        handler: BoxFuture<'static, Ran>,
+        lease_until_ms: u64,
+    ) {
         // Until when the store last heard this instance vouch for the task.
-        let lease_until = AtomicU64::new(ms_after(self.lease));
+        let lease_until = AtomicU64::new(lease_until_ms);
         let result = tokio::select! {
             result = handler => result,
             never = self.watch(&id, &cancel, &lease_until) => match never {},

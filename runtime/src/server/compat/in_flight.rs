@@ -98,14 +98,14 @@ impl InFlight {
             JsonRpcMessage::Request(request) => {
                 let mut state = self.state();
                 let id = &request.id;
-                if state.requests.contains(id) || state.control.contains(id) {
-                    return Admission::Pass;
-                }
-                if state.requests.len() < MAX_IN_FLIGHT {
+                // rmcp would run it beside the first, uncounted: a client
+                // sending one id again and again would grow the server.
+                let again = state.requests.contains(id) || state.control.contains(id);
+                if !again && state.requests.len() < MAX_IN_FLIGHT {
                     state.requests.insert(id.clone());
                     return Admission::Pass;
                 }
-                if is_control(&request.request) && state.control.len() < MAX_CONTROL {
+                if !again && is_control(&request.request) && state.control.len() < MAX_CONTROL {
                     state.control.insert(id.clone());
                     return Admission::Pass;
                 }
@@ -113,15 +113,20 @@ impl InFlight {
                     return Admission::Hold;
                 }
                 state.refusals += 1;
-                let error = ErrorData::new(
-                    ErrorCode(-32000),
+                let message = if again {
+                    format!(
+                        "a request with this id is being answered: this `{}` was not started; \
+                         a request's id must differ from those of the requests in flight",
+                        request.request.method()
+                    )
+                } else {
                     format!(
                         "the server is answering {MAX_IN_FLIGHT} requests of this client, the most it answers at once; \
                          this `{}` was not started: send it again once some are answered",
                         request.request.method()
-                    ),
-                    None,
-                );
+                    )
+                };
+                let error = ErrorData::new(ErrorCode(-32000), message, None);
                 Admission::Refuse(Box::new(ServerJsonRpcMessage::error(
                     error,
                     Some(id.clone()),
@@ -207,8 +212,13 @@ mod tests {
         for id in 0..MAX_IN_FLIGHT as i64 {
             assert!(matches!(in_flight.admit(&list(id)), Admission::Pass));
         }
-        // The same id again takes no more room.
-        assert!(matches!(in_flight.admit(&list(0)), Admission::Pass));
+        // The same id again is refused, not run uncounted.
+        let Admission::Refuse(again) = in_flight.admit(&list(0)) else {
+            panic!("an id in flight sent again is refused");
+        };
+        let text = serde_json::to_string(&again).expect("JSON");
+        assert!(text.contains("is being answered"), "{text}");
+        in_flight.refusal_sent();
         // Control requests pass, up to their own bound.
         for id in 0..MAX_CONTROL as i64 {
             assert!(matches!(in_flight.admit(&ping(1000 + id)), Admission::Pass));

@@ -73,15 +73,18 @@ impl SessionStore for OwnedSessionStore {
     }
 }
 
+/// Session stores for the tests of this module and of `sessions`.
 #[cfg(test)]
-mod tests {
+pub(super) mod testing {
     use super::*;
-    use rmcp::model::InitializeRequestParams;
     use std::collections::HashMap;
     use std::sync::Mutex;
 
+    /// Sessions in a map, by the key they are stored under.
     #[derive(Default)]
-    struct Memory(Mutex<HashMap<String, SessionState>>);
+    pub(in crate::server::http) struct Memory(
+        pub(in crate::server::http) Mutex<HashMap<String, SessionState>>,
+    );
 
     #[async_trait::async_trait]
     impl SessionStore for Memory {
@@ -100,6 +103,29 @@ mod tests {
             Ok(())
         }
     }
+
+    /// A store that never answers.
+    pub(in crate::server::http) struct Silent;
+
+    #[async_trait::async_trait]
+    impl SessionStore for Silent {
+        async fn load(&self, _: &str) -> Result<Option<SessionState>, SessionStoreError> {
+            std::future::pending().await
+        }
+        async fn store(&self, _: &str, _: &SessionState) -> Result<(), SessionStoreError> {
+            std::future::pending().await
+        }
+        async fn delete(&self, _: &str) -> Result<(), SessionStoreError> {
+            std::future::pending().await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::Memory;
+    use super::*;
+    use rmcp::model::InitializeRequestParams;
 
     #[tokio::test]
     async fn another_client_neither_loads_nor_deletes_a_session() {

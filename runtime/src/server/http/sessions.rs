@@ -63,14 +63,49 @@ pub(in crate::server) struct CappedSessions {
     /// The calls' streams their handlers closed (gap 7).
     closed: Arc<ClosedStreams>,
     /// The fleet's record of its sessions (each under its owner's key), when
-    /// there is one: a session deleted through another instance is closed
-    /// here too, within [`RECHECK`].
+    /// there is one: a session a client closed through another instance is
+    /// closed here too, within about [`RECHECK`].
     store: Option<Arc<dyn SessionStore>>,
+    /// The looks at the store under way, and what they found closed.
+    rechecks: Arc<Rechecks>,
 }
 
-/// How stale this instance's belief that a session still exists in the
-/// store may be: at most one read of the store per session this often.
+/// How stale this instance's belief that a session is not closed elsewhere
+/// may be: at most one read of the store per session this often, made
+/// beside the request that prompts it (which never waits on the store).
 const RECHECK: Duration = Duration::from_secs(1);
+
+/// The id under which a session closed by its client is marked in the
+/// store (under its owner's key, as the session itself): what the other
+/// instances look for. Absence says nothing: the session's own record may
+/// have failed to be written, or outlived its time to live, while it is in
+/// use.
+fn tombstone(id: &str) -> String {
+    format!("closed.{id}")
+}
+
+/// Looks at the store under way, by session, and the sessions they found
+/// closed by their client elsewhere, to close here.
+#[derive(Debug, Default)]
+struct Rechecks {
+    under_way: Mutex<std::collections::HashSet<SessionId>>,
+    found_closed: Mutex<std::collections::HashSet<SessionId>>,
+}
+
+impl Rechecks {
+    fn under_way(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<SessionId>> {
+        // A set of ids: consistent after a panicking holder.
+        self.under_way
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn found_closed(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<SessionId>> {
+        self.found_closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 /// What the caps know of a session.
 #[derive(Debug)]
@@ -154,11 +189,12 @@ impl CappedSessions {
             compat,
             closed: Arc::default(),
             store: None,
+            rechecks: Arc::default(),
         }
     }
 
-    /// Sessions recorded in `store` too: one deleted there (through another
-    /// instance) is closed here.
+    /// Sessions recorded in `store` too: one its client closed through
+    /// another instance is closed here.
     pub(in crate::server) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
         self.store = store;
         self
@@ -186,7 +222,8 @@ impl CappedSessions {
                 let Some(sessions) = weak.upgrade() else {
                     return;
                 };
-                sessions.recheck_streaming().await;
+                sessions.recheck_streaming();
+                sessions.close_found_closed().await;
                 if reaped.elapsed() >= period {
                     reaped = Instant::now();
                     sessions.reap().await;
@@ -221,38 +258,83 @@ impl CappedSessions {
             .is_some_and(|entry| &entry.client != client)
     }
 
-    /// Whether the session `id`, held here, is still in the store (always,
-    /// without one): asked at most every [`RECHECK`], as its owner. One
-    /// deleted there, through another instance, is closed here; when the
-    /// store cannot answer, the session is kept.
-    async fn still_stored(&self, id: &SessionId) -> bool {
-        let Some(store) = &self.store else {
-            return true;
+    /// Looks, beside the caller, at whether the session `id`'s client
+    /// closed it through another instance, when the last look is older than
+    /// [`RECHECK`] and none is under way: at most one read of the store per
+    /// session a second, as its owner. What it finds closed is closed here
+    /// by the next request or reaper tick; a store that does not answer
+    /// closes nothing.
+    fn recheck(&self, id: &SessionId) {
+        let Some(store) = self.store.clone() else {
+            return;
         };
         let owner = {
-            let table = self.table();
-            match table.get(id) {
-                Some(entry) if entry.confirmed.elapsed() < RECHECK => return true,
-                Some(entry) => entry.client.clone(),
-                None => return false,
+            let mut table = self.table();
+            let Some(entry) = table.get_mut(id) else {
+                return;
+            };
+            if entry.confirmed.elapsed() < RECHECK || !self.rechecks.under_way().insert(id.clone())
+            {
+                return;
             }
+            entry.confirmed = Instant::now();
+            entry.client.clone()
         };
-        match owner.scope(store.load(id)).await {
-            Ok(Some(_)) => {
-                if let Some(entry) = self.table().get_mut(id) {
-                    entry.confirmed = Instant::now();
+        let (id, rechecks) = (id.clone(), self.rechecks.clone());
+        tokio::spawn(async move {
+            match owner.scope(store.load(&tombstone(&id))).await {
+                Ok(Some(_)) => {
+                    rechecks.found_closed().insert(id.clone());
                 }
-                true
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(session = %digest(&id), "the session store did not answer: {e}");
+                }
             }
-            Ok(None) => {
-                self.table().remove(id);
-                self.close(vec![id.clone()]).await;
-                false
-            }
-            Err(e) => {
-                tracing::warn!(session = %digest(id), "the session store did not answer: {e}");
-                true
-            }
+            rechecks.under_way().remove(&id);
+        });
+    }
+
+    /// Whether the session `id` was found closed elsewhere; it is then
+    /// closed here.
+    async fn closed_elsewhere(&self, id: &SessionId) -> bool {
+        if !self.rechecks.found_closed().remove(id) {
+            return false;
+        }
+        self.table().remove(id);
+        self.close(vec![id.clone()]).await;
+        true
+    }
+
+    /// Closes every session found closed elsewhere.
+    async fn close_found_closed(&self) {
+        let found: Vec<SessionId> = self.rechecks.found_closed().drain().collect();
+        let doomed: Vec<SessionId> = {
+            let mut table = self.table();
+            found
+                .into_iter()
+                .filter(|id| table.remove(id).is_some())
+                .collect()
+        };
+        self.close(doomed).await;
+    }
+
+    /// Marks the session `id` of `client` closed in the store, for the other
+    /// instances that hold it (see [`tombstone`]); a store that does not
+    /// answer is logged, and they keep it until it goes idle.
+    pub(in crate::server) async fn closing(&self, id: &str, client: &ClientKey) {
+        let Some(store) = &self.store else {
+            return;
+        };
+        let mark = rmcp::transport::streamable_http_server::session::store::SessionState::new(
+            rmcp::model::InitializeRequestParams::default(),
+        );
+        if let Err(e) = client
+            .clone()
+            .scope(store.store(&tombstone(id), &mark))
+            .await
+        {
+            tracing::warn!(session = %digest(id), "the session's close was not recorded: {e}");
         }
     }
 
@@ -268,9 +350,9 @@ impl CappedSessions {
         }
     }
 
-    /// Checks the sessions with a stream open against the store (see
-    /// [`Self::still_stored`]).
-    async fn recheck_streaming(&self) {
+    /// Looks again at the sessions with a stream open (see
+    /// [`Self::recheck`]): they may send no request for a long time.
+    fn recheck_streaming(&self) {
         if self.store.is_none() {
             return;
         }
@@ -281,7 +363,7 @@ impl CappedSessions {
             .map(|(id, _)| id.clone())
             .collect();
         for id in streaming {
-            self.still_stored(&id).await;
+            self.recheck(&id);
         }
     }
 
@@ -488,9 +570,10 @@ impl SessionManager for CappedSessions {
         // A session this wrapper closed is gone, whatever the inner map says
         // while its close is under way; another client's is unknown to this
         // one.
-        if !self.owns(id, &ClientKey::current()) || !self.still_stored(id).await {
+        if !self.owns(id, &ClientKey::current()) || self.closed_elsewhere(id).await {
             return Ok(false);
         }
+        self.recheck(id);
         Ok(self.inner.has_session(id).await?)
     }
 

@@ -154,3 +154,66 @@ async fn concurrent_openings_cannot_pass_the_caps() {
     assert!(sessions.has_room(&alice));
     assert_eq!(sessions.len(), before);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_session_closes_here_when_its_client_closed_it_elsewhere_only() {
+    use super::super::owned_store::OwnedSessionStore;
+    use super::super::owned_store::testing::Memory;
+    let memory = Arc::new(Memory::default());
+    let store: Arc<dyn SessionStore> = Arc::new(OwnedSessionStore::new(memory.clone()));
+    let sessions = CappedSessions::new(10, 10, Duration::from_secs(600), Compat::none())
+        .with_store(Some(store));
+    let alice = ClientKey::Principal("sub:alice".into());
+    let id = open_as(&sessions, &alice).await.expect("alice");
+    let has = async || {
+        alice
+            .clone()
+            .scope(sessions.has_session(&id))
+            .await
+            .expect("answered")
+    };
+    // Its own record was never written (a store that failed at
+    // `initialize`, or a record past its time to live): it stays.
+    for _ in 0..3 {
+        tokio::time::advance(RECHECK * 2).await;
+        assert!(has().await, "closed for a missing record");
+        tokio::task::yield_now().await;
+    }
+    // Another client's close, or one of another session, closes nothing.
+    let bob = ClientKey::Principal("sub:bob".into());
+    sessions.closing(&id, &bob).await;
+    sessions.closing("another", &alice).await;
+    tokio::time::advance(RECHECK * 2).await;
+    assert!(has().await);
+    tokio::task::yield_now().await;
+    assert!(has().await);
+    // Its client closed it through another instance.
+    sessions.closing(&id, &alice).await;
+    tokio::time::advance(RECHECK * 2).await;
+    assert!(has().await, "the look is made beside the request");
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    assert!(!has().await, "closed once the look found it closed");
+    assert!(!sessions.held(&id));
+}
+
+#[tokio::test]
+async fn a_store_that_never_answers_holds_no_request() {
+    use super::super::owned_store::testing::Silent;
+    let sessions = CappedSessions::new(10, 10, Duration::from_secs(600), Compat::none())
+        .with_store(Some(Arc::new(Silent)));
+    let alice = ClientKey::Principal("sub:alice".into());
+    let id = open_as(&sessions, &alice).await.expect("alice");
+    for _ in 0..3 {
+        tokio::time::sleep(RECHECK + Duration::from_millis(50)).await;
+        let seen = tokio::time::timeout(
+            Duration::from_millis(200),
+            alice.clone().scope(sessions.has_session(&id)),
+        )
+        .await
+        .expect("answered at once, the store aside");
+        assert!(seen.expect("answered"));
+    }
+    assert_eq!(sessions.rechecks.under_way().len(), 1, "one look at a time");
+}
