@@ -772,3 +772,42 @@ async fn any_result_is_kept_and_a_flooder_never_takes_anothers_unread_one() {
         clean(&url, &ns).await;
     }
 }
+
+/// Finding 7 of the third red team: on Redis the marker of a used
+/// `requestState` (and a task's record) expired at an instant on Redis's
+/// clock, though the state's expiry is checked on the instance's: a Redis
+/// whose clock runs ahead let a used state be used again, and dropped
+/// tasks early. Both now live for the time they have left, by the
+/// instance's clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_used_state_stays_used_whatever_the_clock_of_redis() {
+    let redis = toolmetadata_tests::stores::OwnRedis::start_with_clock_ahead(3600);
+    let ahead = redis.clock().saturating_sub(now_ms() / 1000);
+    assert!(ahead >= 3500, "its clock is {ahead} s ahead, not an hour");
+    let store = connect(&redis.url(), Options::default())
+        .await
+        .expect("our redis-server, an hour ahead");
+    let fingerprint = format!("{:064x}", 7);
+    assert!(
+        store
+            .first_use(&fingerprint, now_ms() + 60_000)
+            .await
+            .expect("use")
+    );
+    store
+        .insert(working("t", Duration::from_secs(60)))
+        .await
+        .expect("room");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !store
+            .first_use(&fingerprint, now_ms() + 60_000)
+            .await
+            .expect("use"),
+        "a state used a moment ago was used again"
+    );
+    assert!(
+        store.get("t").await.expect("get").is_some(),
+        "a task of a minute was gone at once"
+    );
+}

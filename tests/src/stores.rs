@@ -22,17 +22,57 @@ pub struct OwnRedis {
     /// Where it listens.
     pub port: u16,
     child: Option<Child>,
+    /// A library preloaded into it (its clock moved), and where it was built.
+    preload: Option<(tempfile::TempDir, PathBuf)>,
 }
+
+/// A realtime clock moved `OFFSET` seconds, for a process it is preloaded
+/// into (`LD_PRELOAD`).
+const CLOCK_AHEAD: &str = include_str!("clock_ahead.c");
 
 impl OwnRedis {
     /// Starts one on a free port (keeping nothing on disk).
     pub fn start() -> Self {
+        OwnRedis::with_preload(None)
+    }
+
+    /// Starts one whose clock runs `seconds` ahead of the machine's, as a
+    /// store on a host whose clock is off: a small library built here with
+    /// `cc` and preloaded into it.
+    pub fn start_with_clock_ahead(seconds: u32) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (source, library) = (dir.path().join("clock.c"), dir.path().join("clock.so"));
+        std::fs::write(&source, CLOCK_AHEAD).expect("write");
+        run(Command::new("cc")
+            .args(["-shared", "-fPIC", "-O2"])
+            .arg(format!("-DOFFSET={seconds}"))
+            .arg("-o")
+            .arg(&library)
+            .arg(&source));
+        OwnRedis::with_preload(Some((dir, library)))
+    }
+
+    fn with_preload(preload: Option<(tempfile::TempDir, PathBuf)>) -> Self {
         let mut redis = OwnRedis {
             port: free_port(),
             child: None,
+            preload,
         };
         redis.restart();
         redis
+    }
+
+    /// Its clock, in Unix seconds (`TIME`, through `redis-cli`).
+    pub fn clock(&self) -> u64 {
+        let out = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string(), "time"])
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .expect("redis's TIME")
     }
 
     /// Its URL.
@@ -72,7 +112,11 @@ impl OwnRedis {
     pub fn restart(&mut self) {
         self.stop();
         let port = self.port.to_string();
-        let child = Command::new("redis-server")
+        let mut command = Command::new("redis-server");
+        if let Some((_, library)) = &self.preload {
+            command.env("LD_PRELOAD", library);
+        }
+        let child = command
             .args([
                 "--port",
                 &port,
