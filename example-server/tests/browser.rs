@@ -91,8 +91,13 @@ fn the_tree_parser_cannot_be_fooled_by_a_name() {
     if !toolmetadata_tests::has_all("the tree parser's test", &missing) {
         return;
     }
+    node_succeeds(&["test/parse.mjs"]);
+}
+
+/// Runs `node ARGS` in the view's directory, and checks that it succeeds.
+fn node_succeeds(args: &[&str]) {
     let out = Command::new("node")
-        .arg("test/parse.mjs")
+        .args(args)
         .current_dir(view_dir())
         .output()
         .expect("run node");
@@ -109,17 +114,7 @@ fn the_served_view_is_the_build_of_its_source() {
     if !browser_tools_present() {
         return;
     }
-    let out = Command::new("node")
-        .args(["build.mjs", "--check"])
-        .current_dir(view_dir())
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node_succeeds(&["build.mjs", "--check"]);
 }
 
 /// Runs `view/test/run.mjs` against the server at `url`, screenshots in

@@ -318,6 +318,20 @@ async fn replacement_and_search_replies_are_bounded() {
     s.client.cancel().await.expect("close");
 }
 
+/// The processes with `marker` still running after up to `tries` looks a
+/// tenth of a second apart (none once they are gone).
+async fn left_after(marker: &str, tries: usize) -> Vec<String> {
+    let mut left = processes_with(marker);
+    for _ in 0..tries {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = processes_with(marker);
+    }
+    left
+}
+
 /// Processes whose command line contains `marker`.
 fn processes_with(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -368,14 +382,7 @@ async fn commands_past_their_timeout_leave_no_process() {
             "{script}: took {elapsed:?}"
         );
         // SIGKILL is delivered at once, but give the kernel a moment to reap.
-        let mut left = processes_with(marker);
-        for _ in 0..20 {
-            if left.is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            left = processes_with(marker);
-        }
+        let left = left_after(marker, 20).await;
         assert!(left.is_empty(), "{script}: left running: {left:?}");
     }
     let r = timed(
@@ -577,14 +584,7 @@ async fn a_cancelled_command_leaves_no_process() {
     }
     assert!(!running.is_empty(), "the command started");
     handle.cancel(None).await.expect("cancel");
-    let mut left = processes_with(marker);
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        left = processes_with(marker);
-    }
+    let left = left_after(marker, 50).await;
     assert!(left.is_empty(), "left running after cancellation: {left:?}");
     // The server still serves.
     let r = timed(&s.client, "read_file", json!({"path": "plain.txt"})).await;
@@ -795,13 +795,6 @@ async fn a_thousand_waiters_leave_ping_and_cancel_answered() {
     write_line(&mut stdin, &cancel.to_string()).await;
     let cancelled = read_until(&mut lines, "cancel").await;
     assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
-    let mut left = processes_with(marker);
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        left = processes_with(marker);
-    }
+    let left = left_after(marker, 50).await;
     assert!(left.is_empty(), "left running after tasks/cancel: {left:?}");
 }

@@ -17,7 +17,9 @@ use toolmetadata::metadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};
 use toolmetadata::{Context, ToolResult};
 use toolmetadata_store::{Options, connect};
-use toolmetadata_tests::mcp::{message_of, open_session_2025, post_2026, send_2025};
+use toolmetadata_tests::mcp::{
+    message_of, open_session_2025, post_2026, request_2026_declaring, send_2025, with_tasks,
+};
 
 const LONG_JOB: &str = "description = \"Waits until cancelled\"\ntask = \"optional\"\n";
 
@@ -58,21 +60,15 @@ async fn instance(store: Arc<toolmetadata_store::Store>, cancelled: Arc<AtomicUs
 
 /// A 2026-07-28 request from a client that declares the tasks extension, as
 /// `who`; the JSON-RPC answer.
-async fn send(url: &str, who: &str, method: &str, name: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":
-            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+async fn send(url: &str, who: &str, method: &str, name: &str, params: Value) -> Value {
+    let body = request_2026_declaring(1, method, params, with_tasks());
     let authorization = format!("Bearer {who}");
     let (_, reply) = post_2026(
         url,
         method,
         Some(name),
         &[("authorization", &authorization)],
-        body.to_string(),
+        body,
     )
     .await;
     message_of(&reply)

@@ -138,21 +138,10 @@ async fn slow_report_server(store: std::sync::Arc<toolmetadata_store::Store>) ->
 }
 
 /// A 2026-07-28 request of a client that declares tasks; the answer.
-async fn send(
-    url: &str,
-    method: &str,
-    name: &str,
-    mut params: serde_json::Value,
-) -> serde_json::Value {
-    use toolmetadata_tests::mcp::{message_of, post_2026};
-    params["_meta"] = serde_json::json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":
-            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
-    });
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let (_, reply) = post_2026(url, method, Some(name), &[], body.to_string()).await;
+async fn send(url: &str, method: &str, name: &str, params: serde_json::Value) -> serde_json::Value {
+    use toolmetadata_tests::mcp::{message_of, post_2026, request_2026_declaring, with_tasks};
+    let body = request_2026_declaring(1, method, params, with_tasks());
+    let (_, reply) = post_2026(url, method, Some(name), &[], body).await;
     message_of(&reply)
 }
 

@@ -61,6 +61,13 @@ fn working(id: &str, ttl: Duration) -> TaskRecord {
     TaskRecord::working(id.to_owned(), "tool".to_owned(), ttl)
 }
 
+/// A working task of a minute, owned by `owner`.
+fn of(id: &str, owner: &str) -> TaskRecord {
+    let mut record = working(id, Duration::from_secs(60));
+    record.owner = Some(owner.to_owned());
+    record
+}
+
 fn now_ms() -> u64 {
     u64::try_from(
         std::time::SystemTime::now()
@@ -124,11 +131,6 @@ async fn finished_tasks_make_room_first() {
             .max_tasks(3)
             .max_tasks_per_owner(2);
         let (store, other) = pair(&url, options).await;
-        let of = |id: &str, owner: &str| {
-            let mut record = working(id, Duration::from_secs(60));
-            record.owner = Some(owner.to_owned());
-            record
-        };
         let done = || {
             TaskChange::Finish(TaskState::Completed {
                 result: json!({"content": [{"type": "text", "text": "\"status\":\"working\""}]}),
@@ -687,11 +689,6 @@ async fn any_result_is_kept_and_a_flooder_never_takes_anothers_unread_one() {
             .max_tasks(3)
             .max_tasks_per_owner(2);
         let (store, other) = pair(&url, options).await;
-        let of = |id: &str, owner: &str| {
-            let mut record = working(id, Duration::from_secs(60));
-            record.owner = Some(owner.to_owned());
-            record
-        };
         store.insert(of("a1", "sub:alice")).await.expect("room");
         let finish = TaskChange::Finish(TaskState::Completed {
             result: result.clone(),

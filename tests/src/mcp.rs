@@ -262,13 +262,29 @@ pub fn json_of(result: &CallToolResult) -> Value {
 }
 
 /// A 2026-07-28 request body: the per-request `_meta` rmcp requires.
-pub fn request_2026(id: u64, method: &str, mut params: Value) -> String {
+pub fn request_2026(id: u64, method: &str, params: Value) -> String {
+    request_2026_declaring(id, method, params, json!({}))
+}
+
+/// [`request_2026`] from a client that declares `capabilities` (the tasks
+/// extension, elicitation…).
+pub fn request_2026_declaring(
+    id: u64,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> String {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
     });
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// The capabilities of a client that can poll tasks.
+pub fn with_tasks() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
 
 /// POSTs a 2026-07-28 request with its standard headers plus `extra`; the

@@ -986,19 +986,15 @@ async fn a_confirmation_holds_only_for_the_bound_values_it_was_given_for() {
         .expect("bind");
     let url = format!("http://{}/mcp", bound.local_addr().expect("addr"));
     tokio::spawn(bound.run());
-    let send = async |region: &str, mut params: Value| {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
-        });
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let send = async |region: &str, params: Value| {
+        let asks = json!({"elicitation": {"form": {}}});
+        let body = toolmetadata_tests::mcp::request_2026_declaring(1, "tools/call", params, asks);
         let (_, text) = toolmetadata_tests::mcp::post_2026(
             &url,
             "tools/call",
             Some("regional_deploy"),
             &[("x-region", region)],
-            body.to_string(),
+            body,
         )
         .await;
         toolmetadata_tests::mcp::message_of(&text)

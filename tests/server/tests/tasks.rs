@@ -376,9 +376,7 @@ async fn send_from(
     name: &str,
     params: Value,
 ) -> Value {
-    let mut body: Value = serde_json::from_str(&request_2026(id, method, params)).expect("JSON");
-    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let body = request_2026_declaring(id, method, params, with_tasks());
     let client = reqwest::Client::builder()
         .local_address(std::net::IpAddr::from(from))
         .build()
@@ -390,7 +388,7 @@ async fn send_from(
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", method)
         .header("mcp-name", name)
-        .body(body.to_string())
+        .body(body)
         .send()
         .await
         .expect("request");
