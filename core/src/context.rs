@@ -106,10 +106,13 @@ impl Context {
     /// before the question.
     #[cfg(test)]
     pub(crate) fn confirming(tool: &str, plan: ConfirmPlan) -> Self {
-        Context {
-            confirm: Some(Arc::new(plan)),
-            ..Context::new(tool)
-        }
+        Context::new(tool).with_confirm(plan)
+    }
+
+    /// This context, asking `plan` before the handler runs.
+    pub(crate) fn with_confirm(mut self, plan: ConfirmPlan) -> Self {
+        self.confirm = Some(Arc::new(plan));
+        self
     }
 
     /// A context the server's `link` serves; `confirm` is the tool's

@@ -329,14 +329,44 @@ impl<T> ToolSet<T> {
 
     /// Decodes `args` and calls the tool `name` with them; `None` when the set
     /// has no such tool. Arguments that do not decode end the call with
-    /// [`CallOutcome::InvalidArguments`] before the handler runs.
+    /// [`CallOutcome::InvalidArguments`] before the handler runs. A tool with
+    /// `[confirm]` asks first, as a served call does: through what `cx` can
+    /// reach, and with nobody to ask (a [`Context::new`](crate::Context::new))
+    /// as its `unsupported` says, so `"refuse"` never runs the handler.
     pub fn call<'a>(
         &'a self,
         name: &str,
         args: Map,
         cx: crate::Context,
     ) -> Option<impl Future<Output = CallOutcome> + Send + 'a> {
+        let cx = self.confirming(name, cx);
         self.start(name, args, cx)
+    }
+
+    /// `cx` holding the `[confirm]` of the tool `name`, when the tool has
+    /// one and `cx` none (a server's contexts hold it already).
+    fn confirming(&self, name: &str, cx: crate::Context) -> crate::Context {
+        if cx.confirm_plan().is_some() {
+            return cx;
+        }
+        let Some((entry, confirm)) = self
+            .entries
+            .iter()
+            .find(|entry| entry.name == name)
+            .and_then(|entry| Some((entry, entry.confirm?)))
+        else {
+            return cx;
+        };
+        // The rendered entry's schema, for the defaults the question names.
+        let schema = serde_json::from_str::<serde_json::Value>(entry.entry_json)
+            .ok()
+            .and_then(|entry| entry.get("inputSchema")?.as_object().cloned())
+            .unwrap_or_default();
+        let confirm = crate::metadata::Confirm {
+            message: confirm.message.to_owned(),
+            unsupported: confirm.unsupported,
+        };
+        cx.with_confirm(crate::confirm_plan::ConfirmPlan::new(confirm, &schema))
     }
 
     /// [`ToolSet::call`], as the future the server keeps.

@@ -198,6 +198,54 @@ mod tests {
         assert_eq!(handler.calls.into_inner(), 0);
     }
 
+    /// Issue 47: a direct call (`ToolSet::call`, the README's way to test a
+    /// tool) ran the handler of a tool whose `[confirm]` says `refuse`.
+    #[test]
+    fn a_direct_call_follows_what_confirm_says_when_nobody_can_answer() {
+        use crate::metadata::Unsupported;
+        use crate::tool_set::{ToolEntry, ToolSet};
+        fn dispatch<'a>(h: &'a Handler, name: &str, call: Call) -> Option<CallFuture<'a>> {
+            (name == "count").then(|| run(h, Handler::count, call))
+        }
+        const ENTRY: &str = r#"{"name": "count", "inputSchema": {"type": "object",
+            "properties": {"n": {"type": "integer", "default": 1}}}}"#;
+        static REFUSE: [ToolEntry; 1] =
+            [ToolEntry::new("count", ENTRY).confirm("Count to {n}?", Unsupported::Refuse)];
+        static PROCEED: [ToolEntry; 1] =
+            [ToolEntry::new("count", ENTRY).confirm("Count to {n}?", Unsupported::Proceed)];
+        for (entries, runs) in [(&REFUSE, false), (&PROCEED, true)] {
+            let set = ToolSet {
+                handler: Handler::default(),
+                entries,
+                dispatch,
+                conversion: Conversion::Lenient,
+                crate_name: "test",
+                crate_version: "0",
+            };
+            let args = serde_json::json!({"n": 3})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            let call = set
+                .call("count", args, crate::Context::new("count"))
+                .expect("a tool");
+            let mut call = std::pin::pin!(call);
+            let mut cx = TaskContext::from_waker(Waker::noop());
+            let Poll::Ready(outcome) = call.as_mut().poll(&mut cx) else {
+                panic!("the call did not complete");
+            };
+            match outcome {
+                CallOutcome::Output(o) if runs => assert_eq!(o.text_content(), "3 calls"),
+                CallOutcome::Failed(e) if !runs => {
+                    assert!(e.to_string().contains("cannot ask"), "{e}")
+                }
+                other => panic!("unsupported = {:?}: {other:?}", entries[0].confirm),
+            }
+            let calls = set.handler.calls.load(std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(calls, usize::from(runs));
+        }
+    }
+
     #[test]
     fn a_confirmed_tool_with_bad_arguments_is_refused_without_asking() {
         // A context with no client: asking would fail with "cannot ask", so
