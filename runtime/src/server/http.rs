@@ -261,7 +261,9 @@ pub(super) async fn bind<S: Serves>(
     let router = axum::Router::new()
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn_with_state(guard, check));
-    tracing::info!(addr = %options.addr, "serving MCP over Streamable HTTP at /mcp");
+    // The address bound, port 0 resolved: what a client connects to.
+    let addr = listener.local_addr().unwrap_or(options.addr);
+    tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
     Ok(HttpServer {
         listener,
         router,

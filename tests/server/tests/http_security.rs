@@ -167,3 +167,38 @@ async fn a_deleted_session_is_answered_204_and_gone() {
     .await;
     assert_eq!(after.status(), 404);
 }
+
+/// Issue 47: the log line of an HTTP server bound to port 0 said
+/// `addr=127.0.0.1:0`; it names the port bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_names_the_address_bound() {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut serving = None;
+    let url = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("the server logs")
+            .expect("read")
+            .expect("the server announces its address");
+        if line.contains("serving MCP over Streamable HTTP") {
+            serving = Some(line);
+        } else if let Some(at) = line.find("listening on ") {
+            break line[at + "listening on ".len()..].trim().to_owned();
+        }
+    };
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let serving = serving.expect("the serving line comes first");
+    assert!(
+        serving.contains(&format!("addr={addr}")),
+        "{serving} ({addr})"
+    );
+}
