@@ -23,3 +23,49 @@ async fn the_tutorial_server_searches_notes() {
     );
     client.cancel().await.expect("close");
 }
+
+/// Issue 47: an MCP bundle passes `--http=ADDR`, which the tutorial's `main`
+/// did not read (it served stdio), and a bad address said only
+/// `AddrParseError(Socket)`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_forms_of_http_are_taken_and_a_bad_address_is_named() {
+    use toolmetadata_tests::mcp::http_server;
+    let bin = env!("CARGO_BIN_EXE_toolmetadata-tutorial");
+    // `http_server` passes `--http 127.0.0.1:0`; the other form here.
+    let spaced = http_server(bin, &[]).await;
+    assert!(
+        spaced.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        spaced.url
+    );
+    let mut child = tokio::process::Command::new(bin)
+        .arg("--http=127.0.0.1:0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("a log line")
+            .expect("read")
+            .expect("it serves HTTP");
+        if line.contains("listening on http://127.0.0.1:") {
+            break;
+        }
+    }
+    let out = tokio::process::Command::new(bin)
+        .args(["--http", "nowhere"])
+        .output()
+        .await
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("--http nowhere") && stderr.contains("127.0.0.1:8080"),
+        "{stderr}"
+    );
+}
