@@ -171,6 +171,8 @@ pub use toolmetadata_core::{args, ask, metadata, profile, roots, sampling};
 pub mod server;
 #[cfg(feature = "otlp")]
 pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[cfg(feature = "server")]
 pub use server::ContextExt;

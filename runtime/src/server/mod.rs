@@ -73,7 +73,7 @@ mod resources;
 mod roots;
 mod served;
 mod skills;
-mod stdio;
+pub(crate) mod stdio;
 pub mod store;
 #[cfg(feature = "resources")]
 mod subscriptions;

@@ -124,6 +124,12 @@ impl Subscriptions {
         });
     }
 
+    /// How many are subscribed to `uri`.
+    #[cfg(feature = "testing")]
+    pub(super) fn watching(&self, uri: &str) -> usize {
+        self.table().get(uri).map_or(0, HashMap::len)
+    }
+
     /// Tells everyone subscribed to `uri`; how many were told.
     pub(super) async fn notify(&self, uri: &str) -> usize {
         let targets: Vec<(u64, Target)> = match self.table().get(uri) {

@@ -17,6 +17,15 @@ impl Server {
         self.inner.subscriptions.notify(uri).await
     }
 
+    /// How many sessions and listen streams on this instance are told of
+    /// `uri`'s changes: `testing` waits for a new stream to count, since
+    /// rmcp acknowledges a `subscriptions/listen` before the server's
+    /// `listen` runs.
+    #[cfg(feature = "testing")]
+    pub(crate) fn watchers(&self, uri: &str) -> usize {
+        self.inner.subscriptions.watching(uri)
+    }
+
     /// Whether `uri` is a resource this server serves: a static one, or
     /// one a template matches.
     pub(in crate::server) fn serves_uri(&self, uri: &str) -> bool {

@@ -7,6 +7,8 @@
 
 mod std_streams;
 
+pub(crate) use std_streams::{Input, Output};
+
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -33,7 +35,17 @@ const CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin/stdout until the client closes stdin.
 pub(in crate::server) async fn serve_stdio<S: Serves>(server: S) -> Result<(), ServerError> {
-    let (stdin, stdout) = (std_streams::stdin(), std_streams::stdout());
+    serve_lines(server, std_streams::stdin(), std_streams::stdout()).await
+}
+
+/// Serves `server` on `stdin` and `stdout`, whatever streams they are (the
+/// process's own, or one end of an in-process pipe for `testing`), until
+/// `stdin` ends: the same gate, bounds and compat layer either way.
+pub(crate) async fn serve_lines<S: Serves>(
+    server: S,
+    stdin: Input,
+    stdout: Output,
+) -> Result<(), ServerError> {
     let compat = server.tools().compat();
     let notes = Arc::new(LineNotes {
         tasks: compat.tasks.then(SeenTasks::default),

@@ -22,9 +22,9 @@
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// What the server reads its requests from.
-pub(super) type Input = Box<dyn AsyncRead + Send + Unpin>;
+pub(crate) type Input = Box<dyn AsyncRead + Send + Unpin>;
 /// What the server writes its answers to.
-pub(super) type Output = Box<dyn AsyncWrite + Send + Unpin>;
+pub(crate) type Output = Box<dyn AsyncWrite + Send + Unpin>;
 
 /// What a stdout pipe is made to hold: a few answers of a 200-tool
 /// `tools/list` (130 KB each), so that writing one does not wait for the

@@ -1,0 +1,566 @@
+//! Testing a server the way its clients use it, in this process (feature
+//! `testing`).
+//!
+//! [`Client::connect`] serves a [`Server`] on an in-process pipe, through the
+//! same transport as stdio (its line gate, its bounds, its compat layer), and
+//! connects rmcp's client to it: what a test sees is what a client on stdio
+//! sees, on either protocol generation ([`Protocol`]). The client calls tools
+//! by name with [`json!`] arguments, plays the person who answers
+//! confirmations and questions ([`Person`]) and keeps what was asked, drives
+//! tasks ([`Task`]: progress, result, cancel), keeps the notifications the
+//! server sends, and reads resources and prompts.
+//!
+//! ```
+//! # async fn archive(server: &toolmetadata::server::Server) -> Result<(), toolmetadata::testing::Error> {
+//! use toolmetadata::testing::{Client, Person, Reply, json};
+//!
+//! // A person who says yes to every question.
+//! let client = Client::builder()
+//!     .person(Person::replying(Reply::yes()))
+//!     .connect(server)
+//!     .await?;
+//! let archived = client.call("archive_note", json!({"note": "buy milk"})).await?;
+//! assert_eq!(archived.text(), "archived \"buy milk\"");
+//! assert_eq!(client.asked()[0].message, "Archive the note \"buy milk\"?");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every wait is bounded by the client's timeout ([`Builder::timeout`], 10
+//! seconds unless set): a test that waits for something that never comes
+//! fails with [`Error::Timeout`] rather than hanging.
+
+mod client_side;
+mod error;
+mod person;
+mod task;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, CustomRequest,
+    GetPromptRequestParams, GetPromptResult, InputRequest, InputRequests, InputResponses,
+    NumberOrString, ProgressToken, ReadResourceRequestParams, ReadResourceResult, Tool,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use serde_json::{Map, Value};
+
+use crate::server::Server;
+use client_side::{ClientSide, Heard};
+use person::Answerer;
+
+pub use client_side::Notification;
+pub use error::Error;
+pub use person::{Asked, Person, Reply};
+/// A task's status, as [`TaskState`] holds it.
+pub use rmcp::model::TaskStatus;
+/// `json!`, to write a call's arguments.
+pub use serde_json::json;
+pub use task::{Task, TaskState};
+
+/// The protocol generation the test client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// 2025-11-25: a session opened with `initialize`; the server asks its
+    /// questions with requests of its own, and tasks are asked for with
+    /// the `task` param (`tasks/get`, `tasks/result`, `tasks/cancel`).
+    #[default]
+    V2025_11_25,
+    /// 2026-07-28: `server/discover`, then requests that each carry the
+    /// client's capabilities; questions come back as `input_required`
+    /// results, answered by calling again, and tasks are the Tasks
+    /// extension (`tasks/get`, `tasks/update`, `tasks/cancel`).
+    V2026_07_28,
+}
+
+/// How a test client connects ([`Client::builder`]).
+#[derive(Debug, Clone)]
+pub struct Builder {
+    protocol: Protocol,
+    person: Option<Person>,
+    tasks: bool,
+    timeout: Duration,
+}
+
+impl Builder {
+    /// Speak `protocol` (2025-11-25 unless set).
+    pub fn protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Answer the server's questions as `person` does. Without one, the
+    /// client declares no elicitation, and a `[confirm]` follows its
+    /// `unsupported` setting.
+    pub fn person(mut self, person: Person) -> Self {
+        self.person = Some(person);
+        self
+    }
+
+    /// On 2026-07-28, declare the Tasks extension: a tool whose `task` is
+    /// `"optional"` then runs as a task ([`Client::call`] waits for it).
+    /// (On 2025-11-25 a client asks for each task: [`Client::start`].)
+    pub fn tasks(mut self) -> Self {
+        self.tasks = true;
+        self
+    }
+
+    /// The longest any one wait takes: the connection, an answer, a task's
+    /// end, a notification (10 seconds unless set).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Serves a session of `server` in this process and connects to it.
+    pub async fn connect(self, server: &Server) -> Result<Client, Error> {
+        let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let session = server.for_session();
+        let served = tokio::spawn(crate::server::stdio::serve_lines(
+            session.clone(),
+            Box::new(server_read),
+            Box::new(server_write),
+        ));
+        let heard = Arc::new(Heard::default());
+        let side = ClientSide {
+            answerer: self.person.map(|person| Arc::new(Answerer::new(person))),
+            heard: heard.clone(),
+            tasks_extension: self.tasks && self.protocol == Protocol::V2026_07_28,
+        };
+        let answerer = side.answerer.clone();
+        let lifecycle = match self.protocol {
+            Protocol::V2025_11_25 => ClientLifecycleMode::Initialize,
+            Protocol::V2026_07_28 => ClientLifecycleMode::Discover {
+                preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+            },
+        };
+        let connecting = side.serve_with_lifecycle(tokio::io::split(client_end), lifecycle);
+        let service = match tokio::time::timeout(self.timeout, connecting).await {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(Error::Connection(format!("cannot connect: {e}"))),
+            Err(_) => {
+                return Err(Error::Timeout {
+                    waiting_for: "answer to the client's first request".to_owned(),
+                    after: self.timeout,
+                });
+            }
+        };
+        Ok(Client {
+            server: session,
+            service,
+            answerer,
+            heard,
+            listening: Listening::default(),
+            served,
+            protocol: self.protocol,
+            timeout: self.timeout,
+            progress_tokens: AtomicI64::new(1),
+        })
+    }
+}
+
+/// How much the in-process pipe holds each way, as a stdout pipe does.
+const PIPE_BYTES: usize = 1 << 20;
+
+/// How many `input_required` rounds one call may take: a server that asks
+/// without end fails the test rather than looping.
+const MAX_ROUNDS: usize = 16;
+
+/// rmcp's client connected to a server in this process; see the [module
+/// documentation](self).
+pub struct Client {
+    /// The session's server (a clone shares its state).
+    #[cfg_attr(
+        not(feature = "resources"),
+        expect(dead_code, reason = "read by subscribe")
+    )]
+    server: Server,
+    service: RunningService<RoleClient, ClientSide>,
+    answerer: Option<Arc<Answerer>>,
+    heard: Arc<Heard>,
+    /// The 2026-07-28 subscription streams this client listens on.
+    #[cfg_attr(
+        not(feature = "resources"),
+        expect(dead_code, reason = "filled by subscribe")
+    )]
+    listening: Listening,
+    served: tokio::task::JoinHandle<Result<(), crate::server::ServerError>>,
+    protocol: Protocol,
+    timeout: Duration,
+    progress_tokens: AtomicI64,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("protocol", &self.protocol)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tasks that forward subscription streams, stopped with their client.
+#[derive(Default)]
+struct Listening(std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        for forwarding in person::lock(&self.0).drain(..) {
+            forwarding.abort();
+        }
+    }
+}
+
+impl Client {
+    /// How to connect: the protocol, the person, tasks, the timeout.
+    pub fn builder() -> Builder {
+        Builder {
+            protocol: Protocol::default(),
+            person: None,
+            tasks: false,
+            timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Connects to `server` on 2025-11-25, with nobody to answer questions.
+    pub async fn connect(server: &Server) -> Result<Client, Error> {
+        Client::builder().connect(server).await
+    }
+
+    /// The protocol generation this client speaks.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// Calls the tool `name` with `arguments` (a JSON object, or `null` for
+    /// none) and returns its result, a tool error included
+    /// ([`Called::is_error`]). Questions the server asks on the way are
+    /// answered by the person; a call the server runs as a task is waited
+    /// for. A progress token goes with the call, so the handler's
+    /// progress arrives as `notifications/progress`.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<Called, Error> {
+        let mut params = self.call_params(name, arguments)?;
+        self.within(&format!("answer to tools/call {name}"), async {
+            for _ in 0..MAX_ROUNDS {
+                let response = self
+                    .service
+                    .call_tool_once(params.clone())
+                    .await
+                    .map_err(Error::from_service)?;
+                match response {
+                    CallToolResponse::Complete(result) => return Ok(Called(result)),
+                    CallToolResponse::Task(created) => {
+                        let task = Task {
+                            client: self,
+                            id: created.task.task_id,
+                        };
+                        return Box::pin(task.result()).await;
+                    }
+                    CallToolResponse::InputRequired(asked) => {
+                        let responses = self.fulfil(asked.input_requests.unwrap_or_default())?;
+                        params.input_responses = (!responses.is_empty()).then_some(responses);
+                        params.request_state = asked.request_state;
+                    }
+                    other => {
+                        return Err(Error::Connection(format!(
+                            "not an answer to tools/call: {other:?}"
+                        )));
+                    }
+                }
+            }
+            Err(Error::Connection(format!(
+                "tools/call {name} still asked for input after {MAX_ROUNDS} rounds"
+            )))
+        })
+        .await
+    }
+
+    /// Calls the tool `name` as a task and returns the task at once, to
+    /// follow its progress, wait for its result or cancel it. The tool's
+    /// `task` must be `"optional"` or `"required"`; on 2026-07-28 the
+    /// client must declare tasks ([`Builder::tasks`]).
+    pub async fn start(&self, name: &str, arguments: Value) -> Result<Task<'_>, Error> {
+        let params = self.call_params(name, arguments)?;
+        let id = match self.protocol {
+            Protocol::V2025_11_25 => {
+                let mut request =
+                    serde_json::to_value(&params).map_err(|e| Error::Connection(e.to_string()))?;
+                request["task"] = json!({"ttl": 600_000});
+                let answer = self.custom("tools/call", request).await?;
+                answer["task"]["taskId"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| {
+                        Error::Connection(format!("tools/call {name} made no task: {answer}"))
+                    })?
+            }
+            Protocol::V2026_07_28 => {
+                let response = self
+                    .within(&format!("answer to tools/call {name}"), async {
+                        self.service
+                            .call_tool_once(params)
+                            .await
+                            .map_err(Error::from_service)
+                    })
+                    .await?;
+                match response {
+                    CallToolResponse::Task(created) => created.task.task_id,
+                    other => {
+                        return Err(Error::Connection(format!(
+                            "tools/call {name} made no task (does the client declare tasks?): {other:?}"
+                        )));
+                    }
+                }
+            }
+        };
+        Ok(Task { client: self, id })
+    }
+
+    /// The tools `tools/list` shows this client, every page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        self.within("answer to tools/list", async {
+            self.service
+                .list_all_tools()
+                .await
+                .map_err(Error::from_service)
+        })
+        .await
+    }
+
+    /// Reads the resource at `uri` (`resources/read`).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        self.within(&format!("answer to resources/read {uri}"), async {
+            self.service
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .map_err(Error::from_service)
+        })
+        .await
+    }
+
+    /// Gets the prompt `name` with `arguments` (an object of strings, or
+    /// `null`) (`prompts/get`).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, Error> {
+        let mut params = GetPromptRequestParams::new(name.to_owned());
+        if let Some(arguments) = object(arguments, "prompt arguments")? {
+            params = params.with_arguments(arguments);
+        }
+        self.within(&format!("answer to prompts/get {name}"), async {
+            self.service
+                .get_prompt(params)
+                .await
+                .map_err(Error::from_service)
+        })
+        .await
+    }
+
+    /// Subscribes to changes of the resource at `uri`: `resources/subscribe`
+    /// on 2025-11-25, a `subscriptions/listen` stream on 2026-07-28. Each
+    /// change arrives as a `notifications/resources/updated`
+    /// ([`Client::notified`]).
+    #[cfg(feature = "resources")]
+    pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
+        match self.protocol {
+            Protocol::V2025_11_25 => {
+                self.within(&format!("answer to resources/subscribe {uri}"), async {
+                    #[expect(deprecated, reason = "2025-11-25's way, which this speaks")]
+                    self.service
+                        .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+                        .await
+                        .map_err(Error::from_service)
+                })
+                .await
+            }
+            Protocol::V2026_07_28 => {
+                let before = self.server.watchers(uri);
+                let mut filter = rmcp::model::SubscriptionFilter::new();
+                filter.resource_subscriptions = Some(vec![uri.to_owned()]);
+                let mut stream = self
+                    .within(&format!("answer to subscriptions/listen {uri}"), async {
+                        self.service
+                            .listen(filter)
+                            .await
+                            .map_err(Error::from_service)
+                    })
+                    .await?;
+                let heard = self.heard.clone();
+                let forwarding = tokio::spawn(async move {
+                    while let Ok(Some(notification)) = stream.next().await {
+                        heard.keep_typed(&notification);
+                    }
+                });
+                person::lock(&self.listening.0).push(forwarding);
+                // rmcp acknowledged before the server's side watches: wait
+                // until it does, so that a change made next is heard.
+                self.within(&format!("watch of {uri} to start"), async {
+                    while self.server.watchers(uri) <= before {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                    Ok(())
+                })
+                .await
+            }
+        }
+    }
+
+    /// The questions the server asked, in order.
+    pub fn asked(&self) -> Vec<Asked> {
+        self.answerer
+            .as_ref()
+            .map(|answerer| answerer.asked())
+            .unwrap_or_default()
+    }
+
+    /// The notifications the server sent, in order: progress, log messages
+    /// (`notifications/message`), resource updates, list changes…
+    pub fn notifications(&self) -> Vec<Notification> {
+        self.heard.all()
+    }
+
+    /// The first notification of `method`, waiting for it (bounded by the
+    /// client's timeout) if none came yet.
+    pub async fn notified(&self, method: &str) -> Result<Notification, Error> {
+        self.heard
+            .first(method, self.timeout)
+            .await
+            .ok_or_else(|| Error::Timeout {
+                waiting_for: method.to_owned(),
+                after: self.timeout,
+            })
+    }
+
+    /// rmcp's client, for any request this API does not cover.
+    pub fn rmcp(&self) -> &rmcp::service::Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// Closes the connection and waits (bounded) for the server's session
+    /// to end; what it ended with.
+    pub async fn close(self) -> Result<(), Error> {
+        let timeout = self.timeout;
+        let Client {
+            service, served, ..
+        } = self;
+        let _ = service.cancel().await;
+        match tokio::time::timeout(timeout, served).await {
+            Ok(Ok(Ok(()))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(Error::Connection(format!("the server failed: {e}"))),
+            Ok(Err(e)) => Err(Error::Connection(format!("the server panicked: {e}"))),
+            Err(_) => Err(Error::Timeout {
+                waiting_for: "end of the server's session".to_owned(),
+                after: timeout,
+            }),
+        }
+    }
+
+    fn call_params(&self, name: &str, arguments: Value) -> Result<CallToolRequestParams, Error> {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        if let Some(arguments) = object(arguments, "tool arguments")? {
+            params = params.with_arguments(arguments);
+        }
+        let token = self.progress_tokens.fetch_add(1, Ordering::Relaxed);
+        let mut meta = rmcp::model::RequestMetaObject::new();
+        meta.set_progress_token(ProgressToken(NumberOrString::Number(token)));
+        params.meta = Some(meta);
+        Ok(params)
+    }
+
+    /// Answers what a 2026-07-28 `input_required` answer asks: questions
+    /// through the person.
+    fn fulfil(&self, requests: InputRequests) -> Result<InputResponses, Error> {
+        let mut responses = InputResponses::new();
+        for (key, request) in requests {
+            let response = match request {
+                InputRequest::Elicitation(question) => {
+                    let answerer = self.answerer.as_ref().ok_or_else(|| {
+                        Error::Connection(
+                            "the server asked a question of a client that declared no elicitation"
+                                .to_owned(),
+                        )
+                    })?;
+                    serde_json::to_value(answerer.answer(&question.params))
+                }
+                // It declared neither sampling nor roots.
+                other => {
+                    return Err(Error::Connection(format!(
+                        "the server asked the test client what it cannot answer: {other:?}"
+                    )));
+                }
+            };
+            responses.insert(key, response.map_err(|e| Error::Connection(e.to_string()))?);
+        }
+        Ok(responses)
+    }
+
+    /// A request rmcp has no type for (2025-11-25's task flow), as JSON.
+    async fn custom(&self, method: &str, params: Value) -> Result<Value, Error> {
+        self.within(&format!("answer to {method}"), async {
+            let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
+            let answer = self
+                .service
+                .send_request(request)
+                .await
+                .map_err(Error::from_service)?;
+            serde_json::to_value(answer).map_err(|e| Error::Connection(e.to_string()))
+        })
+        .await
+    }
+
+    /// `work`, bounded by the client's timeout.
+    async fn within<T>(
+        &self,
+        waiting_for: &str,
+        work: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        tokio::time::timeout(self.timeout, work)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::Timeout {
+                    waiting_for: waiting_for.to_owned(),
+                    after: self.timeout,
+                })
+            })
+    }
+}
+
+/// `value` as the object of a request's arguments: `None` for `null`.
+fn object(value: Value, what: &str) -> Result<Option<Map<String, Value>>, Error> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(map) => Ok(Some(map)),
+        other => Err(Error::Connection(format!(
+            "{what} must be a JSON object, not {other}"
+        ))),
+    }
+}
+
+/// A tool call's result: rmcp's `CallToolResult`, with the reads a test
+/// makes of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Called(pub CallToolResult);
+
+impl Called {
+    /// The text of its text blocks, joined by newlines.
+    pub fn text(&self) -> String {
+        self.0
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Whether the tool ended with an error (`isError`).
+    pub fn is_error(&self) -> bool {
+        self.0.is_error == Some(true)
+    }
+
+    /// Its `structuredContent`, if it has one.
+    pub fn structured(&self) -> Option<&Value> {
+        self.0.structured_content.as_ref()
+    }
+}
