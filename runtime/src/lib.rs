@@ -105,8 +105,8 @@
 //!
 //! <!-- file: tests/tutorial/src/main.rs -->
 //! ```rust,ignore
+//! use notes::{Notes, tools};
 //! use toolmetadata::server::{HttpOptions, Server};
-//! use toolmetadata_tutorial::{Notes, tools};
 //! use tracing_subscriber::filter::Targets;
 //! use tracing_subscriber::prelude::*;
 //!

@@ -37,8 +37,8 @@ fn tutorial_blocks_are_the_compiled_files() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     assert_eq!(
         check_file_blocks(&readme, root, "README.md"),
-        7,
-        "the tutorial's tool file, build script, library and binary, its two examples and the mounted server"
+        10,
+        "the tutorial's three tool files, build script, library, binary and test, its two examples and the mounted server"
     );
 }
 
@@ -124,6 +124,15 @@ fn the_tutorials_cargo_toml_in_the_readme_is_the_tutorials() {
         "dependencies",
     )
     .expect("[workspace.dependencies]");
+    // A path in the README names the crate's directory in a checkout of
+    // this repository beside the user's crate.
+    let directories = [
+        ("toolmetadata", "../toolmetadata-rs/runtime"),
+        (
+            "toolmetadata-build",
+            "../toolmetadata-rs/toolmetadata-build",
+        ),
+    ];
     // (version, features) of a dependency written either way.
     let spec = |value: &DeValue<'_>| -> (Option<String>, Vec<String>) {
         match value {
@@ -149,7 +158,7 @@ fn the_tutorials_cargo_toml_in_the_readme_is_the_tutorials() {
             _ => panic!("a dependency is a version or a table"),
         }
     };
-    for section in ["dependencies", "build-dependencies"] {
+    for section in ["dependencies", "build-dependencies", "dev-dependencies"] {
         let readme_deps = table(shown, section).expect(section);
         let tutorial_deps = table(tutorial, section).expect(section);
         let names = |t: &DeTable<'_>| {
@@ -157,10 +166,37 @@ fn the_tutorials_cargo_toml_in_the_readme_is_the_tutorials() {
             names.sort();
             names
         };
-        assert_eq!(names(readme_deps), names(tutorial_deps), "[{section}]");
+        if section == "dev-dependencies" {
+            // The tutorial's other tests use the workspace's test kit too.
+            let theirs = names(tutorial_deps);
+            assert!(
+                names(readme_deps).iter().all(|n| theirs.contains(n)),
+                "[{section}]"
+            );
+        } else {
+            assert_eq!(names(readme_deps), names(tutorial_deps), "[{section}]");
+        }
         for (name, value) in tutorial_deps.iter() {
             let name = name.get_ref().as_ref();
-            let (version, features) = spec(readme_deps.get(name).expect("listed").get_ref());
+            let Some(shown_dep) = readme_deps.get(name) else {
+                continue;
+            };
+            if let Some((_, directory)) = directories.iter().find(|(crate_, _)| *crate_ == name) {
+                let path = match shown_dep.get_ref() {
+                    DeValue::Table(t) => t.get("path").map(|p| p.get_ref().clone()),
+                    _ => None,
+                };
+                assert!(
+                    matches!(&path, Some(DeValue::String(p)) if p == directory),
+                    "{name} in [{section}]: path = {directory:?}, not {path:?}"
+                );
+                assert!(
+                    root.join(&directory["../toolmetadata-rs/".len()..])
+                        .join("Cargo.toml")
+                        .is_file()
+                );
+            }
+            let (version, features) = spec(shown_dep.get_ref());
             let (_, tutorial_features) = spec(value.get_ref());
             assert_eq!(features, tutorial_features, "the features of {name}");
             let (used, _) = spec(

@@ -1,6 +1,6 @@
+use notes::{Notes, tools};
 use toolmetadata::args::Map;
 use toolmetadata::{CallOutcome, Context};
-use toolmetadata_tutorial::{Notes, tools};
 
 #[tokio::main]
 async fn main() {

@@ -1,5 +1,5 @@
+use notes::{Notes, tools};
 use toolmetadata::server::{HttpOptions, Server};
-use toolmetadata_tutorial::{Notes, tools};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::prelude::*;
 

@@ -1,4 +1,4 @@
-//! The tutorial's tools served by their own `Server` (the `toolmetadata-tutorial`
+//! The tutorial's tools served by their own `Server` (the `notes`
 //! binary) and mounted in a hand-written rmcp handler (`mounted`) serve the
 //! same: one client script, run against each on stdio and over HTTP, as a
 //! 2025-11-25 session and as 2026-07-28 requests, gets the same `tools/list`
@@ -16,7 +16,7 @@ use toolmetadata_tests::mcp::{
 };
 use toolmetadata_tests::raw::Peer;
 
-const SERVED: &str = env!("CARGO_BIN_EXE_toolmetadata-tutorial");
+const SERVED: &str = env!("CARGO_BIN_EXE_notes");
 const MOUNTED: &str = env!("CARGO_BIN_EXE_mounted");
 
 /// How the script reaches the server.

@@ -5,11 +5,11 @@
 //! same arguments as the MCP call without them; a constraint the export
 //! moved into the description is still enforced, with the same error.
 
+use notes::{Notes, tools};
 use serde_json::{Value, json};
 use toolmetadata::args::Map;
 use toolmetadata::profile::{Export, Profile};
 use toolmetadata::{CallOutcome, Context};
-use toolmetadata_tutorial::{Notes, tools};
 
 /// A call of `name` with `args` in `profile`'s response shape.
 fn provider_call(profile: Profile, name: &str, args: &Value) -> Value {

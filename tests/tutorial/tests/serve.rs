@@ -5,7 +5,7 @@ use toolmetadata_tests::mcp::{call, stdio, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tutorial_server_searches_notes() {
-    let (client, _) = stdio(env!("CARGO_BIN_EXE_toolmetadata-tutorial"), &[]).await;
+    let (client, _) = stdio(env!("CARGO_BIN_EXE_notes"), &[]).await;
     assert_eq!(
         text(&call(&client, "search_notes", json!({"query": "milk"})).await),
         "buy milk\nmilk the cow"
@@ -30,7 +30,7 @@ async fn the_tutorial_server_searches_notes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_forms_of_http_are_taken_and_a_bad_address_is_named() {
     use toolmetadata_tests::mcp::http_server;
-    let bin = env!("CARGO_BIN_EXE_toolmetadata-tutorial");
+    let bin = env!("CARGO_BIN_EXE_notes");
     // `http_server` passes `--http 127.0.0.1:0`; the other form here.
     let spaced = http_server(bin, &[]).await;
     assert!(

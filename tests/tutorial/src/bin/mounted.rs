@@ -1,7 +1,7 @@
+use notes::{Notes, tools};
 use toolmetadata::server::rmcp::ServerHandler;
 use toolmetadata::server::rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use toolmetadata::server::{HttpOptions, Server};
-use toolmetadata_tutorial::{Notes, tools};
 
 /// A hand-written rmcp server: its own name and instructions, and whatever
 /// else it serves by hand; the generated tools are mounted in it.
