@@ -105,6 +105,8 @@
 //!
 //! <!-- file: tests/tutorial/src/main.rs -->
 //! ```rust,ignore
+//! use std::io::IsTerminal;
+//!
 //! use notes::{Notes, tools};
 //! use toolmetadata::server::{HttpOptions, Server};
 //! use tracing_subscriber::filter::Targets;
@@ -112,13 +114,14 @@
 //!
 //! #[tokio::main]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     // The log goes to stderr (on stdio, stdout is the protocol): `RUST_LOG`,
-//!     // else the library's default (where it listens, errors, handler panics).
+//!     // The log goes to stderr (on stdio, stdout is the protocol), in colour
+//!     // only on a terminal: `RUST_LOG`, else the library's default (where it
+//!     // listens, a line per request, errors, handler panics).
 //!     let filter: Targets = toolmetadata::server::log_filter().parse()?;
-//!     tracing_subscriber::registry()
-//!         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-//!         .with(filter)
-//!         .init();
+//!     let log = tracing_subscriber::fmt::layer()
+//!         .with_writer(std::io::stderr)
+//!         .with_ansi(std::io::stderr().is_terminal());
+//!     tracing_subscriber::registry().with(log).with(filter).init();
 //!     let server = Server::builder().tool_set(tools::tool_set(Notes)).build()?;
 //!     // `--http ADDR` (or `--http=ADDR`) serves Streamable HTTP at `/mcp`;
 //!     // stdio otherwise.

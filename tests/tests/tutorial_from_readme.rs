@@ -2,7 +2,9 @@
 //! checkout of this repository, its `Cargo.toml` and every file pasted from
 //! the tutorial section's code blocks as they are (the checkout's path put
 //! in for `../toolmetadata-rs`); `cargo test` passes, and the binary serves
-//! Streamable HTTP with `--http ADDR` and with `--http=ADDR`.
+//! Streamable HTTP with `--http ADDR` and with `--http=ADDR`; with
+//! `RUST_LOG=info` its log has one access line per `tools/call`, and no
+//! colour in a pipe.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -100,6 +102,7 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
         String::from_utf8_lossy(&built.stderr)
     );
     let bin = workspace().join("target/real-cargo/debug/notes");
+    logs_a_line_per_call_without_colour_in_a_pipe(&bin).await;
     for args in [vec!["--http", "127.0.0.1:0"], vec!["--http=127.0.0.1:0"]] {
         let mut child = tokio::process::Command::new(&bin)
             .args(&args)
@@ -125,4 +128,66 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
         assert_eq!(text(&found), "buy milk\nmilk the cow", "{args:?}");
         client.cancel().await.expect("close");
     }
+}
+
+/// Two calls over stdio with `RUST_LOG=info` and stderr a pipe: two access
+/// lines for them, each naming its outcome and duration, and not one escape
+/// code (the crate's `tracing-subscriber` has its `ansi` feature, as a
+/// user's does by default).
+async fn logs_a_line_per_call_without_colour_in_a_pipe(bin: &Path) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut child = tokio::process::Command::new(bin)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "pipe", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search_notes", "arguments": {"query": "milk"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search_notes", "arguments": {"query": ""}}}),
+    ];
+    let mut stdin = child.stdin.take().expect("stdin");
+    for request in requests {
+        stdin
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut log = String::new();
+    // Both calls answered: then stdin closes and the server ends.
+    let read = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        let mut chunk = [0u8; 4096];
+        while log.matches("toolmetadata::access").count() < 2 {
+            let n = stderr.read(&mut chunk).await.expect("read");
+            assert!(n > 0, "the log ended early:\n{log}");
+            log.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "no two access lines:\n{log}");
+    drop(stdin);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await;
+    assert!(!log.contains('\u{1b}'), "escape codes in a pipe:\n{log}");
+    let calls: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("toolmetadata::access: tools/call search_notes"))
+        .collect();
+    assert_eq!(calls.len(), 2, "{log}");
+    // Served at once, so in either order: the good call, and the empty
+    // query refused as a tool error (an argument's error is the tool's).
+    assert!(calls.iter().all(|l| l.contains("duration_ms=")), "{log}");
+    assert!(calls.iter().any(|l| l.contains("outcome=ok")), "{log}");
+    assert!(
+        calls.iter().any(|l| l.contains("outcome=tool_error")),
+        "{log}"
+    );
 }

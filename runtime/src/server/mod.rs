@@ -38,6 +38,7 @@
 //! gap named with its removal condition). `builder` assembles it all; `auth`
 //! checks HTTP bearer tokens.
 
+mod access_log;
 mod arguments;
 #[cfg(feature = "ask")]
 mod asker;
@@ -90,6 +91,7 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
+pub use access_log::ACCESS_TARGET;
 pub use arguments::Arguments;
 pub use builder::ServerBuilder;
 pub use context_ext::ContextExt;

@@ -92,7 +92,10 @@ impl ServerHandler for Server {
             Some(_) => Target::Tool(&request.name),
             None => Target::None,
         };
-        let operation = Operation::start("tools/call", target, &context);
+        let mut operation = Operation::start("tools/call", target, &context);
+        if entry.is_none() {
+            operation.unknown(&request.name);
+        }
         let span = operation.span().clone();
         let response = Box::pin(self.serve_call(request, entry, context))
             .instrument(span)
@@ -257,7 +260,10 @@ impl ServerHandler for Server {
         } else {
             Target::None
         };
-        let operation = Operation::start("prompts/get", target, &context);
+        let mut operation = Operation::start("prompts/get", target, &context);
+        if !known {
+            operation.unknown(&request.name);
+        }
         let span = operation.span().clone();
         let response = Box::pin(self.serve_prompt(request, context))
             .instrument(span)

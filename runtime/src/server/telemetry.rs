@@ -11,6 +11,7 @@
 use rmcp::ErrorData;
 use rmcp::model::CallToolResult;
 use rmcp::service::{RequestContext, RoleServer};
+use toolmetadata_core::seam::shorten;
 
 /// The `tracing` target of the server's request spans, for filters.
 pub const SPAN_TARGET: &str = "toolmetadata::telemetry";
@@ -21,6 +22,8 @@ const TOOL_ERROR: &str = "tool_error";
 /// One request being served: its span, and when it began.
 pub(super) struct Operation {
     span: tracing::Span,
+    /// Its access log line, when that is wanted.
+    access: Option<super::access_log::Access>,
     #[cfg(feature = "otel")]
     metric: metrics::Attributes,
     #[cfg(feature = "otel")]
@@ -73,11 +76,19 @@ impl Operation {
             describe(&span, method, target, context, &seen);
         }
         Operation {
+            access: super::access_log::Access::start(method, target, context),
             #[cfg(feature = "otel")]
             metric: metrics::Attributes::new(method, target, &seen),
             #[cfg(feature = "otel")]
             started: std::time::Instant::now(),
             span,
+        }
+    }
+
+    /// The access line names `name`, which the server does not have.
+    pub(super) fn unknown(&mut self, name: &str) {
+        if let Some(access) = &mut self.access {
+            access.unknown(name);
         }
     }
 
@@ -89,7 +100,7 @@ impl Operation {
     /// Ends a `tools/call` answered with `result`: `error.type` is
     /// `tool_error` for `isError`, and a declared failure's code and
     /// correlation id are recorded, as the log line names them.
-    pub(super) fn finish_call(self, result: &CallToolResult) {
+    pub(super) fn finish_call(mut self, result: &CallToolResult) {
         if result.is_error != Some(true) {
             return self.finish(None);
         }
@@ -100,6 +111,9 @@ impl Operation {
         let field = |key: &str| failure.and_then(|f| f.get(key)).and_then(|v| v.as_str());
         if let Some(code) = field("code") {
             self.span.record("toolmetadata.failure.code", code);
+            if let Some(access) = self.access.take() {
+                access.finish(&format!("tool_error:{}", shorten(code, 64)));
+            }
         }
         if let Some(id) = field("correlationId") {
             self.span.record("toolmetadata.correlation_id", id);
@@ -124,7 +138,14 @@ impl Operation {
         }
     }
 
-    fn finish(self, error: Option<(&str, Option<&str>)>) {
+    fn finish(mut self, error: Option<(&str, Option<&str>)>) {
+        if let Some(access) = self.access.take() {
+            match error {
+                None => access.finish("ok"),
+                Some((TOOL_ERROR, _)) => access.finish(TOOL_ERROR),
+                Some((code, _)) => access.finish(&format!("error:{code}")),
+            }
+        }
         if let Some((kind, message)) = error {
             self.span.record("error.type", kind);
             self.span.record("otel.status_code", "error");

@@ -202,3 +202,40 @@ async fn the_log_names_the_address_bound() {
         "{serving} ({addr})"
     );
 }
+
+/// Issue 47: with the default filter, each request has one access line,
+/// naming the tool, the outcome and the session by its digest (never its
+/// id, which would let a reader of the log take the session over).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_request_has_an_access_line_naming_its_session_by_digest() {
+    let server = http_server(BIN, &[]).await;
+    let session = open_session_2025(&server.url, &[]).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}}});
+    let (status, body) = send_2025(&server.url, "POST", Some(&session), &[], Some(call)).await;
+    assert_eq!(status, 200, "{body}");
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let line = loop {
+        let found = server
+            .logs
+            .lock()
+            .expect("lock")
+            .iter()
+            .find(|l| l.contains("toolmetadata::access: tools/call echo"))
+            .cloned();
+        if let Some(line) = found {
+            break line;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no access line");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(line.contains("outcome=ok"), "{line}");
+    let digest = line
+        .split("session=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session in {line}"));
+    assert_eq!(digest.len(), 32, "{line}");
+    assert!(digest.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
+    assert!(!line.contains(&session), "the session id itself: {line}");
+}
