@@ -95,26 +95,51 @@ impl Checked {
         warnings
     }
 
-    /// `cargo:rerun-if-changed` for every file read and directory scanned,
-    /// `cargo:warning` for every warning.
+    /// `cargo:rerun-if-changed` for every directory scanned and every file
+    /// read outside one (Cargo scans a directory's whole tree), and a
+    /// `cargo:warning` line for every warning: one line each, since Cargo
+    /// shows each line as a warning of its own.
     pub(crate) fn print_cargo_directives(&self) {
+        let directories: Vec<&PathBuf> = self.watched.iter().filter(|p| p.is_dir()).collect();
         for path in &self.watched {
-            println!("cargo:rerun-if-changed={}", path.display());
+            let covered = !path.is_dir() && directories.iter().any(|d| path.starts_with(d));
+            if !covered {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
         }
         for warning in self.ignored_warnings() {
-            println!("cargo:warning={warning}");
+            cargo_warning(&warning);
         }
         for note in &self.notes {
-            println!("cargo:warning={note}");
+            cargo_warning(note);
         }
         for warning in self
             .diagnostics
             .iter()
             .filter(|d| d.severity() == Severity::Warning)
         {
-            for line in warning.render(false).lines() {
-                println!("cargo:warning={line}");
-            }
+            cargo_warning(&one_line(warning));
         }
     }
+}
+
+/// A warning on one line, as rustc's short format has it:
+/// `path:line:column: warning[rule]: message (help: …)`.
+fn one_line(warning: &Diagnostic) -> String {
+    let mut line = format!(
+        "{}: warning[{}]: {}",
+        warning.location(),
+        warning.rule().code(),
+        warning.message()
+    );
+    if let Some(help) = warning.help() {
+        line.push_str(&format!(" (help: {help})"));
+    }
+    line
+}
+
+/// One `cargo:warning` line: a line break in `text` would end the
+/// directive and show the rest as stray output.
+fn cargo_warning(text: &str) {
+    println!("cargo:warning={}", text.replace(['\n', '\r'], " "));
 }

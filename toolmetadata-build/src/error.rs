@@ -16,6 +16,9 @@ pub struct Error {
 
 enum ErrorKind {
     Metadata(Diagnostics),
+    /// Bad metadata whose errors the build script already printed on
+    /// stderr: `main` returning it adds only the count.
+    Shown(Diagnostics),
     Io {
         path: PathBuf,
         error: std::io::Error,
@@ -27,6 +30,20 @@ impl Error {
     pub(crate) fn metadata(diagnostics: Diagnostics) -> Self {
         Error {
             kind: ErrorKind::Metadata(diagnostics),
+        }
+    }
+
+    /// Bad metadata, its errors printed on stderr now: in a build script,
+    /// so that they come first and alone, not after `main`'s `Error: `.
+    pub(crate) fn metadata_shown(diagnostics: Diagnostics) -> Self {
+        for error in diagnostics
+            .iter()
+            .filter(|d| d.severity() == toolmetadata_core::Severity::Error)
+        {
+            eprintln!("{}\n", error.render(false));
+        }
+        Error {
+            kind: ErrorKind::Shown(diagnostics),
         }
     }
 
@@ -48,7 +65,7 @@ impl Error {
     /// The diagnostics, when the metadata was bad.
     pub fn diagnostics(&self) -> Option<&Diagnostics> {
         match &self.kind {
-            ErrorKind::Metadata(d) => Some(d),
+            ErrorKind::Metadata(d) | ErrorKind::Shown(d) => Some(d),
             _ => None,
         }
     }
@@ -57,7 +74,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ErrorKind::Metadata(d) => f.write_str(&d.render(false)),
+            ErrorKind::Metadata(d) | ErrorKind::Shown(d) => f.write_str(&d.render(false)),
             ErrorKind::Io { path, error } => {
                 write!(f, "error: cannot read or write {}: {error}", path.display())
             }
@@ -67,8 +84,17 @@ impl fmt::Display for Error {
 }
 
 impl fmt::Debug for Error {
-    /// The same text as `Display`: `main` returning `Err` prints it.
+    /// The same text as `Display`, which `main` returning `Err` prints;
+    /// for errors a build script already printed, only their count.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let ErrorKind::Shown(d) = &self.kind {
+            let errors = d
+                .iter()
+                .filter(|d| d.severity() == toolmetadata_core::Severity::Error)
+                .count();
+            let plural = if errors == 1 { "" } else { "s" };
+            return write!(f, "tool metadata has {errors} error{plural} (shown above)");
+        }
         writeln!(f)?;
         fmt::Display::fmt(self, f)
     }

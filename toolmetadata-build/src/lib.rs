@@ -285,8 +285,10 @@ impl Builder {
         self
     }
 
-    /// Whether to print `cargo:rerun-if-changed` and `cargo:warning` lines
-    /// (default `true`; turn off outside build scripts).
+    /// Whether to print `cargo:rerun-if-changed` and `cargo:warning` lines,
+    /// and bad metadata's errors on stderr as soon as they are found (then
+    /// the returned error's `Debug`, which `main` prints, is only their
+    /// count); default `true`, turn off outside build scripts.
     pub fn emit_cargo_directives(mut self, emit: bool) -> Self {
         self.emit_cargo = emit;
         self
@@ -350,7 +352,7 @@ impl Builder {
             println!("cargo:rerun-if-env-changed=DEP_TOOLMETADATA_FEATURES");
         }
         if checked.has_errors() {
-            return Err(Error::metadata(checked.diagnostics));
+            return Err(self.bad_metadata(checked.diagnostics));
         }
         let mut module = model::build(&checked.tools, &self.custom_types, self.strict);
         if let Some(cargo_toml) = &self.manifests {
@@ -364,7 +366,7 @@ impl Builder {
                 &text,
                 checked.tools.iter().map(|t| &t.tool),
             )
-            .map_err(Error::metadata)?;
+            .map_err(|d| self.bad_metadata(d))?;
             module.manifests = Some(manifests);
         }
         let source =
@@ -388,6 +390,17 @@ impl Builder {
 }
 
 impl Builder {
+    /// The error of bad metadata: in a build script its errors are printed
+    /// on stderr at once, first and alone, and `main`'s `Error: ` line adds
+    /// only their count.
+    fn bad_metadata(&self, diagnostics: toolmetadata_core::Diagnostics) -> Error {
+        if self.emit_cargo {
+            Error::metadata_shown(diagnostics)
+        } else {
+            Error::metadata(diagnostics)
+        }
+    }
+
     /// Checks the catalog of `checked` against the lock
     /// ([`Builder::lock`]), as `compile` does: its diagnostics join
     /// `checked`'s, the lock is written when it may be, and what the author
