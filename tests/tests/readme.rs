@@ -37,8 +37,8 @@ fn tutorial_blocks_are_the_compiled_files() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     assert_eq!(
         check_file_blocks(&readme, root, "README.md"),
-        10,
-        "the tutorial's three tool files, build script, library, binary and test, its two examples and the mounted server"
+        11,
+        "the tutorial's three tool files, build script, library, binary and test, its two examples, the mounted server and the Python client"
     );
 }
 
