@@ -250,7 +250,7 @@ impl Checker<'_> {
                             default.value.value.describe(self.report.syntax)
                         ),
                     )
-                    .with_primary(default.span, format!("not a `{ty}`")),
+                    .with_primary(default.span, format!("not of type `{ty}`")),
             );
             return None;
         };
