@@ -23,6 +23,8 @@ mod path_error;
 mod race_tests;
 mod scope;
 mod search;
+#[cfg(test)]
+mod served_tests;
 mod spelling;
 mod tools;
 
@@ -304,31 +306,10 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The `--root` directories that can be served. One that cannot (missing,
-/// not a directory, empty) is skipped with a warning, as the reference
-/// filesystem server does; if roots were given and none can be served, that
-/// is an error. With none given, the server starts with none and waits for
-/// the client's roots.
-fn startup_roots(dirs: &[PathBuf]) -> Result<confinement::Confinement, String> {
-    let (roots, refused) = confinement::Confinement::open(dirs);
-    for why in &refused {
-        tracing::warn!("skipping a --root: {why}");
-    }
-    if dirs.is_empty() {
-        tracing::info!(
-            "started without --root: the file tools wait for the client's roots (MCP roots/list)"
-        );
-    } else if roots.is_empty() {
-        return Err(format!(
-            "none of the {} --root directories can be served: {}",
-            dirs.len(),
-            refused.join("; ")
-        ));
-    }
-    Ok(roots)
-}
-
-async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+/// The server `cli` describes: its tools over the `--root` directories, its
+/// store, its limits (what `run` serves, and what the in-process tests of
+/// `served_tests` call).
+async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
     let roots = startup_roots(&cli.roots)?;
     let offload = offload::Offload::default();
     // Over HTTP a client's roots may only narrow the --root directories
@@ -358,8 +339,8 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Server::builder()
         .tool_set(tools::tool_set(workspace))
         .require_confirmation(cli.require_confirmation);
-    for key in cli.state_key {
-        builder = builder.request_state_key(key.into_bytes());
+    for key in &cli.state_key {
+        builder = builder.request_state_key(key.clone().into_bytes());
     }
     builder = builder.task_lease(Duration::from_secs(cli.task_lease_secs.max(1)));
     if let Some(url) = &cli.store {
@@ -400,6 +381,35 @@ async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         )
         .show_all(cli.show_all)
         .build()?;
+    Ok(server)
+}
+
+/// The `--root` directories that can be served. One that cannot (missing,
+/// not a directory, empty) is skipped with a warning, as the reference
+/// filesystem server does; if roots were given and none can be served, that
+/// is an error. With none given, the server starts with none and waits for
+/// the client's roots.
+fn startup_roots(dirs: &[PathBuf]) -> Result<confinement::Confinement, String> {
+    let (roots, refused) = confinement::Confinement::open(dirs);
+    for why in &refused {
+        tracing::warn!("skipping a --root: {why}");
+    }
+    if dirs.is_empty() {
+        tracing::info!(
+            "started without --root: the file tools wait for the client's roots (MCP roots/list)"
+        );
+    } else if roots.is_empty() {
+        return Err(format!(
+            "none of the {} --root directories can be served: {}",
+            dirs.len(),
+            refused.join("; ")
+        ));
+    }
+    Ok(roots)
+}
+
+async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let server = server(&cli).await?;
     match cli.http {
         None => {
             if std::io::stdin().is_terminal() {
