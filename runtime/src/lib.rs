@@ -93,6 +93,22 @@
 //!         Ok(format!("archived \"{}\"", args.note).into())
 //!     }
 //!
+//!     async fn note_stats(
+//!         &self,
+//!         _args: tools::NoteStatsArgs,
+//!         _cx: Context,
+//!     ) -> ToolResult<tools::NoteStatsOutput> {
+//!         // The typed output of `[[output]]`: a field without `required = true`
+//!         // is an `Option`.
+//!         Ok(tools::NoteStatsOutput {
+//!             count: NOTES.len() as i64,
+//!             longest: NOTES
+//!                 .iter()
+//!                 .max_by_key(|note| note.len())
+//!                 .map(|note| note.to_string()),
+//!         })
+//!     }
+//!
 //!     async fn count_words(&self, _args: tools::CountWordsArgs, _cx: Context) -> ToolResult {
 //!         let words: usize = NOTES
 //!             .iter()

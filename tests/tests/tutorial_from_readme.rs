@@ -78,8 +78,8 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
     let dir = tempfile::tempdir().expect("a directory");
     let files = paste(tutorial_section(&readme), dir.path());
     assert_eq!(
-        files, 7,
-        "three tool files, build.rs, src/lib.rs, src/main.rs, tests/tools.rs"
+        files, 8,
+        "four tool files, build.rs, src/lib.rs, src/main.rs, tests/tools.rs"
     );
     // The workspace's lock pins what the crate resolves to: nothing is
     // downloaded.
@@ -93,7 +93,7 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
     let said = String::from_utf8_lossy(&tested.stderr);
     assert!(tested.status.success(), "cargo test failed:\n{said}");
     let out = String::from_utf8_lossy(&tested.stdout);
-    assert!(out.contains("test result: ok. 3 passed"), "{out}");
+    assert!(out.contains("test result: ok. 4 passed"), "{out}");
 
     let built = cargo(dir.path(), &["build"]);
     assert!(
@@ -130,8 +130,8 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
     }
 }
 
-/// Two calls over stdio with `RUST_LOG=info` and stderr a pipe: two access
-/// lines for them, each naming its outcome and duration, and not one escape
+/// Three calls over stdio with `RUST_LOG=info` and stderr a pipe (the
+/// last one asking for a task): an access line for each, each naming its outcome and duration, and not one escape
 /// code (the crate's `tracing-subscriber` has its `ansi` feature, as a
 /// user's does by default).
 async fn logs_a_line_per_call_without_colour_in_a_pipe(bin: &Path) {
@@ -153,6 +153,9 @@ async fn logs_a_line_per_call_without_colour_in_a_pipe(bin: &Path) {
             "params": {"name": "search_notes", "arguments": {"query": "milk"}}}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "search_notes", "arguments": {"query": ""}}}),
+        // A task asked for the 2025-11-25 way has its line too.
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "count_words", "arguments": {}, "task": {"ttl": 60000}}}),
     ];
     let mut stdin = child.stdin.take().expect("stdin");
     for request in requests {
@@ -166,14 +169,14 @@ async fn logs_a_line_per_call_without_colour_in_a_pipe(bin: &Path) {
     // Both calls answered: then stdin closes and the server ends.
     let read = tokio::time::timeout(std::time::Duration::from_secs(30), async {
         let mut chunk = [0u8; 4096];
-        while log.matches("toolmetadata::access").count() < 2 {
+        while log.matches("toolmetadata::access").count() < 3 {
             let n = stderr.read(&mut chunk).await.expect("read");
             assert!(n > 0, "the log ended early:\n{log}");
             log.push_str(&String::from_utf8_lossy(&chunk[..n]));
         }
     })
     .await;
-    assert!(read.is_ok(), "no two access lines:\n{log}");
+    assert!(read.is_ok(), "no three access lines:\n{log}");
     drop(stdin);
     let _ = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await;
     assert!(!log.contains('\u{1b}'), "escape codes in a pipe:\n{log}");
@@ -182,6 +185,10 @@ async fn logs_a_line_per_call_without_colour_in_a_pipe(bin: &Path) {
         .filter(|l| l.contains("toolmetadata::access: tools/call search_notes"))
         .collect();
     assert_eq!(calls.len(), 2, "{log}");
+    assert!(
+        log.contains("toolmetadata::access: tools/call count_words outcome=ok"),
+        "{log}"
+    );
     // Served at once, so in either order: the good call, and the empty
     // query refused as a tool error (an argument's error is the tool's).
     assert!(calls.iter().all(|l| l.contains("duration_ms=")), "{log}");

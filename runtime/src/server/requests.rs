@@ -336,12 +336,16 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Box::pin(
+        let operation = Operation::start("tasks/get", Target::None, &context);
+        let outcome = Box::pin(
             self.inner
                 .tasks
                 .state(&request.task_id, &Caller::of(&context)),
         )
-        .await
+        .instrument(operation.span().clone())
+        .await;
+        operation.finish_with(&outcome);
+        outcome
     }
 
     #[cfg(feature = "resources")]
@@ -386,12 +390,16 @@ impl ServerHandler for Server {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(self.inner.tasks.answer(
+        let operation = Operation::start("tasks/update", Target::None, &context);
+        let outcome = Box::pin(self.inner.tasks.answer(
             &request.task_id,
             &Caller::of(&context),
             request.input_responses,
         ))
-        .await
+        .instrument(operation.span().clone())
+        .await;
+        operation.finish_with(&outcome);
+        outcome
     }
 
     #[cfg(feature = "tasks")]
@@ -400,13 +408,17 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Box::pin(
+        let operation = Operation::start("tasks/cancel", Target::None, &context);
+        let outcome = Box::pin(
             self.inner
                 .tasks
                 .cancel(&request.task_id, &Caller::of(&context)),
         )
+        .instrument(operation.span().clone())
         .await
-        .map(drop)
+        .map(drop);
+        operation.finish_with(&outcome);
+        outcome
     }
 
     #[cfg(feature = "tasks")]
@@ -415,12 +427,23 @@ impl ServerHandler for Server {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        // The only methods of our own: 2025-11-25's tasks (see `compat`).
-        Box::pin(super::protocol::serve_2025_task_request(
+        // The only methods of our own: 2025-11-25's tasks (see `compat`),
+        // each with its span and access line under the name it was sent as.
+        let (method, tool) = super::compat::tasks_2025::sent_as(&request);
+        let known = tool.filter(|name| self.inner.catalog.find(name).is_some());
+        let mut operation =
+            Operation::start(method, known.map_or(Target::None, Target::Tool), &context);
+        if let (Some(name), None) = (tool, known) {
+            operation.unknown(name);
+        }
+        let span = operation.span().clone();
+        let outcome = Box::pin(super::protocol::serve_2025_task_request(
             self, request, context,
         ))
-        .await
-        .map(CustomResult)
+        .instrument(span)
+        .await;
+        operation.finish_with(&outcome);
+        outcome.map(CustomResult)
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

@@ -33,8 +33,7 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/try_it.py")
 }
 
-const SAID: &str =
-    "['archive_note', 'count_words', 'search_notes']\nbuy milk\nmilk the cow\n7 words\n";
+const SAID: &str = "['archive_note', 'count_words', 'note_stats', 'search_notes']\nbuy milk\nmilk the cow\n7 words\n";
 
 #[test]
 fn the_python_script_calls_the_server_on_stdio() {

@@ -20,7 +20,10 @@ async fn a_tool_set_mounted_in_your_own_handler() {
     );
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["archive_note", "count_words", "search_notes"]);
+    assert_eq!(
+        names,
+        ["archive_note", "count_words", "note_stats", "search_notes"]
+    );
     assert_eq!(
         text(&call(&client, "search_notes", json!({"query": "milk"})).await),
         "buy milk\nmilk the cow"

@@ -19,6 +19,17 @@ async fn searching_finds_the_notes_with_the_word() {
 }
 
 #[tokio::test]
+async fn the_stats_are_structured() {
+    let client = Client::connect(&server()).await.expect("connected");
+    let stats = client
+        .call("note_stats", json!({}))
+        .await
+        .expect("an answer");
+    let expected = json!({"count": 3, "longest": "milk the cow"});
+    assert_eq!(stats.structured(), Some(&expected));
+}
+
+#[tokio::test]
 async fn archiving_asks_first_and_runs_only_on_yes() {
     let server = server();
     let yes = Client::builder()

@@ -29,6 +29,25 @@ use crate::server::store::TaskRecord;
 use crate::server::task::{POLL_INTERVAL, status_name};
 use crate::server::task_input::RELATED_TASK;
 
+/// The method `request` was sent as (before the transport renamed it), and
+/// for a `tools/call` the tool it names: what its span and access line say.
+pub(in crate::server) fn sent_as(request: &CustomRequest) -> (&'static str, Option<&str>) {
+    match request.method.as_str() {
+        CALL => (
+            "tools/call",
+            request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str),
+        ),
+        GET | "tasks/get" => ("tasks/get", None),
+        CANCEL | "tasks/cancel" => ("tasks/cancel", None),
+        RESULT => ("tasks/result", None),
+        _ => ("custom", None),
+    }
+}
+
 /// Unknown to rmcp: it reaches `on_custom_request` under its own name.
 pub(in crate::server) const RESULT: &str = "tasks/result";
 
