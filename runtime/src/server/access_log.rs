@@ -15,8 +15,6 @@ use std::time::Instant;
 use rmcp::service::{RequestContext, RoleServer};
 use toolmetadata_core::seam::shorten;
 
-use super::telemetry::Target;
-
 /// The `tracing` target of the access log's lines, for filters.
 pub const ACCESS_TARGET: &str = "toolmetadata::access";
 
@@ -34,20 +32,17 @@ pub(super) struct Access {
 }
 
 impl Access {
-    /// The line's start for the request of `context`, if anyone listens.
+    /// The line's start for the request of `context` about `name` (a tool,
+    /// a prompt, a URI; none for `tools/list`), if anyone listens.
     pub(super) fn start(
         method: &'static str,
-        target: Target<'_>,
+        name: Option<&str>,
         context: &RequestContext<RoleServer>,
     ) -> Option<Access> {
         if !tracing::enabled!(target: ACCESS_TARGET, tracing::Level::INFO) {
             return None;
         }
-        let name = match target {
-            Target::Tool(name) | Target::Prompt(name) => printable(&shorten(name, 128)),
-            Target::Resource(uri) => printable(&shorten(uri, 256)),
-            Target::None => String::new(),
-        };
+        let name = name.map_or_else(String::new, |name| printable(&shorten(name, 256)));
         #[cfg(feature = "http")]
         let (session, principal) = http_seen(context);
         #[cfg(not(feature = "http"))]

@@ -76,7 +76,7 @@ impl Operation {
             describe(&span, method, target, context, &seen);
         }
         Operation {
-            access: super::access_log::Access::start(method, target, context),
+            access: super::access_log::Access::start(method, target.name(), context),
             #[cfg(feature = "otel")]
             metric: metrics::Attributes::new(method, target, &seen),
             #[cfg(feature = "otel")]
@@ -178,6 +178,16 @@ pub(super) enum Target<'a> {
     /// `resources/read` of this URI: an attribute, never in the span's
     /// name (URIs are of unbounded cardinality).
     Resource(&'a str),
+}
+
+impl<'a> Target<'a> {
+    /// The tool's or prompt's name, or the resource's URI.
+    fn name(self) -> Option<&'a str> {
+        match self {
+            Target::Tool(name) | Target::Prompt(name) | Target::Resource(name) => Some(name),
+            Target::None => None,
+        }
+    }
 }
 
 /// What the transport says of a request.

@@ -30,30 +30,33 @@
 //! seconds unless set): a test that waits for something that never comes
 //! fails with [`Error::Timeout`] rather than hanging.
 
+mod called;
 mod client_side;
+mod connection;
 mod error;
 mod person;
 mod task;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, CustomRequest,
-    GetPromptRequestParams, GetPromptResult, InputRequest, InputRequests, InputResponses,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResult,
     NumberOrString, ProgressToken, ReadResourceRequestParams, ReadResourceResult, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Map, Value};
 
 use crate::server::Server;
 use client_side::{ClientSide, Heard};
+use connection::Connection;
 use person::Answerer;
 
+pub use called::Called;
 pub use client_side::Notification;
+pub use connection::Protocol;
 pub use error::Error;
 pub use person::{Asked, Person, Reply};
 /// A task's status, as [`TaskState`] holds it.
@@ -61,21 +64,6 @@ pub use rmcp::model::TaskStatus;
 /// `json!`, to write a call's arguments.
 pub use serde_json::json;
 pub use task::{Task, TaskState};
-
-/// The protocol generation the test client speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Protocol {
-    /// 2025-11-25: a session opened with `initialize`; the server asks its
-    /// questions with requests of its own, and tasks are asked for with
-    /// the `task` param (`tasks/get`, `tasks/result`, `tasks/cancel`).
-    #[default]
-    V2025_11_25,
-    /// 2026-07-28: `server/discover`, then requests that each carry the
-    /// client's capabilities; questions come back as `input_required`
-    /// results, answered by calling again, and tasks are the Tasks
-    /// extension (`tasks/get`, `tasks/update`, `tasks/cancel`).
-    V2026_07_28,
-}
 
 /// How a test client connects ([`Client::builder`]).
 #[derive(Debug, Clone)]
@@ -151,14 +139,16 @@ impl Builder {
             }
         };
         Ok(Client {
+            connection: Connection {
+                service,
+                answerer,
+                protocol: self.protocol,
+                timeout: self.timeout,
+            },
             server: session,
-            service,
-            answerer,
             heard,
             listening: Listening::default(),
             served,
-            protocol: self.protocol,
-            timeout: self.timeout,
             progress_tokens: AtomicI64::new(1),
         })
     }
@@ -174,14 +164,13 @@ const MAX_ROUNDS: usize = 16;
 /// rmcp's client connected to a server in this process; see the [module
 /// documentation](self).
 pub struct Client {
+    connection: Connection,
     /// The session's server (a clone shares its state).
     #[cfg_attr(
         not(feature = "resources"),
         expect(dead_code, reason = "read by subscribe")
     )]
     server: Server,
-    service: RunningService<RoleClient, ClientSide>,
-    answerer: Option<Arc<Answerer>>,
     heard: Arc<Heard>,
     /// The 2026-07-28 subscription streams this client listens on.
     #[cfg_attr(
@@ -190,15 +179,13 @@ pub struct Client {
     )]
     listening: Listening,
     served: tokio::task::JoinHandle<Result<(), crate::server::ServerError>>,
-    protocol: Protocol,
-    timeout: Duration,
     progress_tokens: AtomicI64,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("protocol", &self.protocol)
+            .field("protocol", &self.connection.protocol)
             .finish_non_exhaustive()
     }
 }
@@ -233,7 +220,7 @@ impl Client {
 
     /// The protocol generation this client speaks.
     pub fn protocol(&self) -> Protocol {
-        self.protocol
+        self.connection.protocol
     }
 
     /// Calls the tool `name` with `arguments` (a JSON object, or `null` for
@@ -244,39 +231,43 @@ impl Client {
     /// progress arrives as `notifications/progress`.
     pub async fn call(&self, name: &str, arguments: Value) -> Result<Called, Error> {
         let mut params = self.call_params(name, arguments)?;
-        self.within(&format!("answer to tools/call {name}"), async {
-            for _ in 0..MAX_ROUNDS {
-                let response = self
-                    .service
-                    .call_tool_once(params.clone())
-                    .await
-                    .map_err(Error::from_service)?;
-                match response {
-                    CallToolResponse::Complete(result) => return Ok(Called(result)),
-                    CallToolResponse::Task(created) => {
-                        let task = Task {
-                            client: self,
-                            id: created.task.task_id,
-                        };
-                        return Box::pin(task.result()).await;
-                    }
-                    CallToolResponse::InputRequired(asked) => {
-                        let responses = self.fulfil(asked.input_requests.unwrap_or_default())?;
-                        params.input_responses = (!responses.is_empty()).then_some(responses);
-                        params.request_state = asked.request_state;
-                    }
-                    other => {
-                        return Err(Error::Connection(format!(
-                            "not an answer to tools/call: {other:?}"
-                        )));
+        self.connection
+            .within(&format!("answer to tools/call {name}"), async {
+                for _ in 0..MAX_ROUNDS {
+                    let response = self
+                        .connection
+                        .service
+                        .call_tool_once(params.clone())
+                        .await
+                        .map_err(Error::from_service)?;
+                    match response {
+                        CallToolResponse::Complete(result) => return Ok(Called(result)),
+                        CallToolResponse::Task(created) => {
+                            let task = Task {
+                                connection: &self.connection,
+                                id: created.task.task_id,
+                            };
+                            return Box::pin(task.result()).await;
+                        }
+                        CallToolResponse::InputRequired(asked) => {
+                            let responses = self
+                                .connection
+                                .fulfil(asked.input_requests.unwrap_or_default())?;
+                            params.input_responses = (!responses.is_empty()).then_some(responses);
+                            params.request_state = asked.request_state;
+                        }
+                        other => {
+                            return Err(Error::Connection(format!(
+                                "not an answer to tools/call: {other:?}"
+                            )));
+                        }
                     }
                 }
-            }
-            Err(Error::Connection(format!(
-                "tools/call {name} still asked for input after {MAX_ROUNDS} rounds"
-            )))
-        })
-        .await
+                Err(Error::Connection(format!(
+                    "tools/call {name} still asked for input after {MAX_ROUNDS} rounds"
+                )))
+            })
+            .await
     }
 
     /// Calls the tool `name` as a task and returns the task at once, to
@@ -285,12 +276,12 @@ impl Client {
     /// client must declare tasks ([`Builder::tasks`]).
     pub async fn start(&self, name: &str, arguments: Value) -> Result<Task<'_>, Error> {
         let params = self.call_params(name, arguments)?;
-        let id = match self.protocol {
+        let id = match self.connection.protocol {
             Protocol::V2025_11_25 => {
                 let mut request =
                     serde_json::to_value(&params).map_err(|e| Error::Connection(e.to_string()))?;
                 request["task"] = json!({"ttl": 600_000});
-                let answer = self.custom("tools/call", request).await?;
+                let answer = self.connection.custom("tools/call", request).await?;
                 answer["task"]["taskId"]
                     .as_str()
                     .map(str::to_owned)
@@ -300,8 +291,10 @@ impl Client {
             }
             Protocol::V2026_07_28 => {
                 let response = self
+                    .connection
                     .within(&format!("answer to tools/call {name}"), async {
-                        self.service
+                        self.connection
+                            .service
                             .call_tool_once(params)
                             .await
                             .map_err(Error::from_service)
@@ -317,29 +310,36 @@ impl Client {
                 }
             }
         };
-        Ok(Task { client: self, id })
+        Ok(Task {
+            connection: &self.connection,
+            id,
+        })
     }
 
     /// The tools `tools/list` shows this client, every page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.within("answer to tools/list", async {
-            self.service
-                .list_all_tools()
-                .await
-                .map_err(Error::from_service)
-        })
-        .await
+        self.connection
+            .within("answer to tools/list", async {
+                self.connection
+                    .service
+                    .list_all_tools()
+                    .await
+                    .map_err(Error::from_service)
+            })
+            .await
     }
 
     /// Reads the resource at `uri` (`resources/read`).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.within(&format!("answer to resources/read {uri}"), async {
-            self.service
-                .read_resource(ReadResourceRequestParams::new(uri))
-                .await
-                .map_err(Error::from_service)
-        })
-        .await
+        self.connection
+            .within(&format!("answer to resources/read {uri}"), async {
+                self.connection
+                    .service
+                    .read_resource(ReadResourceRequestParams::new(uri))
+                    .await
+                    .map_err(Error::from_service)
+            })
+            .await
     }
 
     /// Gets the prompt `name` with `arguments` (an object of strings, or
@@ -349,13 +349,15 @@ impl Client {
         if let Some(arguments) = object(arguments, "prompt arguments")? {
             params = params.with_arguments(arguments);
         }
-        self.within(&format!("answer to prompts/get {name}"), async {
-            self.service
-                .get_prompt(params)
-                .await
-                .map_err(Error::from_service)
-        })
-        .await
+        self.connection
+            .within(&format!("answer to prompts/get {name}"), async {
+                self.connection
+                    .service
+                    .get_prompt(params)
+                    .await
+                    .map_err(Error::from_service)
+            })
+            .await
     }
 
     /// Subscribes to changes of the resource at `uri`: `resources/subscribe`
@@ -364,24 +366,28 @@ impl Client {
     /// ([`Client::notified`]).
     #[cfg(feature = "resources")]
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
-        match self.protocol {
+        match self.connection.protocol {
             Protocol::V2025_11_25 => {
-                self.within(&format!("answer to resources/subscribe {uri}"), async {
-                    #[expect(deprecated, reason = "2025-11-25's way, which this speaks")]
-                    self.service
-                        .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
-                        .await
-                        .map_err(Error::from_service)
-                })
-                .await
+                self.connection
+                    .within(&format!("answer to resources/subscribe {uri}"), async {
+                        #[expect(deprecated, reason = "2025-11-25's way, which this speaks")]
+                        self.connection
+                            .service
+                            .subscribe(rmcp::model::SubscribeRequestParams::new(uri))
+                            .await
+                            .map_err(Error::from_service)
+                    })
+                    .await
             }
             Protocol::V2026_07_28 => {
                 let before = self.server.watchers(uri);
                 let mut filter = rmcp::model::SubscriptionFilter::new();
                 filter.resource_subscriptions = Some(vec![uri.to_owned()]);
                 let mut stream = self
+                    .connection
                     .within(&format!("answer to subscriptions/listen {uri}"), async {
-                        self.service
+                        self.connection
+                            .service
                             .listen(filter)
                             .await
                             .map_err(Error::from_service)
@@ -396,20 +402,22 @@ impl Client {
                 person::lock(&self.listening.0).push(forwarding);
                 // rmcp acknowledged before the server's side watches: wait
                 // until it does, so that a change made next is heard.
-                self.within(&format!("watch of {uri} to start"), async {
-                    while self.server.watchers(uri) <= before {
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                    }
-                    Ok(())
-                })
-                .await
+                self.connection
+                    .within(&format!("watch of {uri} to start"), async {
+                        while self.server.watchers(uri) <= before {
+                            tokio::time::sleep(Duration::from_millis(5)).await;
+                        }
+                        Ok(())
+                    })
+                    .await
             }
         }
     }
 
     /// The questions the server asked, in order.
     pub fn asked(&self) -> Vec<Asked> {
-        self.answerer
+        self.connection
+            .answerer
             .as_ref()
             .map(|answerer| answerer.asked())
             .unwrap_or_default()
@@ -425,27 +433,27 @@ impl Client {
     /// client's timeout) if none came yet.
     pub async fn notified(&self, method: &str) -> Result<Notification, Error> {
         self.heard
-            .first(method, self.timeout)
+            .first(method, self.connection.timeout)
             .await
             .ok_or_else(|| Error::Timeout {
                 waiting_for: method.to_owned(),
-                after: self.timeout,
+                after: self.connection.timeout,
             })
     }
 
     /// rmcp's client, for any request this API does not cover.
     pub fn rmcp(&self) -> &rmcp::service::Peer<RoleClient> {
-        self.service.peer()
+        self.connection.service.peer()
     }
 
     /// Closes the connection and waits (bounded) for the server's session
     /// to end; what it ended with.
     pub async fn close(self) -> Result<(), Error> {
-        let timeout = self.timeout;
+        let timeout = self.connection.timeout;
         let Client {
-            service, served, ..
+            connection, served, ..
         } = self;
-        let _ = service.cancel().await;
+        let _ = connection.service.cancel().await;
         match tokio::time::timeout(timeout, served).await {
             Ok(Ok(Ok(()))) => Ok(()),
             Ok(Ok(Err(e))) => Err(Error::Connection(format!("the server failed: {e}"))),
@@ -468,63 +476,6 @@ impl Client {
         params.meta = Some(meta);
         Ok(params)
     }
-
-    /// Answers what a 2026-07-28 `input_required` answer asks: questions
-    /// through the person.
-    fn fulfil(&self, requests: InputRequests) -> Result<InputResponses, Error> {
-        let mut responses = InputResponses::new();
-        for (key, request) in requests {
-            let response = match request {
-                InputRequest::Elicitation(question) => {
-                    let answerer = self.answerer.as_ref().ok_or_else(|| {
-                        Error::Connection(
-                            "the server asked a question of a client that declared no elicitation"
-                                .to_owned(),
-                        )
-                    })?;
-                    serde_json::to_value(answerer.answer(&question.params))
-                }
-                // It declared neither sampling nor roots.
-                other => {
-                    return Err(Error::Connection(format!(
-                        "the server asked the test client what it cannot answer: {other:?}"
-                    )));
-                }
-            };
-            responses.insert(key, response.map_err(|e| Error::Connection(e.to_string()))?);
-        }
-        Ok(responses)
-    }
-
-    /// A request rmcp has no type for (2025-11-25's task flow), as JSON.
-    async fn custom(&self, method: &str, params: Value) -> Result<Value, Error> {
-        self.within(&format!("answer to {method}"), async {
-            let request = ClientRequest::CustomRequest(CustomRequest::new(method, Some(params)));
-            let answer = self
-                .service
-                .send_request(request)
-                .await
-                .map_err(Error::from_service)?;
-            serde_json::to_value(answer).map_err(|e| Error::Connection(e.to_string()))
-        })
-        .await
-    }
-
-    /// `work`, bounded by the client's timeout.
-    async fn within<T>(
-        &self,
-        waiting_for: &str,
-        work: impl Future<Output = Result<T, Error>>,
-    ) -> Result<T, Error> {
-        tokio::time::timeout(self.timeout, work)
-            .await
-            .unwrap_or_else(|_| {
-                Err(Error::Timeout {
-                    waiting_for: waiting_for.to_owned(),
-                    after: self.timeout,
-                })
-            })
-    }
 }
 
 /// `value` as the object of a request's arguments: `None` for `null`.
@@ -535,32 +486,5 @@ fn object(value: Value, what: &str) -> Result<Option<Map<String, Value>>, Error>
         other => Err(Error::Connection(format!(
             "{what} must be a JSON object, not {other}"
         ))),
-    }
-}
-
-/// A tool call's result: rmcp's `CallToolResult`, with the reads a test
-/// makes of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Called(pub CallToolResult);
-
-impl Called {
-    /// The text of its text blocks, joined by newlines.
-    pub fn text(&self) -> String {
-        self.0
-            .content
-            .iter()
-            .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// Whether the tool ended with an error (`isError`).
-    pub fn is_error(&self) -> bool {
-        self.0.is_error == Some(true)
-    }
-
-    /// Its `structuredContent`, if it has one.
-    pub fn structured(&self) -> Option<&Value> {
-        self.0.structured_content.as_ref()
     }
 }

@@ -6,12 +6,13 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolResult, CancelTaskParams, ErrorData, GetTaskParams, TaskPayload, TaskStatus,
-    UpdateTaskParams,
+    CancelTaskParams, ErrorData, GetTaskParams, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use serde_json::{Value, json};
 
-use super::{Called, Client, Error, Protocol};
+use super::called::{Called, called_from};
+use super::connection::{Connection, Protocol};
+use super::error::Error;
 
 /// How often a task's state is asked for while waiting: tests run in one
 /// process, so a short wait is cheap.
@@ -37,10 +38,10 @@ impl TaskState {
     }
 }
 
-/// A tool call the server runs as a task ([`Client::start`]).
+/// A tool call the server runs as a task ([`super::Client::start`]).
 #[derive(Debug)]
 pub struct Task<'c> {
-    pub(super) client: &'c Client,
+    pub(super) connection: &'c Connection,
     pub(super) id: String,
 }
 
@@ -59,8 +60,8 @@ impl Task<'_> {
     /// questions the task asks on the way (through the client's person);
     /// the state that satisfied it. Bounded by the client's timeout.
     pub async fn wait_until(&self, done: impl Fn(&TaskState) -> bool) -> Result<TaskState, Error> {
-        let client = self.client;
-        client
+        let connection = self.connection;
+        connection
             .within(&format!("task {} state wanted", self.id), async {
                 loop {
                     let (state, _) = self.poll().await?;
@@ -77,13 +78,13 @@ impl Task<'_> {
     /// failed is the error it failed with, a cancelled one
     /// [`Error::Cancelled`]. Bounded by the client's timeout.
     pub async fn result(&self) -> Result<Called, Error> {
-        let client = self.client;
-        client
+        let connection = self.connection;
+        connection
             .within(&format!("end of task {}", self.id), async {
-                match client.protocol {
+                match connection.protocol {
                     // `tasks/result` waits for the end itself.
                     Protocol::V2025_11_25 => {
-                        let answer = client
+                        let answer = connection
                             .custom("tasks/result", json!({"taskId": self.id}))
                             .await?;
                         called_from(answer)
@@ -119,18 +120,18 @@ impl Task<'_> {
 
     /// Asks the server to cancel the task (`tasks/cancel`); its state after.
     pub async fn cancel(&self) -> Result<TaskState, Error> {
-        let client = self.client;
-        match client.protocol {
+        let connection = self.connection;
+        match connection.protocol {
             Protocol::V2025_11_25 => {
-                let answer = client
+                let answer = connection
                     .custom("tasks/cancel", json!({"taskId": self.id}))
                     .await?;
                 state_from(&answer)
             }
             Protocol::V2026_07_28 => {
-                client
+                connection
                     .within("tasks/cancel answer", async {
-                        client
+                        connection
                             .service
                             .cancel_task(CancelTaskParams::new(self.id.clone()))
                             .await
@@ -146,18 +147,18 @@ impl Task<'_> {
     /// questions an `input_required` task asks are answered on the way
     /// (`tasks/update`).
     async fn poll(&self) -> Result<(TaskState, Option<TaskPayload>), Error> {
-        let client = self.client;
-        match client.protocol {
+        let connection = self.connection;
+        match connection.protocol {
             Protocol::V2025_11_25 => {
-                let answer = client
+                let answer = connection
                     .custom("tasks/get", json!({"taskId": self.id}))
                     .await?;
                 Ok((state_from(&answer)?, None))
             }
             Protocol::V2026_07_28 => {
-                let got = client
+                let got = connection
                     .within("tasks/get answer", async {
-                        client
+                        connection
                             .service
                             .get_task(GetTaskParams::new(self.id.clone()))
                             .await
@@ -169,10 +170,10 @@ impl Task<'_> {
                     message: got.task.task.status_message.clone(),
                 };
                 if let TaskPayload::InputRequired { input_requests } = &got.task.payload {
-                    let responses = client.fulfil(input_requests.clone())?;
-                    client
+                    let responses = connection.fulfil(input_requests.clone())?;
+                    connection
                         .within("tasks/update answer", async {
-                            client
+                            connection
                                 .service
                                 .update_task(UpdateTaskParams::new(self.id.clone(), responses))
                                 .await
@@ -197,11 +198,4 @@ fn state_from(answer: &Value) -> Result<TaskState, Error> {
         status,
         message: task["statusMessage"].as_str().map(str::to_owned),
     })
-}
-
-/// A call's result from its JSON.
-pub(super) fn called_from(value: Value) -> Result<Called, Error> {
-    serde_json::from_value::<CallToolResult>(value.clone())
-        .map(Called)
-        .map_err(|e| Error::Connection(format!("not a tool call's result ({e}): {value}")))
 }
