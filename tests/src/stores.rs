@@ -243,7 +243,8 @@ fn wait_for_port(port: u16) {
     }
 }
 
-/// The `sleep` processes whose parent is `parent` (Linux `/proc`).
+/// The `sleep` processes still running (zombies not counted) whose parent
+/// is `parent` (Linux `/proc`).
 pub fn sleeping_children(parent: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -256,11 +257,15 @@ pub fn sleeping_children(parent: u32) -> Vec<u32> {
             let Some((head, rest)) = stat.rsplit_once(") ") else {
                 return false;
             };
-            let ppid = rest
-                .split_whitespace()
-                .nth(1)
-                .and_then(|p| p.parse::<u32>().ok());
-            head.ends_with("(sleep") && ppid == Some(parent)
+            let mut fields = rest.split_whitespace();
+            // A zombie (`Z`, or `X` while it goes) was killed and runs no
+            // more: it waits only for its parent to reap it, which tokio
+            // does when the next SIGCHLD comes.
+            let alive = fields
+                .next()
+                .is_some_and(|state| !matches!(state, "Z" | "X"));
+            let ppid = fields.next().and_then(|p| p.parse::<u32>().ok());
+            head.ends_with("(sleep") && alive && ppid == Some(parent)
         })
         .collect()
 }
