@@ -179,6 +179,9 @@ rules! {
     ConfirmPlaceholder => "confirm-placeholder",
     /// `confirm.unsupported` other than `proceed` or `refuse`.
     ConfirmUnsupported => "confirm-unsupported",
+    /// `outputText` without `[[output]]`, or a placeholder that names no
+    /// output field, or shows one in a way its type cannot be shown.
+    OutputText => "output-text",
     /// A tool name MCP allows but OpenAI's and Anthropic's tool-use APIs
     /// refuse (anything but `^[a-zA-Z0-9_-]{1,64}$`); a warning by default.
     ClientToolName => "client-tool-name",

@@ -85,6 +85,35 @@ impl ToolOutput {
         }
     }
 
+    /// Structured content whose text is `template` rendered from it (a
+    /// tool's `outputText`, [`crate::metadata::output_text`]), for models that read
+    /// only text.
+    pub fn structured_as_text(value: Value, template: &str) -> Self {
+        ToolOutput {
+            content: vec![Content::Text(crate::metadata::output_text::render(
+                template, &value,
+            ))],
+            structured: Some(value),
+        }
+    }
+
+    /// This output with its text rendered by `template` from its structured
+    /// content, when its only content is the JSON copy
+    /// [`ToolOutput::structured`] made (a run-time tool with `outputText`).
+    pub fn with_output_text(self, template: &str) -> Self {
+        let is_copy = |value: &Value| {
+            matches!(self.content.as_slice(), [Content::Text(text)]
+                if serde_json::from_str::<Value>(text).ok().as_ref() == Some(value))
+        };
+        match self.structured {
+            Some(ref value) if is_copy(value) => {
+                let value = value.clone();
+                Self::structured_as_text(value, template)
+            }
+            _ => self,
+        }
+    }
+
     /// Any content blocks.
     pub fn content(content: Vec<Content>) -> Self {
         ToolOutput {

@@ -686,7 +686,10 @@ async fn hostile_ignore_files_neither_stall_nor_leak_nor_hide() {
         ],
         "{found}"
     );
-    let searched = json_of(&timed(&s.client, "search_files", json!({"pattern": "needle"})).await);
+    let searched = timed(&s.client, "search_files", json!({"pattern": "needle"}))
+        .await
+        .structured_content
+        .unwrap_or_default();
     let matches = searched["matches"].as_array().expect("matches").len();
     assert_eq!(matches, 5, "{searched}");
     assert!(

@@ -272,3 +272,47 @@ async fn errors_say_what_went_wrong() {
         .expect_err("nothing changed");
     assert!(none.to_string().contains("list_changed"), "{none}");
 }
+
+/// A run-time tool with `outputText`: the text a client reads is the
+/// template rendered from the structured result, which goes beside it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_time_tools_output_text_is_rendered_from_its_structured_result() {
+    const COUNT: &str = r#"
+description = "Count the notes in a folder"
+outputText = "Found {count} notes in {folder}: {titles}"
+
+[[output]]
+name = "count"
+type = "int"
+required = true
+
+[[output]]
+name = "folder"
+type = "string"
+required = true
+
+[[output]]
+name = "titles"
+type = "array:string"
+required = true
+"#;
+    let tool = ToolMetadata::from_toml_str("count_notes", COUNT).expect("count_notes");
+    let server = Server::builder()
+        .tool(tool, |_, _| async {
+            Ok(ToolOutput::structured(
+                json!({"count": 2, "folder": "inbox", "titles": ["milk", "eggs"]}),
+            ))
+        })
+        .build()
+        .expect("server");
+    let client = Client::connect(&server).await.expect("connect");
+    let called = client.call("count_notes", json!({})).await.expect("call");
+    assert_eq!(called.text(), "Found 2 notes in inbox: milk, eggs");
+    assert_eq!(called.structured().expect("structured")["count"], 2);
+    let listed = client.list_tools().await.expect("tools/list");
+    let meta = listed[0].meta.as_ref().expect("_meta");
+    assert_eq!(
+        meta.0["io.toolmetadata/outputText"],
+        "Found {count} notes in {folder}: {titles}"
+    );
+}

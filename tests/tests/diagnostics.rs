@@ -86,3 +86,63 @@ fn policy_extension_diagnostics_are_located_and_say_the_fix() {
         insta::assert_snapshot!(format!("policy-{name}"), rendered);
     }
 }
+
+/// `outputText`'s mistakes (FORMAT.md "Results a model can read"): each
+/// placeholder that names no output field, or shows a field in a way its
+/// type cannot be shown, located at the placeholder with the fix.
+#[test]
+fn output_text_diagnostics_are_located_and_say_the_fix() {
+    const OUTPUT: &str = "\n[[output]]\nname = \"count\"\ntype = \"int\"\nrequired = true\n\n[[output]]\nname = \"folder\"\ntype = \"string\"\n\n[[output]]\nname = \"tags\"\ntype = \"array:string\"\n";
+    let cases = [
+        (
+            "no_output",
+            "description = \"Count\"\noutputText = \"Found {count}\"\n".to_owned(),
+        ),
+        (
+            "unknown_field",
+            format!(
+                "description = \"Count\"\noutputText = \"Found {{cuont}} notes in {{folder}}\"\n{OUTPUT}"
+            ),
+        ),
+        (
+            "count_of_a_scalar",
+            format!("description = \"Count\"\noutputText = \"{{folder:count}} folders\"\n{OUTPUT}"),
+        ),
+        (
+            "decimals_of_an_int",
+            format!("description = \"Count\"\noutputText = \"{{count:.2}} notes\"\n{OUTPUT}"),
+        ),
+        (
+            "unknown_format",
+            format!("description = \"Count\"\noutputText = \"{{tags:join}}\"\n{OUTPUT}"),
+        ),
+        (
+            "unclosed_brace",
+            format!("description = \"Count\"\noutputText = \"Found {{count\"\n{OUTPUT}"),
+        ),
+    ];
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/diagnostics");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let _guard = settings.bind_to_scope();
+    for (name, text) in cases {
+        let shown = format!("tools/{name}.toml");
+        let diagnostics = Loader::new()
+            .load_bytes(&shown, name, Format::Toml, text.as_bytes())
+            .expect_err(name);
+        let rendered = diagnostics.render(false);
+        assert!(rendered.contains("error[output-text]"), "{rendered}");
+        assert!(rendered.contains(&format!("--> {shown}:2:")), "{rendered}");
+        insta::assert_snapshot!(format!("output-text-{name}"), rendered);
+    }
+    // A good one loads, and its entry carries the template in `_meta`.
+    let good = format!(
+        "description = \"Count\"\noutputText = \"Found {{count}} notes in {{folder}} ({{tags:count}} tags: {{tags}})\"\n{OUTPUT}"
+    );
+    let tool = toolmetadata::ToolMetadata::from_toml_str("count", &good).expect("loads");
+    assert_eq!(
+        tool.to_tools_list_entry()["_meta"]["io.toolmetadata/outputText"],
+        "Found {count} notes in {folder} ({tags:count} tags: {tags})"
+    );
+}

@@ -536,6 +536,11 @@ fn dispatch_arm(tool: &Tool) -> TokenStream {
     let method = ident(&tool.method);
     // `T::method` resolves through the only trait bound of `T`, so a tool
     // called `clone` or `drop` is still this trait's method.
+    if let Some(template) = &tool.output_text {
+        return quote! {
+            #name => ::toolmetadata::codegen::run_with_text(handler, T::#method, call, #template),
+        };
+    }
     let run = if tool.output_type.is_some() {
         quote!(run_structured)
     } else {

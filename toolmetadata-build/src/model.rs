@@ -28,6 +28,8 @@ pub(crate) struct Tool {
     pub(crate) method: String,
     pub(crate) args_type: String,
     pub(crate) output_type: Option<String>,
+    /// `outputText`, when declared: the template of the result's text.
+    pub(crate) output_text: Option<String>,
     pub(crate) entry_json: String,
     pub(crate) discoverable: bool,
     pub(crate) keywords: Vec<String>,
@@ -191,6 +193,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         method: names::method_name(&tool.name),
         args_type: format!("{stem}Args"),
         output_type: tool.output.as_ref().map(|_| format!("{stem}Output")),
+        output_text: tool.output_text.clone(),
         entry_json: tool.to_tools_list_json(),
         discoverable: tool.discoverable,
         keywords: tool.keywords.clone(),

@@ -99,6 +99,33 @@ where
     )
 }
 
+/// [`run_structured`] for a tool with `outputText`: the text content is
+/// `template` rendered from the output, beside the structured content.
+pub fn run_with_text<'a, H, A, O, F>(
+    handler: &'a H,
+    method: impl FnOnce(&'a H, A, Context) -> F,
+    call: Call,
+    template: &'static str,
+) -> CallFuture<'a>
+where
+    A: FromArguments,
+    O: Structured + 'a,
+    F: Future<Output = ToolResult<O>> + Send + 'a,
+{
+    run(
+        handler,
+        move |handler, args, cx| {
+            let future = method(handler, args, cx);
+            async move {
+                future
+                    .await
+                    .map(|o| ToolOutput::structured_as_text(o.to_structured(), template))
+            }
+        },
+        call,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::pin::Pin;

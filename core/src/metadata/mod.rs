@@ -20,6 +20,7 @@ mod load;
 #[cfg(feature = "load")]
 #[doc(hidden)]
 pub mod names;
+pub mod output_text;
 pub(crate) mod pattern;
 mod policy;
 #[cfg(feature = "load")]

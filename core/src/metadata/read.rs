@@ -36,6 +36,7 @@ pub(crate) struct RawTool {
     pub(crate) discoverable: Option<Sp<bool>>,
     pub(crate) parameters: Vec<RawParam>,
     pub(crate) output: Option<Sp<Vec<RawParam>>>,
+    pub(crate) output_text: Option<Sp<String>>,
     pub(crate) read_only: Option<Sp<bool>>,
     pub(crate) destructive: Option<Sp<bool>>,
     pub(crate) idempotent: Option<Sp<bool>>,
@@ -155,6 +156,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "ui",
     "icons",
     "output",
+    "outputText",
     "confirm",
     "task",
     "scopes",
@@ -213,6 +215,7 @@ impl Reader<'_> {
                     }
                 }
                 "output" => tool.output = self.params(entry, true),
+                "outputText" => tool.output_text = self.string(entry, place),
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
                 "limits" => tool.limits = self.limits(entry),

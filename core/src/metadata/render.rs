@@ -53,8 +53,8 @@ impl Serialize for Entry<'_> {
         if !tool.hints.is_empty() {
             map.serialize_entry("annotations", &Annotations(tool))?;
         }
-        if let Some(ui) = &tool.ui {
-            map.serialize_entry("_meta", &UiMetaView(ui))?;
+        if tool.ui.is_some() || tool.output_text.is_some() {
+            map.serialize_entry("_meta", &MetaView(tool))?;
         }
         if !tool.icons.is_empty() {
             map.serialize_entry(
@@ -102,9 +102,12 @@ impl Serialize for Annotations<'_> {
     }
 }
 
-struct UiMetaView<'a>(&'a super::types::UiMeta);
+/// The entry's `_meta`: the MCP Apps link, and `outputText` (so that a
+/// change of wording shows in the catalog lock, and a client can see how the
+/// text of a result is made).
+struct MetaView<'a>(&'a ToolMetadata);
 
-impl Serialize for UiMetaView<'_> {
+impl Serialize for MetaView<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         struct Ui<'a>(&'a super::types::UiMeta);
         impl Serialize for Ui<'_> {
@@ -120,8 +123,13 @@ impl Serialize for UiMetaView<'_> {
                 map.end()
             }
         }
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("ui", &Ui(self.0))?;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(template) = &self.0.output_text {
+            map.serialize_entry("io.toolmetadata/outputText", template)?;
+        }
+        if let Some(ui) = &self.0.ui {
+            map.serialize_entry("ui", &Ui(ui))?;
+        }
         map.end()
     }
 }

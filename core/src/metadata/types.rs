@@ -23,6 +23,9 @@ pub struct ToolMetadata {
     pub parameters: Vec<ToolParameter>,
     /// The fields of the structured result (ext), when the tool declares one.
     pub output: Option<Vec<ToolParameter>>,
+    /// `outputText` (ext): the template the structured result's text is
+    /// rendered from ([`output_text`](super::output_text)), checked against `output`.
+    pub output_text: Option<String>,
     /// Behaviour hints, each absent unless set.
     pub hints: Hints,
     /// The MCP Apps UI resource the tool links to.

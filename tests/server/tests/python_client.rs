@@ -23,7 +23,7 @@ fn expected() -> Value {
     json!({
         "tools": ["archive", "boom", "cancellations", "crash_job", "deploy", "echo", "execute_tool", "export", "fail", "greet", "info", "job", "progress", "remove", "route", "slow", "stats", "survey", "throttled", "tool_search", "whoami"],
         "echo": {"text": "hi hi", "is_error": false},
-        "stats": {"structured": {"count": 3, "mean": 3.0}, "is_error": false},
+        "stats": {"structured": {"count": 3, "mean": 3.0}, "text": "3 numbers, mean 3.00", "is_error": false},
         "greet": "hello Py",
         "bad": {
             "text": "invalid arguments for tool `echo` (2 errors):\n- missing required argument `text`\n- `times`: expected an integer, got string \"many\"",

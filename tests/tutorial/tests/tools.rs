@@ -27,6 +27,7 @@ async fn the_stats_are_structured() {
         .expect("an answer");
     let expected = json!({"count": 3, "longest": "milk the cow"});
     assert_eq!(stats.structured(), Some(&expected));
+    assert_eq!(stats.text(), "3 notes; the longest: milk the cow");
 }
 
 #[tokio::test]

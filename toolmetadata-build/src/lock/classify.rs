@@ -591,4 +591,18 @@ mod tests {
             [(Class::Breaking, "parameter `l`: `items` changed".into())]
         );
     }
+
+    /// `outputText` lives in the entry's `_meta`: rewording it is a wording
+    /// change, which the lock sees.
+    #[test]
+    fn an_output_text_change_is_wording() {
+        let mut old = tool(schema(json!({}), &[]), None);
+        old["_meta"] = json!({"io.toolmetadata/outputText": "{count} notes"});
+        let mut new = old.clone();
+        new["_meta"] = json!({"io.toolmetadata/outputText": "Found {count} notes"});
+        assert_eq!(
+            classes(&old, &new),
+            [(Class::Wording, "`_meta` changed".into())]
+        );
+    }
 }

@@ -8,6 +8,7 @@ mod confirm;
 mod constraint;
 mod failures;
 mod limits;
+mod output_text;
 mod param;
 mod protocol;
 mod scopes;
@@ -84,6 +85,10 @@ self.report.error(
             }
             self.check_params(&output.value)
         });
+        let output_text = raw
+            .output_text
+            .as_ref()
+            .and_then(|t| self.check_output_text(t, output.as_deref()));
         let ui = raw.ui.as_ref().and_then(|ui| self.check_ui(ui));
         let icons = raw
             .icons
@@ -119,6 +124,7 @@ self.report.error(
             discoverable: flag(&raw.discoverable).unwrap_or(false),
             parameters,
             output,
+            output_text,
             hints: Hints {
                 read_only: flag(&raw.read_only),
                 destructive: flag(&raw.destructive),

@@ -136,6 +136,7 @@ impl ServerBuilder {
             }
         };
         let params = DynamicParams::new(&metadata);
+        let output_text: Option<Arc<str>> = metadata.output_text.as_deref().map(Arc::from);
         let strict = self.strict.clone();
         let erased: Invoke = Arc::new(move |args, cx| {
             // Read at call time, so `strict_arguments` holds wherever it is
@@ -148,7 +149,14 @@ impl ServerBuilder {
             let asking = Asking::of(&cx, &args);
             let started = params.decode(args, conversion).map(|values| {
                 let future = handler(Arguments::new(values), cx);
-                Box::pin(async move { future.await.map(O::into_tool_output) }) as BoxFuture<'_, _>
+                let output_text = output_text.clone();
+                Box::pin(async move {
+                    let output = future.await.map(O::into_tool_output);
+                    match output_text {
+                        Some(template) => output.map(|o| o.with_output_text(&template)),
+                        None => output,
+                    }
+                }) as BoxFuture<'_, _>
             });
             Box::pin(asking.then(started))
         });

@@ -37,7 +37,7 @@ async def main() -> None:
         echo = await client.call_tool("echo", {"text": "hi", "times": 2})
         report["echo"] = {"text": texts(echo), "is_error": bool(echo.is_error)}
         stats = await client.call_tool("stats", {"numbers": [1, 2, 6]})
-        report["stats"] = {"structured": stats.structured_content, "is_error": bool(stats.is_error)}
+        report["stats"] = {"structured": stats.structured_content, "text": texts(stats), "is_error": bool(stats.is_error)}
         greet = await client.call_tool("greet", {"name": "Py"})
         report["greet"] = texts(greet)
         bad = await client.call_tool("echo", {"times": "many"})
