@@ -182,6 +182,18 @@ rules! {
     /// `outputText` without `[[output]]`, or a placeholder that names no
     /// output field, or shows one in a way its type cannot be shown.
     OutputText => "output-text",
+    /// The quality check (`toolmetadata-build`'s `Builder::quality`): a tool
+    /// or parameter with no description, or one that only repeats its name.
+    QualityDescription => "quality-description",
+    /// The quality check: an `enum` parameter with no description.
+    QualityEnum => "quality-enum",
+    /// The quality check: a tool that says neither `readOnly = true` nor
+    /// whether it is `destructive`.
+    QualityHints => "quality-hints",
+    /// The quality check: a `destructive = true` tool without `[confirm]`.
+    QualityConfirm => "quality-confirm",
+    /// The quality check: two tools whose descriptions are nearly the same.
+    QualityDuplicate => "quality-duplicate",
     /// A tool name MCP allows but OpenAI's and Anthropic's tool-use APIs
     /// refuse (anything but `^[a-zA-Z0-9_-]{1,64}$`); a warning by default.
     ClientToolName => "client-tool-name",

@@ -9,11 +9,7 @@ fn rendered_diagnostics_of_every_error_file() {
     // The snapshots are of this crate's corpus, whatever corpus the
     // conformance tests are pointed at.
     let dir = conformance::own_dir();
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/diagnostics");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    let _guard = settings.bind_to_scope();
+    let _guard = snapshots().bind_to_scope();
 
     let mut count = 0;
     for expected in conformance::expectations(&dir) {
@@ -71,11 +67,7 @@ fn policy_extension_diagnostics_are_located_and_say_the_fix() {
             "description = \"Report\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"governance\"\ndescription = \"Not on the list\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"capability\"\ndescription = \"Again\"\n",
         ),
     ];
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/diagnostics");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    let _guard = settings.bind_to_scope();
+    let _guard = snapshots().bind_to_scope();
     for (name, text) in cases {
         let shown = format!("tools/{name}.toml");
         let diagnostics = Loader::new()
@@ -121,11 +113,7 @@ fn output_text_diagnostics_are_located_and_say_the_fix() {
             format!("description = \"Count\"\noutputText = \"Found {{count\"\n{OUTPUT}"),
         ),
     ];
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/diagnostics");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    let _guard = settings.bind_to_scope();
+    let _guard = snapshots().bind_to_scope();
     for (name, text) in cases {
         let shown = format!("tools/{name}.toml");
         let diagnostics = Loader::new()
@@ -145,4 +133,13 @@ fn output_text_diagnostics_are_located_and_say_the_fix() {
         tool.to_tools_list_entry()["_meta"]["io.toolmetadata/outputText"],
         "Found {count} notes in {folder} ({tags:count} tags: {tags})"
     );
+}
+
+/// Snapshots in `snapshots/diagnostics`, named as given.
+fn snapshots() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/diagnostics");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings
 }

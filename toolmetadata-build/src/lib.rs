@@ -43,6 +43,7 @@ pub mod lock;
 pub mod manifest;
 mod model;
 mod profiles;
+mod quality;
 mod write;
 
 use std::collections::BTreeMap;
@@ -97,6 +98,8 @@ pub struct Builder {
     locked: Option<bool>,
     manifests: Option<PathBuf>,
     targets: profiles::Targets,
+    /// The quality check's findings, and how loud: none unless asked.
+    quality: Option<Severity>,
 }
 
 impl Default for Builder {
@@ -122,6 +125,7 @@ impl Builder {
             locked: None,
             manifests: None,
             targets: profiles::Targets::default(),
+            quality: None,
         }
     }
 
@@ -270,6 +274,19 @@ impl Builder {
         self
     }
 
+    /// Runs the quality check, its findings at `severity` (warnings, or
+    /// errors that fail the build): a tool or parameter with no description
+    /// or one that only repeats its name (`quality-description`), an `enum`
+    /// described nowhere (`quality-enum`), a tool that says neither
+    /// `readOnly = true` nor whether it is `destructive` (`quality-hints`), a
+    /// destructive tool that asks no one (`quality-confirm`), and two tools
+    /// with nearly the same description (`quality-duplicate`). Off unless
+    /// asked; `toolmetadata check --quality` runs it too.
+    pub fn quality(mut self, severity: Severity) -> Self {
+        self.quality = Some(severity);
+        self
+    }
+
     /// The server's name as hosts configure it, for the hosts' prefixed
     /// tool names (`mcp__<server>__<tool>` in 64 characters,
     /// [`Profile::McpHosts`]).
@@ -308,6 +325,9 @@ impl Builder {
             self.client_names,
         )?);
         diagnostics.extend(self.targets.check(&loaded.tools));
+        if let Some(severity) = self.quality {
+            diagnostics.extend(quality::check(&loaded.tools, severity));
+        }
         if let Some(features) = features::RuntimeFeatures::from_build_env() {
             diagnostics.extend(features.check(&loaded.tools));
         }

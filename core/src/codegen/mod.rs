@@ -85,18 +85,7 @@ where
     O: Structured + 'a,
     F: Future<Output = ToolResult<O>> + Send + 'a,
 {
-    run(
-        handler,
-        move |handler, args, cx| {
-            let future = method(handler, args, cx);
-            async move {
-                future
-                    .await
-                    .map(|o| ToolOutput::structured(o.to_structured()))
-            }
-        },
-        call,
-    )
+    run_output(handler, method, call, None)
 }
 
 /// [`run_structured`] for a tool with `outputText`: the text content is
@@ -112,14 +101,31 @@ where
     O: Structured + 'a,
     F: Future<Output = ToolResult<O>> + Send + 'a,
 {
+    run_output(handler, method, call, Some(template))
+}
+
+/// The output struct as structured content, its text the JSON copy or the
+/// `outputText` rendered.
+fn run_output<'a, H, A, O, F>(
+    handler: &'a H,
+    method: impl FnOnce(&'a H, A, Context) -> F,
+    call: Call,
+    template: Option<&'static str>,
+) -> CallFuture<'a>
+where
+    A: FromArguments,
+    O: Structured + 'a,
+    F: Future<Output = ToolResult<O>> + Send + 'a,
+{
     run(
         handler,
         move |handler, args, cx| {
             let future = method(handler, args, cx);
             async move {
-                future
-                    .await
-                    .map(|o| ToolOutput::structured_as_text(o.to_structured(), template))
+                future.await.map(|o| match template {
+                    Some(template) => ToolOutput::structured_as_text(o.to_structured(), template),
+                    None => ToolOutput::structured(o.to_structured()),
+                })
             }
         },
         call,

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! toolmetadata check tools/                 # diagnostics like rustc; exit 1 on errors
+//! toolmetadata check --quality tools/       # and the quality check's findings, as warnings
 //! toolmetadata list tools/ --format json-lines
 //! toolmetadata lock tools/                  # check tools/tools.lock as the build does
 //! toolmetadata lock --update tools/         # accept every change as it is
@@ -50,6 +51,11 @@ enum Command {
         /// The server's name, for the hosts' prefixed tool names (mcp-hosts).
         #[arg(long, value_name = "NAME")]
         server_name: Option<String>,
+        /// Also run the quality check: tools and parameters without useful
+        /// descriptions, missing hints, destructive tools that ask no one,
+        /// near-duplicate descriptions. Its findings are warnings.
+        #[arg(long)]
+        quality: bool,
     },
     /// Print the tools' definitions as a provider's request takes them (its
     /// `tools`), exported for the profile; mapped names are said on stderr.
@@ -174,6 +180,7 @@ fn main() -> ExitCode {
     if let Command::Check {
         profiles,
         server_name,
+        quality,
         ..
     } = &cli.command
     {
@@ -182,6 +189,9 @@ fn main() -> ExitCode {
             .profile_severity(Severity::Error);
         if let Some(name) = server_name {
             builder = builder.server_name(name);
+        }
+        if *quality {
+            builder = builder.quality(Severity::Warning);
         }
     }
     for path in paths {

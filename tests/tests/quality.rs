@@ -1,0 +1,97 @@
+//! The quality check's rules (`Builder::quality`, `toolmetadata check
+//! --quality`): each with a tool file that breaks it (`tests/quality/`), its
+//! findings as rendered, located in the file; a file that breaks none has
+//! none, and the CLI reports them without failing.
+
+use toolmetadata_build::{Builder, Severity};
+
+fn findings(files: &[&str]) -> String {
+    let mut builder = Builder::new()
+        .emit_cargo_directives(false)
+        .quality(Severity::Warning);
+    for file in files {
+        builder = builder.file(format!("tests/quality/{file}"));
+    }
+    let checked = builder.check().expect("checked");
+    assert!(
+        !checked.has_errors(),
+        "{}",
+        checked.diagnostics().render(false)
+    );
+    checked.diagnostics().render(false)
+}
+
+#[test]
+fn each_rule_finds_the_file_that_breaks_it() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/quality");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let _guard = settings.bind_to_scope();
+    let cases: [(&str, &[&str], &str); 6] = [
+        (
+            "no_description",
+            &["no_description.toml"],
+            "quality-description",
+        ),
+        (
+            "repeats_its_name",
+            &["search_notes.toml"],
+            "quality-description",
+        ),
+        ("undescribed_enum", &["export_notes.toml"], "quality-enum"),
+        ("no_hints", &["rename_note.toml"], "quality-hints"),
+        (
+            "unconfirmed_destructive",
+            &["delete_note.toml"],
+            "quality-confirm",
+        ),
+        (
+            "near_duplicates",
+            &["export_notes.toml", "export_all_notes.toml"],
+            "quality-duplicate",
+        ),
+    ];
+    for (name, files, rule) in cases {
+        let rendered = findings(files);
+        assert!(
+            rendered.contains(&format!("[{rule}]")),
+            "{name}: {rendered}"
+        );
+        assert!(
+            rendered.contains("--> tests/quality/"),
+            "{name}: {rendered}"
+        );
+        insta::assert_snapshot!(format!("quality-{name}"), rendered);
+    }
+    assert_eq!(findings(&["good.toml"]), "", "a file that breaks no rule");
+}
+
+#[test]
+fn the_cli_prints_the_findings_and_does_not_fail_on_them() {
+    let out = std::process::Command::new(toolmetadata_tests::cli::binary())
+        .args([
+            "check",
+            "--quality",
+            "--color",
+            "never",
+            "tests/quality/rename_note.toml",
+        ])
+        .output()
+        .expect("the CLI runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("[quality-hints]"), "{stderr}");
+    assert!(
+        stderr.contains("--> tests/quality/rename_note.toml:1:1"),
+        "{stderr}"
+    );
+    let without = std::process::Command::new(toolmetadata_tests::cli::binary())
+        .args(["check", "tests/quality/rename_note.toml"])
+        .output()
+        .expect("the CLI runs");
+    assert!(
+        !String::from_utf8_lossy(&without.stderr).contains("quality-"),
+        "only with --quality"
+    );
+}
