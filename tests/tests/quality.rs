@@ -95,3 +95,53 @@ fn the_cli_prints_the_findings_and_does_not_fail_on_them() {
         "only with --quality"
     );
 }
+
+#[test]
+fn the_token_counts_are_the_tokenizers_and_a_count_past_its_limit_fails() {
+    let path = "tests/quality/good.toml";
+    let text = std::fs::read_to_string(path).expect("good.toml");
+    let entry = toolmetadata::ToolMetadata::from_toml_str("good", &text)
+        .expect("loads")
+        .to_tools_list_json();
+    let tokens = tiktoken_rs::o200k_base()
+        .expect("the encoding")
+        .encode_ordinary(&entry)
+        .len();
+    let list = tiktoken_rs::o200k_base()
+        .expect("the encoding")
+        .encode_ordinary(&format!("{{\"tools\":[{entry}]}}"))
+        .len();
+    let check = |args: &[&str]| {
+        std::process::Command::new(toolmetadata_tests::cli::binary())
+            .args(["check", "--quality", "--color", "never"])
+            .args(args)
+            .arg(path)
+            .output()
+            .expect("the CLI runs")
+    };
+    let within = check(&[]);
+    let said = String::from_utf8_lossy(&within.stderr);
+    assert!(within.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "tokens (o200k_base): good {tokens} (at most 1000)"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("the catalog of 1 tools {list} (at most 10000)")),
+        "{said}"
+    );
+    let limit = (tokens - 1).to_string();
+    let past = check(&["--max-tool-tokens", &limit]);
+    let said = String::from_utf8_lossy(&past.stderr);
+    assert_eq!(past.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "error: `good` takes {tokens} tokens, more than the {limit} a tool may"
+        )),
+        "{said}"
+    );
+    let catalog = check(&["--max-catalog-tokens", "10"]);
+    assert_eq!(catalog.status.code(), Some(1));
+}

@@ -44,6 +44,8 @@ pub mod manifest;
 mod model;
 mod profiles;
 mod quality;
+#[cfg(feature = "tokens")]
+pub mod tokens;
 mod write;
 
 use std::collections::BTreeMap;

@@ -56,6 +56,14 @@ enum Command {
         /// near-duplicate descriptions. Its findings are warnings.
         #[arg(long)]
         quality: bool,
+        /// With --quality: at most this many tokens (o200k_base) for one
+        /// tool's tools/list entry; past it the exit status is 1.
+        #[arg(long, value_name = "N", default_value_t = toolmetadata_build::tokens::Budget::default().per_tool)]
+        max_tool_tokens: usize,
+        /// With --quality: at most this many tokens for the whole tools/list
+        /// result; past it the exit status is 1.
+        #[arg(long, value_name = "N", default_value_t = toolmetadata_build::tokens::Budget::default().catalog)]
+        max_catalog_tokens: usize,
     },
     /// Print the tools' definitions as a provider's request takes them (its
     /// `tools`), exported for the profile; mapped names are said on stderr.
@@ -248,7 +256,25 @@ fn main() -> ExitCode {
     if format != Some(Format::JsonLines) && !checked.diagnostics().is_empty() {
         eprint!("{}", checked.diagnostics().render(color));
     }
+    let over_budget = match &cli.command {
+        Command::Check {
+            quality: true,
+            max_tool_tokens,
+            max_catalog_tokens,
+            ..
+        } => token_report(
+            &checked,
+            toolmetadata_build::tokens::Budget {
+                per_tool: *max_tool_tokens,
+                catalog: *max_catalog_tokens,
+            },
+        ),
+        _ => false,
+    };
     let files = checked.files().len();
+    if over_budget {
+        return ExitCode::FAILURE;
+    }
     if format.is_none() && !checked.has_errors() {
         let plural = if files == 1 { "" } else { "s" };
         eprintln!("checked {files} tool file{plural}: no errors");
@@ -258,6 +284,33 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Prints each tool's token count and the catalog's against `budget` on
+/// stderr, and an error for each past it; whether any was.
+fn token_report(
+    checked: &toolmetadata_build::Checked,
+    budget: toolmetadata_build::tokens::Budget,
+) -> bool {
+    use toolmetadata_build::tokens::{Counts, ENCODING};
+    let counts = Counts::of(checked);
+    for (name, n) in &counts.tools {
+        eprintln!(
+            "tokens ({ENCODING}): {name} {n} (at most {})",
+            budget.per_tool
+        );
+    }
+    eprintln!(
+        "tokens ({ENCODING}): the catalog of {} tools {} (at most {})",
+        counts.tools.len(),
+        counts.catalog,
+        budget.catalog
+    );
+    let over = counts.over(budget);
+    for sentence in &over {
+        eprintln!("error: {sentence}");
+    }
+    !over.is_empty()
 }
 
 /// A builder with the CLI's options, outside a build script.

@@ -1,0 +1,97 @@
+//! Token budgets (feature `tokens`): what each tool's `tools/list` entry,
+//! and the whole list, cost a model's context on every turn, counted with
+//! OpenAI's o200k_base encoding (tiktoken-rs, which carries its data).
+//! `toolmetadata check --quality` prints the counts against the author's
+//! limits and fails past them.
+
+use crate::Checked;
+
+/// The encoding the counts are in.
+pub const ENCODING: &str = "o200k_base";
+
+/// How many tokens the text takes.
+pub fn count(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+/// The limits an author sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// At most this many tokens for one tool's entry.
+    pub per_tool: usize,
+    /// At most this many for the `tools/list` result of them all.
+    pub catalog: usize,
+}
+
+impl Default for Budget {
+    /// 1,000 a tool and 10,000 in all: a catalog past that costs a large
+    /// share of a small model's context before the conversation starts.
+    fn default() -> Self {
+        Budget {
+            per_tool: 1_000,
+            catalog: 10_000,
+        }
+    }
+}
+
+/// The counts of a checked catalog: each tool that loaded, by name, and the
+/// `tools/list` result (`{"tools":[…]}`) of them all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counts {
+    /// Each tool's entry, in the order of its files.
+    pub tools: Vec<(String, usize)>,
+    /// The list of them all.
+    pub catalog: usize,
+}
+
+impl Counts {
+    /// The counts of `checked`'s tools (those without errors).
+    pub fn of(checked: &Checked) -> Counts {
+        let entries: Vec<(String, String)> = checked
+            .files()
+            .iter()
+            .filter(|f| checked.errors_of(f).is_empty())
+            .filter_map(|f| checked.tool(f))
+            .map(|t| (t.name.clone(), t.to_tools_list_json()))
+            .collect();
+        let list = format!(
+            "{{\"tools\":[{}]}}",
+            entries
+                .iter()
+                .map(|(_, json)| json.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        Counts {
+            tools: entries
+                .iter()
+                .map(|(name, json)| (name.clone(), count(json)))
+                .collect(),
+            catalog: count(&list),
+        }
+    }
+
+    /// What goes past `budget`, each said as a sentence.
+    pub fn over(&self, budget: Budget) -> Vec<String> {
+        let mut over: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|(_, n)| *n > budget.per_tool)
+            .map(|(name, n)| {
+                format!(
+                    "`{name}` takes {n} tokens, more than the {} a tool may",
+                    budget.per_tool
+                )
+            })
+            .collect();
+        if self.catalog > budget.catalog {
+            over.push(format!(
+                "the catalog takes {} tokens, more than the {} it may",
+                self.catalog, budget.catalog
+            ));
+        }
+        over
+    }
+}
