@@ -145,3 +145,39 @@ fn the_token_counts_are_the_tokenizers_and_a_count_past_its_limit_fails() {
     let catalog = check(&["--max-catalog-tokens", "10"]);
     assert_eq!(catalog.status.code(), Some(1));
 }
+
+#[test]
+fn the_json_report_locates_each_finding_and_counts_the_tokens() {
+    let out = std::process::Command::new(toolmetadata_tests::cli::binary())
+        .args([
+            "check",
+            "--quality",
+            "--format",
+            "json",
+            "tests/quality/rename_note.toml",
+            "tests/quality/good.toml",
+        ])
+        .output()
+        .expect("the CLI runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+    assert_eq!(
+        report["findings"],
+        serde_json::json!([{
+            "rule": "quality-hints",
+            "severity": "warning",
+            "file": "tests/quality/rename_note.toml",
+            "line": 1,
+            "column": 1,
+            "message": "tool `rename_note` says neither `readOnly = true` nor whether it is `destructive`",
+            "help": "hosts ask before a tool that may destroy, and skip asking for one that only reads: say which this is"
+        }])
+    );
+    assert_eq!(report["tokens"]["encoding"], "o200k_base");
+    assert_eq!(report["tokens"]["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(report["tokens"]["over"], serde_json::json!([]));
+}

@@ -64,6 +64,10 @@ enum Command {
         /// result; past it the exit status is 1.
         #[arg(long, value_name = "N", default_value_t = toolmetadata_build::tokens::Budget::default().catalog)]
         max_catalog_tokens: usize,
+        /// `json`: one JSON report on stdout (each finding with its rule,
+        /// file, line and column; with --quality the token counts), for CI.
+        #[arg(long, value_enum)]
+        format: Option<CheckFormat>,
     },
     /// Print the tools' definitions as a provider's request takes them (its
     /// `tools`), exported for the profile; mapped names are said on stderr.
@@ -144,6 +148,12 @@ enum Color {
     Auto,
     Always,
     Never,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    /// {"findings": [{"rule","severity","file","line","column","message","help"}], "tokens": {…}}.
+    Json,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -252,6 +262,28 @@ fn main() -> ExitCode {
             }
         }
     }
+    if let Command::Check {
+        format: Some(CheckFormat::Json),
+        quality,
+        max_tool_tokens,
+        max_catalog_tokens,
+        ..
+    } = &cli.command
+    {
+        let budget = toolmetadata_build::tokens::Budget {
+            per_tool: *max_tool_tokens,
+            catalog: *max_catalog_tokens,
+        };
+        let (report, over) = json_report(&checked, quality.then_some(budget));
+        if writeln!(stdout, "{report}").is_err() {
+            return ExitCode::from(2);
+        }
+        return if checked.has_errors() || over {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
     // One report for all files, rendered as a build script's error renders it.
     if format != Some(Format::JsonLines) && !checked.diagnostics().is_empty() {
         eprint!("{}", checked.diagnostics().render(color));
@@ -284,6 +316,48 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The check as one JSON object: every finding, located; with a budget, the
+/// token counts against it. Whether a count went past its limit.
+fn json_report(
+    checked: &toolmetadata_build::Checked,
+    budget: Option<toolmetadata_build::tokens::Budget>,
+) -> (serde_json::Value, bool) {
+    use serde_json::json;
+    let findings: Vec<serde_json::Value> = checked
+        .diagnostics()
+        .iter()
+        .map(|d| {
+            let (line, column) = d
+                .line_column()
+                .map_or((None, None), |(l, c)| (Some(l), Some(c)));
+            json!({
+                "rule": d.rule().code(),
+                "severity": if d.severity() == Severity::Error { "error" } else { "warning" },
+                "file": d.file().path(),
+                "line": line,
+                "column": column,
+                "message": d.message(),
+                "help": d.help(),
+            })
+        })
+        .collect();
+    let mut report = json!({ "findings": findings });
+    let mut over_any = false;
+    if let Some(budget) = budget {
+        let counts = toolmetadata_build::tokens::Counts::of(checked);
+        let over = counts.over(budget);
+        over_any = !over.is_empty();
+        report["tokens"] = json!({
+            "encoding": toolmetadata_build::tokens::ENCODING,
+            "tools": counts.tools.iter().map(|(name, n)| json!({"tool": name, "tokens": n})).collect::<Vec<_>>(),
+            "catalog": counts.catalog,
+            "limits": {"tool": budget.per_tool, "catalog": budget.catalog},
+            "over": over,
+        });
+    }
+    (report, over_any)
 }
 
 /// Prints each tool's token count and the catalog's against `budget` on
