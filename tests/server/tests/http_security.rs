@@ -184,11 +184,7 @@ async fn the_log_names_the_address_bound() {
     let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
     let mut serving = None;
     let url = loop {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("the server logs")
-            .expect("read")
-            .expect("the server announces its address");
+        let line = next_log_line(&mut lines, "the server's address").await;
         if line.contains("serving MCP over Streamable HTTP") {
             serving = Some(line);
         } else if let Some(at) = line.find("listening on ") {
@@ -238,4 +234,61 @@ async fn each_request_has_an_access_line_naming_its_session_by_digest() {
     assert_eq!(digest.len(), 32, "{line}");
     assert!(digest.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
     assert!(!line.contains(&session), "the session id itself: {line}");
+}
+
+/// Issue 47, attacked: a client names a tool with a line break, an escape
+/// sequence and 100 KB of padding, hoping to forge log lines or flood the
+/// log. Its access line quotes and escapes the name, cut short, on one line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_tool_name_cannot_forge_or_flood_the_access_log() {
+    let server = http_server(BIN, &[]).await;
+    let session = open_session_2025(&server.url, &[]).await;
+    let name = format!(
+        "x\n2026-12-05T00:00:00Z  INFO toolmetadata::access: forged\u{1b}[31m{}",
+        "y".repeat(100_000)
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": {}}});
+    let (status, _) = send_2025(&server.url, "POST", Some(&session), &[], Some(call)).await;
+    assert_eq!(status, 200);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let logs = loop {
+        let logs = server.logs.lock().expect("lock").clone();
+        if logs
+            .iter()
+            .any(|l| l.contains("toolmetadata::access: tools/call \"x"))
+        {
+            break logs;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no access line: {logs:#?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    // Every mention of the name is escaped, on the line of the request.
+    assert!(
+        !logs.iter().any(|l| l.starts_with("2026-12-05T00:00:00Z")),
+        "a forged line: {logs:#?}"
+    );
+    assert!(
+        logs.iter()
+            .filter(|l| l.contains("forged"))
+            .all(|l| l.contains(r"x\n2026-12-05T00:00:00Z")),
+        "an unescaped name: {logs:#?}"
+    );
+    assert!(
+        !logs.iter().any(|l| l.contains('\u{1b}')),
+        "an escape code: {logs:#?}"
+    );
+    let line = logs
+        .iter()
+        .find(|l| l.contains("tools/call \"x"))
+        .expect("the line");
+    assert!(
+        line.len() < 1_000,
+        "the name is cut short: {} bytes",
+        line.len()
+    );
+    assert!(line.contains(r"\n2026"), "{line}");
 }
