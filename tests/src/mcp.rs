@@ -443,3 +443,17 @@ impl ClientHandler for Person {
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 }
+
+/// The next line a process wrote on stderr, within 30 s: a test that reads
+/// a server's log until a line fails, naming what it awaited, rather than
+/// hanging or reading past the end.
+pub async fn next_log_line<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
+    awaited: &str,
+) -> String {
+    tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("no log line within 30 s: awaiting {awaited}"))
+        .expect("read stderr")
+        .unwrap_or_else(|| panic!("the log ended: awaiting {awaited}"))
+}

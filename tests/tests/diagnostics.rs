@@ -69,11 +69,7 @@ fn policy_extension_diagnostics_are_located_and_say_the_fix() {
     ];
     let _guard = snapshots().bind_to_scope();
     for (name, text) in cases {
-        let shown = format!("tools/{name}.toml");
-        let diagnostics = Loader::new()
-            .load_bytes(&shown, name, Format::Toml, text.as_bytes())
-            .expect_err(name);
-        let rendered = diagnostics.render(false);
+        let (shown, rendered) = rendered_toml(name, text);
         assert!(rendered.contains(&format!("--> {shown}:")), "{rendered}");
         insta::assert_snapshot!(format!("policy-{name}"), rendered);
     }
@@ -115,11 +111,7 @@ fn output_text_diagnostics_are_located_and_say_the_fix() {
     ];
     let _guard = snapshots().bind_to_scope();
     for (name, text) in cases {
-        let shown = format!("tools/{name}.toml");
-        let diagnostics = Loader::new()
-            .load_bytes(&shown, name, Format::Toml, text.as_bytes())
-            .expect_err(name);
-        let rendered = diagnostics.render(false);
+        let (shown, rendered) = rendered_toml(name, &text);
         assert!(rendered.contains("error[output-text]"), "{rendered}");
         assert!(rendered.contains(&format!("--> {shown}:2:")), "{rendered}");
         insta::assert_snapshot!(format!("output-text-{name}"), rendered);
@@ -133,6 +125,16 @@ fn output_text_diagnostics_are_located_and_say_the_fix() {
         tool.to_tools_list_entry()["_meta"]["io.toolmetadata/outputText"],
         "Found {count} notes in {folder} ({tags:count} tags: {tags})"
     );
+}
+
+/// The diagnostics of `text`, read as `tools/{name}.toml`, which must fail
+/// to load: where it was shown, and the rendering.
+fn rendered_toml(name: &str, text: &str) -> (String, String) {
+    let shown = format!("tools/{name}.toml");
+    let diagnostics = Loader::new()
+        .load_bytes(&shown, name, Format::Toml, text.as_bytes())
+        .expect_err(name);
+    (shown, diagnostics.render(false))
 }
 
 /// Snapshots in `snapshots/diagnostics`, named as given.

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use toolmetadata_tests::cargo_project::workspace;
-use toolmetadata_tests::mcp::{call, http_client, text};
+use toolmetadata_tests::mcp::{call, http_client, next_log_line, text};
 
 /// The tutorial section of the README: from its heading to the next one.
 fn tutorial_section(readme: &str) -> &str {
@@ -114,11 +114,7 @@ async fn the_readmes_tutorial_pasted_into_a_fresh_crate_builds_tests_and_serves(
             .expect("the server starts");
         let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
         let url = loop {
-            let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
-                .await
-                .expect("it says where it listens")
-                .expect("read")
-                .unwrap_or_else(|| panic!("{args:?}: it ended without serving HTTP"));
+            let line = next_log_line(&mut lines, &format!("{args:?}: where it listens")).await;
             if let Some(at) = line.find("listening on ") {
                 break line[at + "listening on ".len()..].trim().to_owned();
             }

@@ -48,11 +48,7 @@ async fn both_forms_of_http_are_taken_and_a_bad_address_is_named() {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
     loop {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("a log line")
-            .expect("read")
-            .expect("it serves HTTP");
+        let line = toolmetadata_tests::mcp::next_log_line(&mut lines, "it serves HTTP").await;
         if line.contains("listening on http://127.0.0.1:") {
             break;
         }

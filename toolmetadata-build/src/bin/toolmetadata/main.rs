@@ -15,8 +15,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod catalog;
+mod quality;
+
+use catalog::FailOn;
 use clap::{Parser, Subcommand, ValueEnum};
-use toolmetadata_build::lock::{Class, Lock};
 use toolmetadata_build::{Builder, Profile, Severity, json_lines_record};
 
 #[derive(Parser)]
@@ -136,13 +139,6 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-enum FailOn {
-    Wording,
-    Compatible,
-    Breaking,
-}
-
 #[derive(Clone, Copy, ValueEnum)]
 enum Color {
     Auto,
@@ -182,9 +178,11 @@ fn main() -> ExitCode {
             locked,
         } => {
             let lock = lock.clone().unwrap_or_else(|| dir.join("tools.lock"));
-            return lock_command(dir, &lock, *update, *locked, &cli, color);
+            return catalog::lock_command(dir, &lock, *update, *locked, &builder(&cli), color);
         }
-        Command::Diff { old, new, fail_on } => return diff_command(old, new, *fail_on, &cli),
+        Command::Diff { old, new, fail_on } => {
+            return catalog::diff_command(old, new, *fail_on, &builder(&cli));
+        }
         Command::Manifest {
             dir,
             cargo_toml,
@@ -274,7 +272,7 @@ fn main() -> ExitCode {
             per_tool: *max_tool_tokens,
             catalog: *max_catalog_tokens,
         };
-        let (report, over) = json_report(&checked, quality.then_some(budget));
+        let (report, over) = quality::json_report(&checked, quality.then_some(budget));
         if writeln!(stdout, "{report}").is_err() {
             return ExitCode::from(2);
         }
@@ -294,7 +292,7 @@ fn main() -> ExitCode {
             max_tool_tokens,
             max_catalog_tokens,
             ..
-        } => token_report(
+        } => quality::token_report(
             &checked,
             toolmetadata_build::tokens::Budget {
                 per_tool: *max_tool_tokens,
@@ -318,75 +316,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The check as one JSON object: every finding, located; with a budget, the
-/// token counts against it. Whether a count went past its limit.
-fn json_report(
-    checked: &toolmetadata_build::Checked,
-    budget: Option<toolmetadata_build::tokens::Budget>,
-) -> (serde_json::Value, bool) {
-    use serde_json::json;
-    let findings: Vec<serde_json::Value> = checked
-        .diagnostics()
-        .iter()
-        .map(|d| {
-            let (line, column) = d
-                .line_column()
-                .map_or((None, None), |(l, c)| (Some(l), Some(c)));
-            json!({
-                "rule": d.rule().code(),
-                "severity": if d.severity() == Severity::Error { "error" } else { "warning" },
-                "file": d.file().path(),
-                "line": line,
-                "column": column,
-                "message": d.message(),
-                "help": d.help(),
-            })
-        })
-        .collect();
-    let mut report = json!({ "findings": findings });
-    let mut over_any = false;
-    if let Some(budget) = budget {
-        let counts = toolmetadata_build::tokens::Counts::of(checked);
-        let over = counts.over(budget);
-        over_any = !over.is_empty();
-        report["tokens"] = json!({
-            "encoding": toolmetadata_build::tokens::ENCODING,
-            "tools": counts.tools.iter().map(|(name, n)| json!({"tool": name, "tokens": n})).collect::<Vec<_>>(),
-            "catalog": counts.catalog,
-            "limits": {"tool": budget.per_tool, "catalog": budget.catalog},
-            "over": over,
-        });
-    }
-    (report, over_any)
-}
-
-/// Prints each tool's token count and the catalog's against `budget` on
-/// stderr, and an error for each past it; whether any was.
-fn token_report(
-    checked: &toolmetadata_build::Checked,
-    budget: toolmetadata_build::tokens::Budget,
-) -> bool {
-    use toolmetadata_build::tokens::{Counts, ENCODING};
-    let counts = Counts::of(checked);
-    for (name, n) in &counts.tools {
-        eprintln!(
-            "tokens ({ENCODING}): {name} {n} (at most {})",
-            budget.per_tool
-        );
-    }
-    eprintln!(
-        "tokens ({ENCODING}): the catalog of {} tools {} (at most {})",
-        counts.tools.len(),
-        counts.catalog,
-        budget.catalog
-    );
-    let over = counts.over(budget);
-    for sentence in &over {
-        eprintln!("error: {sentence}");
-    }
-    !over.is_empty()
-}
-
 /// A builder with the CLI's options, outside a build script.
 fn builder(cli: &Cli) -> Builder {
     Builder::new()
@@ -401,189 +330,6 @@ fn builder(cli: &Cli) -> Builder {
 /// The builder of the tool files of `dir`, with the CLI's options.
 fn builder_of(dir: &Path, cli: &Cli) -> Builder {
     builder(cli).dir(dir)
-}
-
-fn lock_command(
-    dir: &Path,
-    lock: &Path,
-    update: bool,
-    locked: bool,
-    cli: &Cli,
-    color: bool,
-) -> ExitCode {
-    // Without `--locked`, frozen as the build is (TOOLMETADATA_LOCKED).
-    let mut builder = builder_of(dir, cli).lock(lock);
-    if locked {
-        builder = builder.locked(true);
-    }
-    let mut checked = match builder.check() {
-        Ok(checked) => checked,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    if !checked.has_errors() {
-        if update {
-            let text = checked.lock().to_text();
-            let old = std::fs::read_to_string(lock).unwrap_or_default();
-            if old != text {
-                if let Err(e) = std::fs::write(lock, &text) {
-                    eprintln!("error: cannot write {}: {e}", lock.display());
-                    return ExitCode::from(2);
-                }
-                eprintln!("wrote {}: commit it with the tool files", lock.display());
-            } else {
-                eprintln!("{} is up to date", lock.display());
-            }
-            return ExitCode::SUCCESS;
-        }
-        if let Err(e) = builder.apply_lock(&mut checked) {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    }
-    if !checked.diagnostics().is_empty() {
-        eprint!("{}", checked.diagnostics().render(color));
-    }
-    for note in checked.notes() {
-        eprintln!("{note}");
-    }
-    if checked.has_errors() {
-        ExitCode::FAILURE
-    } else {
-        if checked.notes().is_empty() {
-            eprintln!("{} matches the tools", lock.display());
-        }
-        ExitCode::SUCCESS
-    }
-}
-
-/// The lock of a catalog: a lock file as it is, a directory's tools, or a
-/// directory as a git revision holds it (`REV:DIR`, such as `main:tools`).
-fn catalog(path: &Path, cli: &Cli) -> Result<Lock, String> {
-    if !path.exists()
-        && let Some((rev, dir)) = path.to_str().and_then(|p| p.split_once(':'))
-    {
-        return catalog_at(rev, dir, cli);
-    }
-    if path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        return Lock::parse(&text).map_err(|e| format!("{}: {e}", path.display()));
-    }
-    let checked = builder_of(path, cli).check().map_err(|e| e.to_string())?;
-    if checked.has_errors() {
-        return Err(checked.diagnostics().render(false));
-    }
-    Ok(checked.lock())
-}
-
-/// The catalog of `dir` at git revision `rev`, its files written to a
-/// directory of their own first.
-fn catalog_at(rev: &str, dir: &str, cli: &Cli) -> Result<Lock, String> {
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run git: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "git {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(out.stdout)
-    };
-    let dir = dir.trim_end_matches('/');
-    // The revision resolved once, and never read as an option.
-    let tree = git(&[
-        "rev-parse",
-        "--verify",
-        "--end-of-options",
-        &format!("{rev}:{dir}"),
-    ])?;
-    let tree = String::from_utf8_lossy(&tree).trim().to_owned();
-    let listed = git(&["ls-tree", "-z", "--name-only", "--end-of-options", &tree])?;
-    let scratch = scratch_dir()?;
-    let result = (|| {
-        for name in listed.split(|&b| b == 0).filter(|n| !n.is_empty()) {
-            let name = String::from_utf8_lossy(name).into_owned();
-            if toolmetadata_core::metadata::Format::from_path(Path::new(&name)).is_none() {
-                continue;
-            }
-            let text = git(&["cat-file", "blob", &format!("{tree}:{name}")])?;
-            std::fs::write(scratch.join(&name), text)
-                .map_err(|e| format!("cannot write {name}: {e}"))?;
-        }
-        catalog(&scratch, cli)
-    })();
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
-}
-
-/// A new, empty directory of its own under the system's temporary one
-/// (never one that was there already).
-fn scratch_dir() -> Result<PathBuf, String> {
-    let base = std::env::temp_dir();
-    for attempt in 0..100u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = base.join(format!(
-            "toolmetadata-diff-{}-{nanos}-{attempt}",
-            std::process::id()
-        ));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
-        }
-    }
-    Err("cannot create a temporary directory".into())
-}
-
-fn diff_command(old: &Path, new: &Path, fail_on: Option<FailOn>, cli: &Cli) -> ExitCode {
-    let (old, new) = match (catalog(old, cli), catalog(new, cli)) {
-        (Ok(old), Ok(new)) => (old, new),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let changes = old.changes(&new);
-    let mut stdout = std::io::stdout().lock();
-    for change in &changes {
-        let mut text = format!(
-            "{:<10} {}: {}",
-            change.class.to_string(),
-            change.tool,
-            change.what
-        );
-        if let Some(was) = &change.old {
-            text.push_str(&format!("\n           was: {was}"));
-        }
-        if let Some(now) = &change.new {
-            text.push_str(&format!("\n           now: {now}"));
-        }
-        if writeln!(stdout, "{text}").is_err() {
-            return ExitCode::from(2);
-        }
-    }
-    if changes.is_empty() {
-        eprintln!("no change");
-    }
-    let threshold = fail_on.map(|f| match f {
-        FailOn::Wording => Class::Wording,
-        FailOn::Compatible => Class::Compatible,
-        FailOn::Breaking => Class::Breaking,
-    });
-    if threshold.is_some_and(|t| changes.iter().any(|c| c.class >= t)) {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
 }
 
 fn warn(warning: &str, color: bool) {
