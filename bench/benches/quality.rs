@@ -17,7 +17,7 @@ fn quality(c: &mut Criterion) {
                 let checked = Builder::new()
                     .dir(dir.path().join("tools"))
                     .emit_cargo_directives(false)
-                    .quality(Severity::Warning)
+                    .quality(Some(Severity::Warning))
                     .check()
                     .expect("checked");
                 Counts::of(&checked)

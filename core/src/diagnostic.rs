@@ -216,6 +216,14 @@ rules! {
     DuplicateScope => "duplicate-scope",
     /// A `toolVersion` that is not a semantic version.
     BadVersion => "bad-version",
+    /// A `toolGroups` entry that cannot be an endpoint's path segment, or
+    /// one listed twice.
+    BadGroup => "bad-group",
+    /// A group that only one tool names (`toolmetadata-build`, a warning):
+    /// an endpoint of one tool is more often a misspelt group name.
+    LoneGroup => "lone-group",
+    /// A `[lints]` level other than `allow`, `warn` or `deny`.
+    BadLint => "bad-lint",
     /// A tool changed since the catalog lock without the `toolVersion`
     /// bump its change needs (`toolmetadata-build`'s lock).
     CatalogChange => "catalog-change",

@@ -50,3 +50,7 @@ pub use metadata::Loader;
 pub use metadata::ToolMetadata;
 pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
 pub use tool_set::{CallOutcome, ToolSet};
+// The "did you mean" of the format's own diagnostics, for the build
+// script's across files; not user API.
+#[doc(hidden)]
+pub use text::closest;

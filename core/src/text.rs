@@ -86,7 +86,7 @@ pub(crate) fn exact_integer(x: f64) -> Option<i64> {
 /// Matching ignores ASCII case, `_` and `-`; beyond that a candidate is close when
 /// one name contains the other (`desc`, `readOnlyHint`) or when few edits separate
 /// them (`requried`, `deſcription`).
-pub(crate) fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str> {
+pub fn closest<'a>(input: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let wanted = normalize(input);
     if wanted.is_empty() {
         return None;

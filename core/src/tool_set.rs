@@ -30,6 +30,8 @@ pub struct ToolEntry {
     pub scopes: &'static [&'static str],
     /// The tool's `toolVersion`, when declared.
     pub version: Option<&'static str>,
+    /// The groups the tool belongs to (`toolGroups`).
+    pub groups: &'static [&'static str],
     /// `[limits]`: what the server holds each call to.
     pub limits: crate::metadata::Limits,
     /// The parameters the server fills in (`from`), left out of the entry.
@@ -93,6 +95,7 @@ impl ToolEntry {
             task: TaskSupport::Forbidden,
             scopes: &[],
             version: None,
+            groups: &[],
             limits: crate::metadata::Limits {
                 timeout: None,
                 concurrency: None,
@@ -129,6 +132,12 @@ impl ToolEntry {
     /// The tool's `toolVersion`.
     pub const fn version(mut self, version: &'static str) -> Self {
         self.version = Some(version);
+        self
+    }
+
+    /// The groups the tool belongs to (`toolGroups`).
+    pub const fn groups(mut self, groups: &'static [&'static str]) -> Self {
+        self.groups = groups;
         self
     }
 

@@ -84,6 +84,12 @@ struct Cli {
         action = clap::ArgAction::Set
     )]
     read_only: bool,
+    /// Serve only the tools of this group (repeatable: the tools of any of
+    /// them): `read` (the tools that change nothing) or `edit` (the ones
+    /// that write, edit, move and create). Over HTTP each group is also
+    /// served at `/mcp/<group>`, whatever this says.
+    #[arg(long = "group", value_name = "NAME")]
+    groups: Vec<String>,
     /// A program run_command may start, optionally with the arguments a call
     /// must begin with, such as 'git status' (repeatable; none by default).
     /// Looked up at startup on the absolute entries of PATH.
@@ -349,6 +355,9 @@ async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
         // The store's Debug names its host, never a password.
         tracing::info!("state kept in {store:?}");
         builder = builder.store(store);
+    }
+    if !cli.groups.is_empty() {
+        builder = builder.groups(cli.groups.iter().cloned());
     }
     let server = extras::add(builder, &scope, limits, &offload)
         .retain(|t| {

@@ -349,6 +349,16 @@ pub async fn send_2025(
 /// Opens a 2025-11-25 session (`initialize`, then `initialized`) with
 /// `extra` headers; its id.
 pub async fn open_session_2025(url: &str, extra: &[(&str, &str)]) -> String {
+    open_session_2025_declaring(url, extra, json!({})).await
+}
+
+/// [`open_session_2025`] for a client that declares `capabilities` at
+/// `initialize` (an extension, elicitation…).
+pub async fn open_session_2025_declaring(
+    url: &str,
+    extra: &[(&str, &str)],
+    capabilities: Value,
+) -> String {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -357,7 +367,7 @@ pub async fn open_session_2025(url: &str, extra: &[(&str, &str)]) -> String {
         request = request.header(*k, *v);
     }
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
         "clientInfo": {"name": "raw", "version": "0"}}});
     let response = request
         .body(initialize.to_string())

@@ -285,6 +285,44 @@ fn check_warns_of_tool_names_clients_refuse() {
     );
 }
 
+/// A group only one tool names is a warning located at the group, with
+/// the group meant when one is close; a group of two is none.
+#[test]
+fn check_warns_of_a_group_of_one_tool() {
+    let tmp = files(&[
+        (
+            "read_note.toml",
+            "description = \"Read a note\"\ntoolGroups = [\"notes\"]\n",
+        ),
+        (
+            "find_notes.toml",
+            "description = \"Find notes\"\ntoolGroups = [\"notes\"]\n",
+        ),
+        (
+            "delete_note.toml",
+            "description = \"Delete a note\"\ntoolGroups = [\"admin\", \"note\"]\n",
+        ),
+    ]);
+    let output = Command::new(cli::binary())
+        .args(["check", "--color", "never"])
+        .arg(tmp.path())
+        .output()
+        .expect("toolmetadata runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning[lone-group]: the group `note` has one tool, `delete_note`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("delete_note.toml:2:24"), "{stderr}");
+    assert!(stderr.contains("did you mean `notes`?"), "{stderr}");
+    assert!(
+        stderr.contains("the group `admin` has one tool"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("the group `notes`"), "{stderr}");
+}
+
 /// `toolmetadata lock` checks a directory against its lock as the build
 /// does, `--update` accepts a change, `--locked` refuses any; `diff` prints
 /// each change classified and fails on the class asked.

@@ -127,6 +127,52 @@ fn output_text_diagnostics_are_located_and_say_the_fix() {
     );
 }
 
+/// `toolGroups`' mistakes (FORMAT.md "Tool groups"): a group that cannot
+/// be a path segment, or is listed twice, located at the group with the
+/// rule for a name.
+#[test]
+fn group_diagnostics_are_located_and_say_the_rule() {
+    let cases = [
+        (
+            "slash",
+            "description = \"Read\"\ntoolGroups = [\"read/only\"]\n",
+        ),
+        (
+            "space",
+            "description = \"Read\"\ntoolGroups = [\"read\", \"read only\"]\n",
+        ),
+        ("dot_dot", "description = \"Read\"\ntoolGroups = [\"..\"]\n"),
+        (
+            "percent",
+            "description = \"Read\"\ntoolGroups = [\"read%2F\"]\n",
+        ),
+        (
+            "server_card",
+            "description = \"Read\"\ntoolGroups = [\"server-card\"]\n",
+        ),
+        ("empty", "description = \"Read\"\ntoolGroups = [\"\"]\n"),
+        (
+            "twice",
+            "description = \"Read\"\ntoolGroups = [\"read\", \"read\"]\n",
+        ),
+    ];
+    let _guard = snapshots().bind_to_scope();
+    for (name, text) in cases {
+        let (shown, rendered) = rendered_toml(name, text);
+        assert!(rendered.contains("error[bad-group]"), "{rendered}");
+        assert!(rendered.contains(&format!("--> {shown}:2:")), "{rendered}");
+        insta::assert_snapshot!(format!("group-{name}"), rendered);
+    }
+    // Good names load, and the entry lists them sorted in `_meta`.
+    let good = "description = \"Read\"\ntoolGroups = [\"read\", \"admin-v2\", \"a.b~c\"]\n";
+    let tool = toolmetadata::ToolMetadata::from_toml_str("read_note", good).expect("loads");
+    assert_eq!(tool.groups, ["read", "admin-v2", "a.b~c"]);
+    assert_eq!(
+        tool.to_tools_list_entry()["_meta"]["io.toolmetadata/groups"],
+        serde_json::json!(["a.b~c", "admin-v2", "read"])
+    );
+}
+
 /// The diagnostics of `text`, read as `tools/{name}.toml`, which must fail
 /// to load: where it was shown, and the rendering.
 fn rendered_toml(name: &str, text: &str) -> (String, String) {

@@ -59,6 +59,8 @@ impl Catalog {
             .dir(self.tools())
             .out_dir(self.dir.path().join("out"))
             .emit_cargo_directives(false)
+            // What the lock says, alone.
+            .quality(None)
             .lock(self.lock_path())
             .locked(false)
     }

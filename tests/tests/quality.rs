@@ -8,7 +8,7 @@ use toolmetadata_build::{Builder, Severity};
 fn findings(files: &[&str]) -> String {
     let mut builder = Builder::new()
         .emit_cargo_directives(false)
-        .quality(Severity::Warning);
+        .quality(Some(Severity::Warning));
     for file in files {
         builder = builder.file(format!("tests/quality/{file}"));
     }
@@ -86,14 +86,79 @@ fn the_cli_prints_the_findings_and_does_not_fail_on_them() {
         stderr.contains("--> tests/quality/rename_note.toml:1:1"),
         "{stderr}"
     );
+    // As cargo build: the findings without --quality too, the token
+    // counts only with it.
     let without = std::process::Command::new(toolmetadata_tests::cli::binary())
         .args(["check", "tests/quality/rename_note.toml"])
         .output()
         .expect("the CLI runs");
+    let said = String::from_utf8_lossy(&without.stderr);
+    assert!(without.status.success(), "{said}");
+    assert!(said.contains("[quality-hints]"), "{said}");
+    assert!(!said.contains("tokens (o200k_base)"), "{said}");
+    assert!(stderr.contains("tokens (o200k_base)"), "{stderr}");
+}
+
+/// A tool's `[lints]` sets a rule's level for it alone: allowed, the
+/// finding is gone; denied, it is an error that fails the build; the other
+/// tools' findings stay as they were.
+#[test]
+fn a_tools_lints_allow_or_deny_its_findings() {
+    let check = |files: &[&str]| {
+        let mut builder = Builder::new().emit_cargo_directives(false);
+        for file in files {
+            builder = builder.file(format!("tests/quality/{file}"));
+        }
+        builder.check().expect("checked")
+    };
+    let allowed = check(&["erase_note.toml", "delete_note.toml"]);
+    let rendered = allowed.diagnostics().render(false);
+    assert!(!allowed.has_errors(), "{rendered}");
     assert!(
-        !String::from_utf8_lossy(&without.stderr).contains("quality-"),
-        "only with --quality"
+        rendered.contains("destructive tool `delete_note` asks no one"),
+        "{rendered}"
     );
+    assert!(!rendered.contains("erase_note"), "{rendered}");
+    let denied = check(&["purge_notes.toml"]);
+    let rendered = denied.diagnostics().render(false);
+    assert!(denied.has_errors(), "{rendered}");
+    assert!(
+        rendered.contains("error[quality-confirm]: destructive tool `purge_notes` asks no one"),
+        "{rendered}"
+    );
+    // Quality off in the build script: a tool's deny does not turn it on.
+    let off = Builder::new()
+        .emit_cargo_directives(false)
+        .quality(None)
+        .file("tests/quality/purge_notes.toml")
+        .check()
+        .expect("checked");
+    assert_eq!(off.diagnostics().render(false), "");
+}
+
+/// `[lints]` names rules and levels the build knows, or fails with a
+/// located diagnostic.
+#[test]
+fn a_lint_that_is_no_rule_or_no_level_is_an_error() {
+    for (text, said) in [
+        (
+            "description = \"Erase\"\n\n[lints]\nquality-confrim = \"allow\"\n",
+            "did you mean `quality-confirm`?",
+        ),
+        (
+            "description = \"Erase\"\n\n[lints]\nquality-confirm = \"off\"\n",
+            "error[bad-lint]: `quality-confirm` in [lints] is \"off\", which is not a level",
+        ),
+        (
+            "description = \"Erase\"\n\n[lints]\nunknown-key = \"allow\"\n",
+            "unknown key `unknown-key` in [lints]",
+        ),
+    ] {
+        let err = toolmetadata::ToolMetadata::from_toml_str("erase", text).expect_err(text);
+        let rendered = err.render(false);
+        assert!(rendered.contains(said), "{rendered}");
+        assert!(rendered.contains(":4:"), "{rendered}");
+    }
 }
 
 #[test]

@@ -22,6 +22,7 @@ pub(crate) fn across_files(
     custom_types(tools, custom)?;
     let mut errors = clashes(tools);
     errors.extend(type_clashes(tools, custom));
+    errors.extend(lone_groups(tools));
     if let Some(severity) = client_names {
         errors.extend(client_tool_names(tools, severity));
     }
@@ -43,7 +44,7 @@ fn client_tool_names(tools: &[LoadedTool], severity: Severity) -> Vec<Diagnostic
     tools
         .iter()
         .filter(|t| !client_safe(&t.tool.name))
-        .map(|t| {
+        .filter_map(|t| {
             let name = &t.tool.name;
             let safe: String = name
                 .chars()
@@ -61,7 +62,7 @@ fn client_tool_names(tools: &[LoadedTool], severity: Severity) -> Vec<Diagnostic
                 .extension()
                 .map(|e| format!(".{}", e.to_string_lossy()))
                 .unwrap_or_default();
-            file_error(
+            let finding = file_error(
                 t,
                 Rule::ClientToolName,
                 format!(
@@ -75,7 +76,8 @@ fn client_tool_names(tools: &[LoadedTool], severity: Severity) -> Vec<Diagnostic
                      `Some(Severity::Error)` to refuse them"
                 ),
             )
-            .with_severity(severity)
+            .with_severity(severity);
+            crate::lints::leveled(&t.tool, finding)
         })
         .collect()
 }
@@ -120,6 +122,47 @@ fn clashes(tools: &[LoadedTool]) -> Vec<Diagnostic> {
         by_method.insert(stem, t);
     }
     errors
+}
+
+/// A warning for each group only one tool names: a group of one is more
+/// often a group name misspelt in one file than an endpoint of one tool.
+fn lone_groups(tools: &[LoadedTool]) -> Vec<Diagnostic> {
+    let mut members: BTreeMap<&str, Vec<&LoadedTool>> = BTreeMap::new();
+    for t in tools {
+        for group in &t.tool.groups {
+            members.entry(group).or_default().push(t);
+        }
+    }
+    let names: Vec<&str> = members.keys().copied().collect();
+    members
+        .iter()
+        .filter_map(|(group, tools)| match tools[..] {
+            [only] => Some((*group, only)),
+            _ => None,
+        })
+        .filter_map(|(group, tool)| {
+            let file = crate::load::source(tool);
+            let others: Vec<&str> = names.iter().copied().filter(|n| *n != group).collect();
+            let help = match toolmetadata_core::closest(group, &others) {
+                Some(meant) => format!("did you mean `{meant}`? Otherwise add the group to the other tools it is for"),
+                None => "add the group to the other tools it is for, or leave it out: a tool needs no group of its own".to_owned(),
+            };
+            let mut d = Diagnostic::error(
+                Rule::LoneGroup,
+                file.clone(),
+                format!(
+                    "the group `{group}` has one tool, `{}`: it would be served at an endpoint of its own",
+                    tool.tool.name
+                ),
+            )
+            .with_help(help)
+            .with_severity(Severity::Warning);
+            if let Some(span) = crate::locate::find_item(file.text(), "toolGroups", group) {
+                d = d.with_primary(span, "only this tool is in it");
+            }
+            crate::lints::leveled(&tool.tool, d)
+        })
+        .collect()
 }
 
 /// An error about a whole file (no position in it).

@@ -490,6 +490,8 @@ fn entry(tool: &Tool) -> TokenStream {
     let scopes = &tool.scopes;
     let scopes = (!scopes.is_empty()).then(|| quote!(.scopes(&[#(#scopes),*])));
     let version = tool.version.as_ref().map(|v| quote!(.version(#v)));
+    let groups = &tool.groups;
+    let groups = (!groups.is_empty()).then(|| quote!(.groups(&[#(#groups),*])));
     let millis = |d: std::time::Duration| {
         let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         quote!(::core::time::Duration::from_millis(#ms))
@@ -517,7 +519,7 @@ fn entry(tool: &Tool) -> TokenStream {
             });
         quote!(.bound(&[#(#entries),*]))
     });
-    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version #timeout #concurrency #rate #bound)
+    quote!(::toolmetadata::codegen::ToolEntry::new(#name, #json) #keywords #discoverable #task #confirm #scopes #version #groups #timeout #concurrency #rate #bound)
 }
 
 /// A raw string literal (`r#"…"#`), so the JSON reads as JSON in the file.

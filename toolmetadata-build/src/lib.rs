@@ -37,6 +37,7 @@ mod checked;
 mod emit;
 mod error;
 mod features;
+mod lints;
 mod load;
 mod locate;
 pub mod lock;
@@ -100,7 +101,7 @@ pub struct Builder {
     locked: Option<bool>,
     manifests: Option<PathBuf>,
     targets: profiles::Targets,
-    /// The quality check's findings, and how loud: none unless asked.
+    /// The quality check's findings, and how loud: warnings by default.
     quality: Option<Severity>,
 }
 
@@ -127,7 +128,7 @@ impl Builder {
             locked: None,
             manifests: None,
             targets: profiles::Targets::default(),
-            quality: None,
+            quality: Some(Severity::Warning),
         }
     }
 
@@ -276,16 +277,19 @@ impl Builder {
         self
     }
 
-    /// Runs the quality check, its findings at `severity` (warnings, or
-    /// errors that fail the build): a tool or parameter with no description
-    /// or one that only repeats its name (`quality-description`), an `enum`
-    /// described nowhere (`quality-enum`), a tool that says neither
-    /// `readOnly = true` nor whether it is `destructive` (`quality-hints`), a
-    /// destructive tool that asks no one (`quality-confirm`), and two tools
-    /// with nearly the same description (`quality-duplicate`). Off unless
-    /// asked; `toolmetadata check --quality` runs it too.
-    pub fn quality(mut self, severity: Severity) -> Self {
-        self.quality = Some(severity);
+    /// How loud the quality check is: its findings as warnings
+    /// (`Some(Severity::Warning)`, the default), as errors that fail the
+    /// build (`Some(Severity::Error)`), or not at all (`None`). It finds a
+    /// tool or parameter with no description or one that only repeats its
+    /// name (`quality-description`), an `enum` described nowhere
+    /// (`quality-enum`), a tool that says neither `readOnly = true` nor
+    /// whether it is `destructive` (`quality-hints`), a destructive tool
+    /// that asks no one (`quality-confirm`), and two tools with nearly the
+    /// same description (`quality-duplicate`). A tool's `[lints]` sets the
+    /// level of a rule for that tool alone (`quality-confirm = "allow"` for
+    /// one whose handler asks); `toolmetadata check` runs the check too.
+    pub fn quality(mut self, severity: Option<Severity>) -> Self {
+        self.quality = severity;
         self
     }
 

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use toolmetadata_core::Diagnostic;
 use toolmetadata_core::Severity;
 use toolmetadata_core::metadata::{self, Loader, ToolMetadata, tool_files};
+use toolmetadata_core::{Diagnostic, SourceFile};
 
 /// Where the builder reads tools from, in the order given.
 #[derive(Debug, Clone)]
@@ -21,6 +21,14 @@ pub(crate) enum Source {
 pub(crate) struct LoadedTool {
     pub(crate) path: PathBuf,
     pub(crate) tool: ToolMetadata,
+}
+
+/// The text of `tool`'s file, named as diagnostics show it: for findings
+/// about a tool made after its file was read (empty when it cannot be read
+/// again, and then located nowhere).
+pub(crate) fn source(tool: &LoadedTool) -> std::sync::Arc<SourceFile> {
+    let text = std::fs::read_to_string(&tool.path).unwrap_or_default();
+    std::sync::Arc::new(SourceFile::new(shown(&tool.path), text))
 }
 
 /// What loading found.

@@ -41,6 +41,24 @@ pub(crate) fn find_param(text: &str, name: &str) -> Option<Span> {
     None
 }
 
+/// Where `item` is written in the list of `key` (`toolGroups = ["read"]`,
+/// or one item a line in YAML): the first occurrence of the item, quoted
+/// or not, after the key.
+pub(crate) fn find_item(text: &str, key: &str, item: &str) -> Option<Span> {
+    let from = find_key(text, key)?.start;
+    let quoted = format!("\"{item}\"");
+    let at = match text[from..].find(&quoted) {
+        Some(at) => from + at,
+        None => from + text[from..].find(item)?,
+    };
+    let len = if text[at..].starts_with(&quoted) {
+        quoted.len()
+    } else {
+        item.len()
+    };
+    Some(Span::new(at, at + len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +73,17 @@ mod tests {
         let span = find_param(json, "q").expect("found");
         assert_eq!(&json[span.start..span.end], "\"q\"");
         assert_eq!(find_param(json, "r"), None);
+    }
+
+    #[test]
+    fn list_items_are_found_after_their_key() {
+        let toml = "description = \"read\"\ntoolGroups = [\"write\", \"read\"]\n";
+        let span = find_item(toml, "toolGroups", "read").expect("found");
+        assert_eq!(&toml[span.start..span.end], "\"read\"");
+        assert!(span.start > 30, "not the description's");
+        let yaml = "description: read\ntoolGroups:\n  - read\n";
+        let span = find_item(yaml, "toolGroups", "read").expect("found");
+        assert_eq!(&yaml[span.start..span.end], "read");
+        assert!(span.start > 20);
     }
 }

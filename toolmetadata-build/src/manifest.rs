@@ -59,6 +59,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use toolmetadata_core::metadata::group::GROUPS_META;
 use toolmetadata_core::{Diagnostic, Diagnostics, Rule, SourceFile, ToolMetadata};
 
 use inputs::{Argument, ServerTable, Variable};
@@ -258,7 +259,7 @@ impl Manifests {
         Ok(Manifests {
             server_json: facts.server_json(),
             bundle: facts.bundle(&tools),
-            server_card: facts.server_card(),
+            server_card: facts.server_card(&tools),
         })
     }
 }
@@ -298,10 +299,42 @@ impl Facts<'_> {
         Value::Object(server)
     }
 
-    fn server_card(&self) -> Value {
+    fn server_card(&self, tools: &[&ToolMetadata]) -> Value {
         let mut card = self.identity("$schema", SERVER_CARD_SCHEMA);
         self.add_remotes(&mut card, true);
+        let groups = self.groups(tools);
+        if !groups.is_empty() {
+            card.insert("_meta".into(), json!({ GROUPS_META: groups }));
+        }
         Value::Object(card)
+    }
+
+    /// The tool groups, by name: each with its tools and, for each
+    /// Streamable HTTP remote, the URL it is served at (`<url>/<group>`).
+    fn groups(&self, tools: &[&ToolMetadata]) -> Vec<Value> {
+        let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+        for tool in tools {
+            for group in &tool.groups {
+                groups.entry(group).or_default().push(&tool.name);
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(name, tools)| {
+                let urls: Vec<String> = self
+                    .table
+                    .remotes
+                    .iter()
+                    .filter(|r| r.transport.value == "streamable-http")
+                    .map(|r| format!("{}/{name}", r.url.value.trim_end_matches('/')))
+                    .collect();
+                let mut group = json!({"name": name, "tools": tools});
+                if !urls.is_empty() {
+                    group["urls"] = json!(urls);
+                }
+                group
+            })
+            .collect()
     }
 
     /// `$schema`, name, version, description, title, website and repository,

@@ -37,6 +37,8 @@ pub(crate) struct Tool {
     pub(crate) scopes: Vec<String>,
     /// `toolVersion`, when declared.
     pub(crate) version: Option<String>,
+    /// The groups it belongs to (`toolGroups`).
+    pub(crate) groups: Vec<String>,
     /// `[limits]`.
     pub(crate) limits: toolmetadata_core::metadata::Limits,
     /// The bound parameters (`from`): name, source, required.
@@ -201,6 +203,7 @@ fn model_tool(tool: &ToolMetadata, custom: &BTreeMap<(String, String), String>) 
         task: tool.task,
         scopes: tool.scopes.clone(),
         version: tool.version.clone(),
+        groups: tool.groups.clone(),
         limits: tool.limits,
         failures: tool.failures.clone(),
         failure_type: format!("{}Failure", names::type_stem(&tool.name)),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use toolmetadata_core::metadata::ToolMetadata;
 use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
 
-use crate::load::{LoadedTool, shown};
+use crate::load::{LoadedTool, source};
 use crate::locate::{find_key, find_param};
 
 /// How alike two descriptions are (normalized Levenshtein similarity, of
@@ -38,7 +38,7 @@ pub(crate) fn check(tools: &[LoadedTool], severity: Severity) -> Vec<Diagnostic>
             if let Some(span) = span {
                 diagnostic = diagnostic.with_primary(span, "here");
             }
-            found.push(diagnostic);
+            found.extend(crate::lints::leveled(&tool.tool, diagnostic));
         };
         let meta = &tool.tool;
         described(meta, &mut finding);
@@ -158,7 +158,7 @@ fn duplicates(
             if let Some(span) = find_key(files[j].text(), "description") {
                 diagnostic = diagnostic.with_primary(span, "here");
             }
-            found.push(diagnostic);
+            found.extend(crate::lints::leveled(&later.tool, diagnostic));
         }
     }
 }
@@ -178,11 +178,6 @@ fn repeats(description: &str, name: &str) -> bool {
 }
 
 /// The tool's file, with its text for the snippet (none when unreadable).
-fn source(tool: &LoadedTool) -> Arc<SourceFile> {
-    let text = std::fs::read_to_string(&tool.path).unwrap_or_default();
-    Arc::new(SourceFile::new(shown(&tool.path), text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::repeats;

@@ -17,6 +17,7 @@ mod json;
 #[cfg(feature = "load")]
 mod load;
 // Naming rules the build script shares with the checks; not user API.
+pub mod group;
 #[cfg(feature = "load")]
 #[doc(hidden)]
 pub mod names;
@@ -49,9 +50,9 @@ pub use load::{
     NESTED_SEARCH_ENTRIES, ToolFiles, YAML_FEATURE_HELP, is_yaml, tool_files, tool_name,
 };
 pub use types::{
-    Confirm, Constraints, DeclaredFailure, FailureClass, Hints, Icon, Limits, Literal, Number,
-    ParamType, Rate, ScalarType, Source, TaskSupport, Theme, ToolMetadata, ToolParameter, UiMeta,
-    UnknownType, Unsupported, Visibility,
+    Confirm, Constraints, DeclaredFailure, FailureClass, Hints, Icon, Limits, LintLevel, Literal,
+    Number, ParamType, Rate, ScalarType, Source, TaskSupport, Theme, ToolMetadata, ToolParameter,
+    UiMeta, UnknownType, Unsupported, Visibility,
 };
 pub use version::Version;
 // The parts of a `[confirm]` message, for the build script's check and the

@@ -47,8 +47,11 @@ pub(crate) struct RawTool {
     /// `task` (ext): whether the tool runs as a task.
     pub(crate) task: Option<Sp<String>>,
     pub(crate) scopes: Option<Sp<Vec<Item>>>,
+    pub(crate) groups: Option<Sp<Vec<Item>>>,
     pub(crate) version: Option<Sp<String>>,
     pub(crate) limits: Option<Sp<RawLimits>>,
+    /// `[lints]`: each rule's level, as written.
+    pub(crate) lints: Vec<(&'static str, Sp<String>)>,
     pub(crate) failures: Vec<RawFailure>,
 }
 
@@ -161,7 +164,9 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "task",
     "scopes",
     "toolVersion",
+    "toolGroups",
     "limits",
+    "lints",
     "failures",
 ];
 const PARAM_KEYS: &[&str] = &[
@@ -184,6 +189,17 @@ const PARAM_KEYS: &[&str] = &[
 const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
 const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
 const LIMITS_KEYS: &[&str] = &["timeout", "concurrency", "rate"];
+/// The rules a tool's `[lints]` may set the level of: the build's findings
+/// that are not the format's own errors.
+pub(crate) const LINT_KEYS: &[&str] = &[
+    "quality-description",
+    "quality-enum",
+    "quality-hints",
+    "quality-confirm",
+    "quality-duplicate",
+    "lone-group",
+    "client-tool-name",
+];
 const FAILURE_KEYS: &[&str] = &["code", "class", "retryable", "description"];
 const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
@@ -219,11 +235,13 @@ impl Reader<'_> {
                 "ui" => tool.ui = self.ui(entry),
                 "confirm" => tool.confirm = self.confirm(entry),
                 "limits" => tool.limits = self.limits(entry),
+                "lints" => tool.lints = self.lints(entry),
                 "failures" => tool.failures = self.failures(entry),
                 "icons" => tool.icons = self.icons(entry),
                 "task" => tool.task = self.string(entry, place),
                 "scopes" => tool.scopes = self.strings(entry, place),
                 "toolVersion" => tool.version = self.string(entry, place),
+                "toolGroups" => tool.groups = self.strings(entry, place),
                 _ => {}
             }
         }
@@ -517,6 +535,21 @@ self.report.error(
             }
         }
         Some(Sp::new(confirm, entry))
+    }
+
+    fn lints(&mut self, entry: &Entry) -> Vec<(&'static str, Sp<String>)> {
+        let Value::Table(entries) = &entry.node.value else {
+            self.mismatch(entry, "at top level", "a table");
+            return Vec::new();
+        };
+        let place = "in [lints]";
+        let mut lints = Vec::new();
+        for (rule, field) in self.fields(entries, LINT_KEYS, place) {
+            if let Some(level) = self.string(field, place) {
+                lints.push((rule, level));
+            }
+        }
+        lints
     }
 
     fn limits(&mut self, entry: &Entry) -> Option<Sp<RawLimits>> {

@@ -7,6 +7,8 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use super::group::GROUPS_META;
+
 use super::types::{
     Constraints, Icon, Literal, Number, ParamType, TaskSupport, ToolMetadata, ToolParameter,
 };
@@ -53,7 +55,7 @@ impl Serialize for Entry<'_> {
         if !tool.hints.is_empty() {
             map.serialize_entry("annotations", &Annotations(tool))?;
         }
-        if tool.ui.is_some() || tool.output_text.is_some() {
+        if tool.ui.is_some() || tool.output_text.is_some() || !tool.groups.is_empty() {
             map.serialize_entry("_meta", &MetaView(tool))?;
         }
         if !tool.icons.is_empty() {
@@ -102,9 +104,10 @@ impl Serialize for Annotations<'_> {
     }
 }
 
-/// The entry's `_meta`: the MCP Apps link, and `outputText` (so that a
-/// change of wording shows in the catalog lock, and a client can see how the
-/// text of a result is made).
+/// The entry's `_meta`: the MCP Apps link, `outputText` (so that a change
+/// of wording shows in the catalog lock, and a client can see how the text
+/// of a result is made) and `toolGroups`, sorted (so that the lock sees a
+/// tool join or leave a group, and a client sees where else it is served).
 struct MetaView<'a>(&'a ToolMetadata);
 
 impl Serialize for MetaView<'_> {
@@ -126,6 +129,11 @@ impl Serialize for MetaView<'_> {
         let mut map = serializer.serialize_map(None)?;
         if let Some(template) = &self.0.output_text {
             map.serialize_entry("io.toolmetadata/outputText", template)?;
+        }
+        if !self.0.groups.is_empty() {
+            let mut groups: Vec<&str> = self.0.groups.iter().map(String::as_str).collect();
+            groups.sort_unstable();
+            map.serialize_entry(GROUPS_META, &groups)?;
         }
         if let Some(ui) = &self.0.ui {
             map.serialize_entry("ui", &Ui(ui))?;

@@ -44,12 +44,44 @@ pub struct ToolMetadata {
     /// to parse as a [`Version`](super::Version)); the catalog lock compares
     /// it to tell whether a change was bumped enough.
     pub version: Option<String>,
+    /// `toolGroups` (ext): the groups the tool belongs to, each a path
+    /// segment; a server serves each group's tools at an endpoint of its own.
+    pub groups: Vec<String>,
     /// `[limits]` (ext): how long a call may run, how many run at once, how
     /// often one caller may call; the server enforces them.
     pub limits: Limits,
     /// `[[failures]]` (ext): the failures the tool declares, which its
     /// handler returns by code and clients can act on.
     pub failures: Vec<DeclaredFailure>,
+    /// `[lints]` (ext): the level of the build's findings about this tool,
+    /// by rule (`quality-confirm = "allow"` for a tool whose handler asks
+    /// the person itself), in the order written.
+    pub lints: Vec<(String, LintLevel)>,
+}
+
+/// What a tool's `[lints]` makes of one rule's findings about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LintLevel {
+    /// Not reported.
+    Allow,
+    /// A warning: reported, the build goes on.
+    Warn,
+    /// An error: the build fails.
+    Deny,
+}
+
+impl LintLevel {
+    /// Every level, in documentation order.
+    pub const ALL: [LintLevel; 3] = [LintLevel::Allow, LintLevel::Warn, LintLevel::Deny];
+
+    /// The spelling in the format, as Cargo's `[lints]` spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LintLevel::Allow => "allow",
+            LintLevel::Warn => "warn",
+            LintLevel::Deny => "deny",
+        }
+    }
 }
 
 impl ToolMetadata {
@@ -60,6 +92,15 @@ impl ToolMetadata {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// The level `[lints]` gives `rule` (its code, such as
+    /// `quality-confirm`), when it gives one.
+    pub fn lint(&self, rule: &str) -> Option<LintLevel> {
+        self.lints
+            .iter()
+            .find(|(r, _)| r == rule)
+            .map(|(_, level)| *level)
     }
 
     /// The parameter called `name`.

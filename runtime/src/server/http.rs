@@ -40,6 +40,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Gate;
+use super::catalog::Scope;
 use super::compat::{self, Compat};
 use super::{Server, ServerError, Serves};
 use toolmetadata_core::BoxFuture;
@@ -132,6 +133,8 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
 
 struct Guard {
     compat: Compat,
+    /// The tools' server, for the groups its endpoint serves beneath it.
+    server: Server,
     hosts: Vec<String>,
     origins: Vec<String>,
     gate: Option<Gate>,
@@ -241,6 +244,7 @@ pub(super) async fn bind<S: Serves>(
         .with_store(config.session_store.clone()),
     );
     sessions.spawn_reaper(cancel.clone());
+    let groups_of = server.tools().clone();
     let mcp =
         StreamableHttpService::new(move || Ok(server.for_session()), sessions.clone(), config);
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
@@ -249,6 +253,7 @@ pub(super) async fn bind<S: Serves>(
     hosts.extend(options.allowed_hosts);
     let guard = Arc::new(Guard {
         compat,
+        server: groups_of,
         hosts,
         origins: options.allowed_origins,
         gate,
@@ -319,6 +324,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         }
         None => None,
     };
+    // `<endpoint>/<group>`: the group's tools only, for every method (what
+    // groups there are is told only to a caller who got this far).
+    let scope = match scope_of(&guard.server, request.uri().path()) {
+        Ok(scope) => scope,
+        Err(unknown) => return (StatusCode::NOT_FOUND, unknown).into_response(),
+    };
+    let headers = request.headers();
     let length = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -334,6 +346,8 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         principal.as_ref().map(super::policy::identity::owner_of),
         request.extensions(),
     );
+    let mut request = request;
+    request.extensions_mut().insert(scope);
     // A session belongs to the client that opened it: to any other, even
     // with a valid token and the id, it is unknown (404, as rmcp answers an
     // unknown one), for every method, `DELETE` included.
@@ -400,7 +414,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     // Over HTTP the gate answers 403 for a tool the principal lacks scopes
     // for, before rmcp sees the call.
     if let (Some(gate), Some(principal)) = (&guard.gate, &principal)
-        && let Some(refused) = gate.authorize(principal, &messages)
+        && let Some(refused) = gate.authorize(principal, &messages, scope)
     {
         return refused;
     }
@@ -421,6 +435,38 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     match tag {
         Some(if_none_match) => etag::tagged(response, if_none_match).await,
         None => response,
+    }
+}
+
+/// What the request at `path` sees of `server`'s tools: `/mcp` every tool,
+/// `/mcp/<group>` the group's; beneath `/mcp` anything else is not found
+/// (what to say: the groups there are).
+fn scope_of(server: &Server, path: &str) -> Result<Scope, String> {
+    let Some(rest) = path.strip_prefix("/mcp") else {
+        return Ok(Scope::Whole);
+    };
+    let segment = rest.trim_start_matches('/');
+    if segment.is_empty() {
+        return Ok(Scope::Whole);
+    }
+    let catalog = &server.inner.catalog;
+    match catalog.group(segment) {
+        Some(scope) if rest.starts_with('/') => Ok(scope),
+        _ => {
+            let names: Vec<&str> = catalog.groups().iter().map(|g| g.name.as_str()).collect();
+            let there = if names.is_empty() {
+                "this server has no groups".to_owned()
+            } else {
+                format!(
+                    "its groups are served at /mcp/<group>: {}",
+                    names.join(", ")
+                )
+            };
+            let shown = toolmetadata_core::seam::shorten(&segment.escape_debug().to_string(), 100);
+            Err(format!(
+                "Not Found: no group `{shown}` at this endpoint ({there})"
+            ))
+        }
     }
 }
 

@@ -197,9 +197,11 @@ impl Server {
     /// non-discoverable tool, plus the meta-tools when discoverable ones
     /// exist; or every tool with `show_all`.
     pub fn listed_tools(&self, show_all: bool) -> Vec<Tool> {
-        self.inner
-            .catalog
-            .listed(show_all, &policy::access::Caller::anonymous())
+        self.inner.catalog.listed(
+            show_all,
+            &policy::access::Caller::anonymous(),
+            catalog::Scope::Whole,
+        )
     }
 
     /// What the transports fill in of what rmcp cannot say, for this

@@ -407,6 +407,14 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         if self.tools_run_tasks() && super::compat::is_2025_task_request(&request.method) {
             return self.tools.on_custom_request(request, context).await;
         }
+        // The groups extension's methods are the tools' when they have
+        // groups.
+        let groups = [super::protocol::groups::LIST, super::protocol::groups::GET];
+        if !self.tools.inner.catalog.groups().is_empty()
+            && groups.contains(&request.method.as_str())
+        {
+            return self.tools.on_custom_request(request, context).await;
+        }
         self.handler.on_custom_request(request, context).await
     }
 

@@ -6,16 +6,15 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, GetSkillRequestParams, GetSkillResult,
-    Implementation, JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ResourcesCapability, ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    GetSkillRequestParams, GetSkillResult, Implementation, JsonObject, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+    ServerConfig, TASKS_EXTENSION_ID, Tool,
 };
 #[cfg(feature = "tasks")]
-use rmcp::model::{
-    CancelTaskParams, CustomRequest, CustomResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
-};
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 #[cfg(any(feature = "prompts", feature = "resources"))]
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
 #[cfg(feature = "prompts")]
@@ -61,6 +60,7 @@ impl ServerHandler for Server {
             capabilities.resources = Some(resources);
         }
         self.inner.skills.declare(&mut capabilities);
+        self.declare_groups(&mut capabilities);
         if self.serves_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
@@ -87,7 +87,7 @@ impl ServerHandler for Server {
         // A name the server has not is no span's name nor a metric's series.
         // The call is resolved here, once: the rest of its path carries
         // what the catalog found.
-        let entry = self.inner.catalog.find(&request.name);
+        let entry = self.inner.catalog.find(&request.name, self.scope(&context));
         let target = match entry {
             Some(_) => Target::Tool(&request.name),
             None => Target::None,
@@ -421,16 +421,63 @@ impl ServerHandler for Server {
         outcome
     }
 
-    #[cfg(feature = "tasks")]
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        // The only methods of our own: 2025-11-25's tasks (see `compat`),
-        // each with its span and access line under the name it was sent as.
+        // The methods of our own: the groups extension's, and 2025-11-25's
+        // tasks (see `compat`), each with its span and access line under
+        // the name it was sent as.
+        let groups = match request.method.as_str() {
+            super::protocol::groups::LIST => Some(super::protocol::groups::LIST),
+            super::protocol::groups::GET => Some(super::protocol::groups::GET),
+            _ => None,
+        };
+        if let Some(method) = groups {
+            let operation = Operation::start(method, Target::None, &context);
+            let _entered = operation.span().clone().entered();
+            let outcome = self
+                .serve_groups(&request, &context)
+                .unwrap_or_else(|| Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method, None)));
+            operation.finish_with(&outcome);
+            return outcome.map(CustomResult);
+        }
+        #[cfg(feature = "tasks")]
+        return self.serve_custom_task(request, context).await;
+        #[cfg(not(feature = "tasks"))]
+        {
+            let _ = context;
+            Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ))
+        }
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        // This server value is the session's own (see `Server::for_session`).
+        self.roots.changed();
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+    }
+}
+
+impl Server {
+    /// A 2025-11-25 task request (see `compat`), in its span and access
+    /// line under the name it was sent as.
+    #[cfg(feature = "tasks")]
+    async fn serve_custom_task(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
         let (method, tool) = super::compat::tasks_2025::sent_as(&request);
-        let known = tool.filter(|name| self.inner.catalog.find(name).is_some());
+        let scope = self.scope(&context);
+        let known = tool.filter(|name| self.inner.catalog.find(name, scope).is_some());
         let mut operation =
             Operation::start(method, known.map_or(Target::None, Target::Tool), &context);
         if let (Some(name), None) = (tool, known) {
@@ -444,14 +491,5 @@ impl ServerHandler for Server {
         .await;
         operation.finish_with(&outcome);
         outcome.map(CustomResult)
-    }
-
-    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
-        // This server value is the session's own (see `Server::for_session`).
-        self.roots.changed();
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
-        Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
 }

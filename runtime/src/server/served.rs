@@ -32,6 +32,8 @@ pub(super) struct Served {
     pub(super) asks_first: bool,
     /// The OAuth scopes a caller needs (`scopes`); none for stdio callers.
     pub(super) scopes: Vec<String>,
+    /// The groups it is in (`toolGroups`).
+    pub(super) groups: Vec<String>,
     /// `[limits]`, held.
     #[cfg(feature = "limits")]
     pub(super) limits: Option<Arc<super::policy::limits::Limiter>>,

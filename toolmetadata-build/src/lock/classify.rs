@@ -10,6 +10,8 @@
 
 use serde_json::{Map, Value};
 
+use toolmetadata_core::metadata::group::GROUPS_META;
+
 use super::{Change, Class};
 
 /// Which side of the call a schema describes.
@@ -100,7 +102,17 @@ fn classified(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
         .filter(|k| !matches!(k.as_str(), "inputSchema" | "outputSchema" | "name"))
         .collect();
     for key in keys {
-        let (a, b) = (old.get(key.as_str()), new.get(key.as_str()));
+        let (mut a, mut b) = (
+            old.get(key.as_str()).cloned(),
+            new.get(key.as_str()).cloned(),
+        );
+        if key == "_meta" {
+            groups(&mut changes, a.as_mut(), b.as_mut());
+            // A `_meta` that held only groups is as if absent.
+            let empty = |v: &Value| v.as_object().is_some_and(Map::is_empty);
+            a = a.filter(|v| !empty(v));
+            b = b.filter(|v| !empty(v));
+        }
         if a == b {
             continue;
         }
@@ -111,12 +123,46 @@ fn classified(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
         } else {
             Class::Wording
         };
+        changes.push(class, None, format!("`{key}` changed"), a, b);
+    }
+}
+
+/// The groups a tool left (breaking: a client of that group's endpoint no
+/// longer finds it) and joined (compatible), taken out of the two `_meta`s
+/// so that the rest of them is compared as wording.
+fn groups(changes: &mut Changes<'_>, old: Option<&mut Value>, new: Option<&mut Value>) {
+    let take = |meta: Option<&mut Value>| -> Vec<String> {
+        let Some(Value::Object(map)) = meta else {
+            return Vec::new();
+        };
+        map.remove(GROUPS_META)
+            .as_ref()
+            .and_then(Value::as_array)
+            .map(|g| {
+                g.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (was, is) = (take(old), take(new));
+    for group in was.iter().filter(|g| !is.contains(g)) {
         changes.push(
-            class,
+            Class::Breaking,
             None,
-            format!("`{key}` changed"),
-            a.cloned(),
-            b.cloned(),
+            format!("left the group `{group}`: a client of its endpoint no longer finds the tool"),
+            Some(Value::from(group.clone())),
+            None,
+        );
+    }
+    for group in is.iter().filter(|g| !was.contains(g)) {
+        changes.push(
+            Class::Compatible,
+            None,
+            format!("joined the group `{group}`"),
+            None,
+            Some(Value::from(group.clone())),
         );
     }
 }

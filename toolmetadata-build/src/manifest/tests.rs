@@ -141,6 +141,43 @@ fn the_card_describes_the_remote_server() {
     );
 }
 
+/// The card names the tool groups, each with its tools and where each
+/// Streamable HTTP remote serves it.
+#[test]
+fn the_card_names_the_groups_and_their_endpoints() {
+    let tool = |name: &str, groups: &str| {
+        ToolMetadata::from_toml_str(
+            name,
+            &format!("description = \"{name}\"\ntoolGroups = [{groups}]\n"),
+        )
+        .expect("a tool")
+    };
+    let tools = [
+        tool("search_notes", "\"read\""),
+        tool("archive_note", "\"edit\", \"read\""),
+        tool("stats", ""),
+    ];
+    let m =
+        Manifests::new(&package(), Path::new("Cargo.toml"), CARGO_TOML, &tools).expect("manifests");
+    assert_eq!(
+        m.server_card["_meta"],
+        json!({"io.toolmetadata/groups": [
+            {"name": "edit", "tools": ["archive_note"],
+             "urls": ["https://notes.example/mcp/edit"]},
+            {"name": "read", "tools": ["archive_note", "search_notes"],
+             "urls": ["https://notes.example/mcp/read"]},
+        ]})
+    );
+    // No groups, no `_meta`.
+    assert!(
+        manifests(CARGO_TOML)
+            .expect("manifests")
+            .server_card
+            .get("_meta")
+            .is_none()
+    );
+}
+
 /// Each problem is located in Cargo.toml, with what was expected.
 #[test]
 fn problems_are_located_in_cargo_toml() {

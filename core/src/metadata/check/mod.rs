@@ -7,6 +7,7 @@
 mod confirm;
 mod constraint;
 mod failures;
+mod groups;
 mod limits;
 mod output_text;
 mod param;
@@ -106,12 +107,18 @@ self.report.error(
             .map(|s| self.check_scopes(s))
             .unwrap_or_default();
         let version = raw.version.as_ref().and_then(|v| self.check_version(v));
+        let groups = raw
+            .groups
+            .as_ref()
+            .map(|g| self.check_groups(g))
+            .unwrap_or_default();
         let limits = raw
             .limits
             .as_ref()
             .map(|l| self.check_limits(l))
             .unwrap_or_default();
         let failures = self.check_failures(&raw.failures);
+        let lints = self.check_lints(&raw.lints);
         let flag = |f: &Option<Sp<bool>>| f.as_ref().map(|b| b.value);
         ToolMetadata {
             name: name.to_owned(),
@@ -136,9 +143,11 @@ self.report.error(
             confirm,
             task,
             scopes,
+            groups,
             version,
             limits,
             failures,
+            lints,
         }
     }
 

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::resource_metadata::Published;
 use super::{Principal, ProtectedResource, TokenVerifier};
+use crate::server::catalog::Scope;
 use crate::server::peek::Peek;
 use crate::server::{Server, ServerError};
 
@@ -108,8 +109,14 @@ impl Gate {
     }
 
     /// `403 insufficient_scope` when the body calls a tool (`tools/call`,
-    /// alone or in a batch) whose scopes `principal` does not hold.
-    pub(crate) fn authorize(&self, principal: &Principal, messages: &[Peek]) -> Option<Response> {
+    /// alone or in a batch) of `scope` whose scopes `principal` does not
+    /// hold (a tool of another group is unknown there, as the handler says).
+    pub(crate) fn authorize(
+        &self,
+        principal: &Principal,
+        messages: &[Peek],
+        scope: Scope,
+    ) -> Option<Response> {
         for message in messages {
             let Some(name) = message
                 .params
@@ -119,7 +126,7 @@ impl Gate {
             else {
                 continue;
             };
-            let Some(needed) = self.server.inner.catalog.scopes(name) else {
+            let Some(needed) = self.server.inner.catalog.scopes(name, scope) else {
                 continue;
             };
             let missing = principal.missing(needed);

@@ -14,17 +14,41 @@ use crate::server::{Inner, Server, ServerError, discovery};
 const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl ServerBuilder {
+    /// Keeps the tools of `groups` only; an error for a group no tool is in.
+    fn keep_groups(&mut self, groups: &[String]) -> Result<(), ServerError> {
+        let named: std::collections::BTreeSet<&str> = self
+            .tools
+            .iter()
+            .flat_map(|t| t.groups.iter().map(String::as_str))
+            .collect();
+        if let Some(unknown) = groups.iter().find(|g| !named.contains(g.as_str())) {
+            let there = if named.is_empty() {
+                "no tool names a group (`toolGroups`)".to_owned()
+            } else {
+                let names: Vec<&str> = named.into_iter().collect();
+                format!("the groups are: {}", names.join(", "))
+            };
+            return Err(ServerError::build(format!(
+                "no tool is in the group `{}`: {there}",
+                toolmetadata_core::seam::shorten(unknown, 100)
+            )));
+        }
+        self.tools
+            .retain(|t| t.groups.iter().any(|g| groups.contains(g)));
+        Ok(())
+    }
+
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on), when a tool's `[ui]` links a
     /// `ui://` view the server does not serve, or when a `ui://` resource is
-    /// not of the MCP Apps MIME type `text/html;profile=mcp-app`.
-    #[cfg_attr(
-        not(feature = "ask"),
-        expect(unused_mut, reason = "only asking's and tasks' settings mark tools")
-    )]
+    /// not of the MCP Apps MIME type `text/html;profile=mcp-app`, or when
+    /// [`groups`](Self::groups) names a group no tool is in.
     pub fn build(mut self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.first() {
             return Err(ServerError::build(e.clone()));
+        }
+        if let Some(groups) = self.only_groups.take() {
+            self.keep_groups(&groups)?;
         }
         #[cfg(feature = "prompts")]
         super::prompts::check_prompts(&self.prompts)?;

@@ -52,6 +52,8 @@ pub struct ServerBuilder {
     version: Option<String>,
     instructions: Option<String>,
     show_all: bool,
+    /// Serve only the tools of these groups (`ServerBuilder::groups`).
+    only_groups: Option<Vec<String>>,
     tools: Vec<Served>,
     errors: Vec<String>,
     #[cfg(feature = "ask")]
@@ -113,6 +115,22 @@ impl ServerBuilder {
     /// option, since it may not vary by connection.
     pub fn show_all(mut self, show_all: bool) -> Self {
         self.show_all = show_all;
+        self
+    }
+
+    /// Serves only the tools of these groups (`toolGroups`): a tool in any
+    /// of them is served, every other is neither listed nor callable, on
+    /// every transport. What a stdio server for one audience is started
+    /// with (example-server's `--group`). Over HTTP each group is also
+    /// served at `<endpoint>/<group>` whatever this says. A name that no
+    /// tool's `toolGroups` holds fails [`build`](Self::build), naming the
+    /// groups there are.
+    pub fn groups<I, S>(mut self, groups: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only_groups = Some(groups.into_iter().map(Into::into).collect());
         self
     }
 

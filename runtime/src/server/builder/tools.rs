@@ -86,6 +86,7 @@ impl ServerBuilder {
                 keywords: entry.keywords.iter().map(|k| (*k).to_owned()).collect(),
                 handler: handler(entry.name),
                 scopes: entry.scopes.iter().map(|s| (*s).to_owned()).collect(),
+                groups: entry.groups.iter().map(|g| (*g).to_owned()).collect(),
                 confirm,
                 task: entry.task,
                 #[cfg(feature = "limits")]
@@ -174,6 +175,7 @@ impl ServerBuilder {
             confirm,
             task: metadata.task,
             scopes: metadata.scopes.clone(),
+            groups: metadata.groups.clone(),
             #[cfg(feature = "limits")]
             limits: crate::server::policy::limits::Limiter::of(metadata.limits),
             #[cfg(feature = "tasks")]
@@ -246,6 +248,7 @@ impl ServerBuilder {
             confirm: None,
             task: crate::metadata::TaskSupport::Forbidden,
             scopes: Vec::new(),
+            groups: Vec::new(),
             #[cfg(feature = "limits")]
             limits: None,
             #[cfg(feature = "tasks")]

@@ -30,10 +30,10 @@ impl Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Caller::of(&context);
-        let (tools, tag) = self
-            .inner
-            .catalog
-            .listing(self.shows_all(&context), &caller);
+        let (tools, tag) =
+            self.inner
+                .catalog
+                .listing(self.shows_all(&context), &caller, self.scope(&context));
         let mut result = ListToolsResult::with_all_items(tools);
         let mut meta = rmcp::model::MetaObject::default();
         meta.0.insert(
@@ -213,7 +213,10 @@ impl Server {
     ) -> Option<CallToolResult> {
         let caller = Caller::of(&link.request);
         let index = match entry? {
-            Entry::Search => return Some(self.inner.catalog.search(&args, &caller)),
+            Entry::Search => {
+                let scope = self.scope(&link.request);
+                return Some(self.inner.catalog.search(&args, &caller, scope));
+            }
             Entry::Execute => return Some(self.execute_tool(args, link).await),
             Entry::Tool(index, served) => {
                 // Over HTTP the gate has already answered 403; this refuses a
@@ -253,7 +256,7 @@ impl Server {
         };
         let caller = Caller::of(&link.request);
         // A tool the caller lacks scopes for is absent, as from the search.
-        let found = match self.inner.catalog.find(&name) {
+        let found = match self.inner.catalog.find(&name, self.scope(&link.request)) {
             Some(Entry::Tool(index, served)) if caller.permits(&served.scopes) => {
                 Some((index, served))
             }

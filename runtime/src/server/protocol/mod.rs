@@ -3,6 +3,7 @@
 //! skills, prompts), for the transports above.
 
 mod answers;
+pub(crate) mod groups;
 mod lists;
 #[cfg(feature = "prompts")]
 mod prompts;

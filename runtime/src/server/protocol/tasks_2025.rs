@@ -108,7 +108,7 @@ async fn call_as_task(
         .map_err(|e| ErrorData::invalid_params(format!("tools/call: {e}"), None))?;
     let inner = &server.inner;
     let name = shorten(&request.name, 100);
-    let index = match inner.catalog.find(&request.name) {
+    let index = match inner.catalog.find(&request.name, server.scope(context)) {
         Some(Entry::Tool(index, served)) if served.task != TaskSupport::Forbidden => index,
         None => {
             return Err(ErrorData::invalid_params(

@@ -2,8 +2,8 @@
 //! entries, and keep their catalog lock.
 //!
 //! ```text
-//! toolmetadata check tools/                 # diagnostics like rustc; exit 1 on errors
-//! toolmetadata check --quality tools/       # and the quality check's findings, as warnings
+//! toolmetadata check tools/                 # diagnostics like rustc (the quality check's as warnings); exit 1 on errors
+//! toolmetadata check --quality tools/       # and the token counts against their limits
 //! toolmetadata list tools/ --format json-lines
 //! toolmetadata lock tools/                  # check tools/tools.lock as the build does
 //! toolmetadata lock --update tools/         # accept every change as it is
@@ -54,9 +54,9 @@ enum Command {
         /// The server's name, for the hosts' prefixed tool names (mcp-hosts).
         #[arg(long, value_name = "NAME")]
         server_name: Option<String>,
-        /// Also run the quality check: tools and parameters without useful
-        /// descriptions, missing hints, destructive tools that ask no one,
-        /// near-duplicate descriptions. Its findings are warnings.
+        /// Also count what each tool's tools/list entry and the whole list
+        /// cost in tokens, against limits. (The quality check's findings,
+        /// as warnings, come with or without it, as in cargo build.)
         #[arg(long)]
         quality: bool,
         /// With --quality: at most this many tokens (o200k_base) for one
@@ -196,7 +196,6 @@ fn main() -> ExitCode {
     if let Command::Check {
         profiles,
         server_name,
-        quality,
         ..
     } = &cli.command
     {
@@ -205,9 +204,6 @@ fn main() -> ExitCode {
             .profile_severity(Severity::Error);
         if let Some(name) = server_name {
             builder = builder.server_name(name);
-        }
-        if *quality {
-            builder = builder.quality(Severity::Warning);
         }
     }
     for path in paths {

@@ -194,3 +194,45 @@ fn an_output_text_change_is_wording() {
         [(Class::Wording, "`_meta` changed".into())]
     );
 }
+
+#[test]
+fn leaving_a_group_breaks_and_joining_one_is_compatible() {
+    let input = schema(json!({}), &[]);
+    let with = |groups: Value, ui: Option<Value>| {
+        let mut entry = tool(input.clone(), None);
+        let mut meta = json!({"io.toolmetadata/groups": groups});
+        if let Some(ui) = ui {
+            meta["ui"] = ui;
+        }
+        entry["_meta"] = meta;
+        entry
+    };
+    let old = with(json!(["edit", "read"]), None);
+    let new = with(json!(["admin", "read"]), None);
+    assert_eq!(
+        classes(&old, &new),
+        [
+            (
+                Class::Breaking,
+                "left the group `edit`: a client of its endpoint no longer finds the tool"
+                    .to_owned()
+            ),
+            (Class::Compatible, "joined the group `admin`".to_owned()),
+        ]
+    );
+    // A `_meta` that held only groups is no other change; the rest of it
+    // is still wording.
+    let plain = tool(input.clone(), None);
+    assert_eq!(
+        classes(&with(json!(["read"]), None), &plain),
+        [(
+            Class::Breaking,
+            "left the group `read`: a client of its endpoint no longer finds the tool".to_owned()
+        )]
+    );
+    let ui = with(json!(["read"]), Some(json!({"resourceUri": "ui://a"})));
+    assert_eq!(
+        classes(&with(json!(["read"]), None), &ui),
+        [(Class::Wording, "`_meta` changed".to_owned())]
+    );
+}

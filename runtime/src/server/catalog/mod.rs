@@ -1,6 +1,11 @@
 //! The tools a server serves, in one place: found by name (the discovery
 //! meta-tools too, as entries of their own), listed for a caller, their
-//! scopes, and searched (discovery mode's `tool_search`).
+//! scopes, and searched (discovery mode's `tool_search`), each within what
+//! the request sees of them: the whole catalog or one `group`.
+
+mod group;
+
+pub(super) use group::{Group, Scope};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,6 +17,7 @@ use super::discovery::{self, Candidate};
 use super::policy::access::Caller;
 use super::served::Served;
 use crate::metadata::TaskSupport;
+use crate::metadata::group::group_name_problem;
 
 /// The `_meta` key of a listed tool's fingerprint: `sha256:` and the digest
 /// of its rendered entry in canonical JSON, as its catalog lock records it.
@@ -62,6 +68,8 @@ pub(super) struct Catalog {
     /// (without and with `show_all`), computed once: most callers get one
     /// of them, and a tag per request fingerprints the whole list again.
     whole_tags: [String; 2],
+    /// The groups the tools name, sorted by name.
+    groups: Vec<Group>,
 }
 
 /// What a name is in the catalog.
@@ -109,20 +117,77 @@ impl Catalog {
         } else {
             Vec::new()
         };
+        // Run-time metadata was checked when read, but a `Served` may come
+        // from elsewhere: a group is a path segment, or no group.
+        for tool in &tools {
+            if let Some((group, why)) = tool
+                .groups
+                .iter()
+                .find_map(|g| Some((g, group_name_problem(g)?)))
+            {
+                return Err(ServerError::build(format!(
+                    "the tool `{}` names the group `{group}`, which cannot name an endpoint: {why}",
+                    tool.tool.name
+                )));
+            }
+        }
         let by_name = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.tool.name.to_string(), i))
             .collect();
+        let groups = group::groups_of(&tools);
         let mut catalog = Catalog {
             tools,
             by_name,
             meta,
             show_all,
             whole_tags: Default::default(),
+            groups,
         };
-        catalog.whole_tags = [false, true].map(|all| list_tag(&catalog.list(all, |_| true)));
+        catalog.whole_tags =
+            [false, true].map(|all| list_tag(&catalog.list(all, |_| true, Scope::Whole)));
+        for g in 0..catalog.groups.len() {
+            let tags =
+                [false, true].map(|all| list_tag(&catalog.list(all, |_| true, Scope::Group(g))));
+            catalog.groups[g].whole_tags = tags;
+        }
         Ok(catalog)
+    }
+
+    /// The groups, sorted by name.
+    pub(super) fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// The scope of the group called `name`, if there is one.
+    pub(super) fn group(&self, name: &str) -> Option<Scope> {
+        self.groups
+            .binary_search_by(|g| g.name.as_str().cmp(name))
+            .ok()
+            .map(Scope::Group)
+    }
+
+    /// The tools of the group at `group` (its place), sorted by name.
+    pub(super) fn members(&self, group: usize) -> impl Iterator<Item = &Served> {
+        self.groups[group].members.iter().map(|&i| &self.tools[i])
+    }
+
+    /// Whether the tool at `index` is seen in `scope`.
+    fn in_scope(&self, index: usize, scope: Scope) -> bool {
+        match scope {
+            Scope::Whole => true,
+            Scope::Group(g) => self.groups[g].holds(index),
+        }
+    }
+
+    /// Whether `scope` lists the meta-tools: some of its tools is
+    /// discoverable.
+    fn discovery_in(&self, scope: Scope) -> bool {
+        match scope {
+            Scope::Whole => self.discovery(),
+            Scope::Group(g) => self.groups[g].discovery,
+        }
     }
 
     /// Whether discovery mode is on (some tool is discoverable).
@@ -145,14 +210,17 @@ impl Catalog {
         self.tools.len()
     }
 
-    /// What `name` is: a tool, a meta-tool (in discovery mode), or nothing.
-    pub(super) fn find(&self, name: &str) -> Option<Entry<'_>> {
+    /// What `name` is in `scope`: a tool, a meta-tool (in discovery mode),
+    /// or nothing (a tool of another group among them).
+    pub(super) fn find(&self, name: &str, scope: Scope) -> Option<Entry<'_>> {
         if let Some(&index) = self.by_name.get(name) {
-            return Some(Entry::Tool(index, &self.tools[index]));
+            return self
+                .in_scope(index, scope)
+                .then(|| Entry::Tool(index, &self.tools[index]));
         }
         match name {
-            discovery::TOOL_SEARCH if self.discovery() => Some(Entry::Search),
-            discovery::EXECUTE_TOOL if self.discovery() => Some(Entry::Execute),
+            discovery::TOOL_SEARCH if self.discovery_in(scope) => Some(Entry::Search),
+            discovery::EXECUTE_TOOL if self.discovery_in(scope) => Some(Entry::Execute),
             _ => None,
         }
     }
@@ -164,43 +232,60 @@ impl Catalog {
 
     /// The `tools/list` entry of `name`, a tool or a meta-tool.
     pub(super) fn entry(&self, name: &str) -> Option<Tool> {
-        match self.find(name)? {
+        match self.find(name, Scope::Whole)? {
             Entry::Tool(_, served) => Some(served.tool.clone()),
             Entry::Search | Entry::Execute => self.meta.iter().find(|t| t.name == name).cloned(),
         }
     }
 
-    /// The tools a `tools/list` shows `caller`: every non-discoverable tool,
-    /// plus the meta-tools in discovery mode; or every tool with `show_all`.
-    /// A tool whose scopes the caller lacks is not there.
-    pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>) -> Vec<Tool> {
-        self.list(show_all, |t| caller.permits(&t.scopes))
+    /// The tools a `tools/list` in `scope` shows `caller`: every
+    /// non-discoverable tool, plus the meta-tools in discovery mode; or
+    /// every tool with `show_all`. A tool whose scopes the caller lacks is
+    /// not there.
+    pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>, scope: Scope) -> Vec<Tool> {
+        self.list(show_all, |t| caller.permits(&t.scopes), scope)
     }
 
-    /// A `tools/list` answer's tools for `caller` (as [`Catalog::listed`])
-    /// and their tag (see [`LIST_TAG_META`]).
-    pub(super) fn listing(&self, show_all: bool, caller: &Caller<'_>) -> (Vec<Tool>, String) {
-        let tools = self.listed(show_all, caller);
+    /// A `tools/list` answer's tools for `caller` in `scope` (as
+    /// [`Catalog::listed`]) and their tag (see [`LIST_TAG_META`]).
+    pub(super) fn listing(
+        &self,
+        show_all: bool,
+        caller: &Caller<'_>,
+        scope: Scope,
+    ) -> (Vec<Tool>, String) {
+        let tools = self.listed(show_all, caller, scope);
         // The whole list when nothing it would show is hidden from the
         // caller (a discoverable tool is not shown without `show_all`).
-        let shows_all = show_all || !self.discovery();
+        let shows_all = show_all || !self.discovery_in(scope);
         let whole = self
-            .tools
-            .iter()
-            .filter(|t| shows_all || !t.discoverable)
-            .all(|t| caller.permits(&t.scopes));
+            .scoped(scope)
+            .filter(|(_, t)| shows_all || !t.discoverable)
+            .all(|(_, t)| caller.permits(&t.scopes));
+        let tags = match scope {
+            Scope::Whole => &self.whole_tags,
+            Scope::Group(g) => &self.groups[g].whole_tags,
+        };
         let tag = if whole {
-            self.whole_tags[usize::from(show_all)].clone()
+            tags[usize::from(show_all)].clone()
         } else {
             list_tag(&tools)
         };
         (tools, tag)
     }
 
-    /// The tools listed, of those `permitted`.
-    fn list(&self, show_all: bool, permitted: impl Fn(&Served) -> bool) -> Vec<Tool> {
-        let permitted = self.tools.iter().filter(|t| permitted(t));
-        if show_all || !self.discovery() {
+    /// The tools of `scope`, with their places.
+    fn scoped(&self, scope: Scope) -> impl Iterator<Item = (usize, &Served)> {
+        self.tools
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| self.in_scope(*i, scope))
+    }
+
+    /// The tools listed in `scope`, of those `permitted`.
+    fn list(&self, show_all: bool, permitted: impl Fn(&Served) -> bool, scope: Scope) -> Vec<Tool> {
+        let permitted = self.scoped(scope).map(|(_, t)| t).filter(|t| permitted(t));
+        if show_all || !self.discovery_in(scope) {
             return permitted.map(|t| t.tool.clone()).collect();
         }
         let mut listed: Vec<Tool> = permitted
@@ -212,12 +297,14 @@ impl Catalog {
         listed
     }
 
-    /// The scopes a tool needs (empty for a tool that needs none); `None`
-    /// for a name that is not a tool (meta-tools included).
+    /// The scopes a tool of `scope` needs (empty for a tool that needs
+    /// none); `None` for a name that is not a tool there (meta-tools
+    /// included).
     #[cfg(feature = "http")]
-    pub(super) fn scopes(&self, name: &str) -> Option<&[String]> {
+    pub(super) fn scopes(&self, name: &str, scope: Scope) -> Option<&[String]> {
         let &index = self.by_name.get(name)?;
-        Some(&self.tools[index].scopes)
+        self.in_scope(index, scope)
+            .then(|| self.tools[index].scopes.as_slice())
     }
 
     /// Every scope some tool needs, sorted, once each.
@@ -231,9 +318,14 @@ impl Catalog {
         self.tools.iter().any(|t| t.task != TaskSupport::Forbidden)
     }
 
-    /// `tool_search`: every tool the caller may see, discoverable or not,
-    /// ranked against the query.
-    pub(super) fn search(&self, args: &Map<String, Value>, caller: &Caller<'_>) -> CallToolResult {
+    /// `tool_search`: every tool of `scope` the caller may see,
+    /// discoverable or not, ranked against the query.
+    pub(super) fn search(
+        &self,
+        args: &Map<String, Value>,
+        caller: &Caller<'_>,
+        scope: Scope,
+    ) -> CallToolResult {
         let query = args
             .get("query")
             .and_then(Value::as_str)
@@ -246,8 +338,8 @@ impl Catalog {
         .filter(|x| x.is_finite())
         .map_or(5, |x| x.clamp(1.0, 100.0) as usize);
         let visible: Vec<&Served> = self
-            .tools
-            .iter()
+            .scoped(scope)
+            .map(|(_, t)| t)
             .filter(|t| caller.permits(&t.scopes))
             .collect();
         let candidates: Vec<Candidate<'_>> = visible
@@ -290,7 +382,7 @@ impl Catalog {
 // The tools are read from TOML, which takes the loader.
 #[cfg(all(test, feature = "load"))]
 mod tests {
-    use super::list_tag;
+    use super::{Scope, list_tag};
     use crate::server::Server;
     use crate::server::policy::access::Caller;
     use crate::{Context, ToolMetadata};
@@ -349,9 +441,9 @@ mod tests {
             let catalog = &server(tools).inner.catalog;
             for show_all in [false, true] {
                 for caller in &callers {
-                    let (listed, tag) = catalog.listing(show_all, caller);
+                    let (listed, tag) = catalog.listing(show_all, caller, Scope::Whole);
                     assert_eq!(tag, list_tag(&listed), "show_all {show_all}");
-                    assert_eq!(listed, catalog.listed(show_all, caller));
+                    assert_eq!(listed, catalog.listed(show_all, caller, Scope::Whole));
                     let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
                     seen.push((names, tag));
                 }
@@ -370,6 +462,77 @@ mod tests {
         assert!(
             seen.iter().any(|(names, _)| names.len() == 4),
             "discovery's view"
+        );
+    }
+
+    /// A group lists its tools, tagged as its own list; finds, lists and
+    /// searches none of another's; the whole catalog has them all.
+    #[test]
+    fn a_group_sees_its_tools_only() {
+        let server = server(&[
+            (
+                "delete_note",
+                "description = \"Delete a note\"\ntoolGroups = [\"admin\"]\n",
+            ),
+            (
+                "find_notes",
+                "description = \"Find notes\"\ndiscoverable = true\ntoolGroups = [\"read\"]\n",
+            ),
+            (
+                "read_note",
+                "description = \"Read a note\"\ntoolGroups = [\"read\", \"admin\"]\n",
+            ),
+            ("stats", "description = \"Counts\"\n"),
+        ]);
+        let catalog = &server.inner.catalog;
+        let caller = Caller::anonymous();
+        let names = |scope| -> Vec<String> {
+            catalog
+                .listed(true, &caller, scope)
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect()
+        };
+        let admin = catalog.group("admin").expect("admin");
+        let read = catalog.group("read").expect("read");
+        assert_eq!(catalog.group("write"), None);
+        assert_eq!(names(admin), ["delete_note", "read_note"]);
+        assert_eq!(names(read), ["find_notes", "read_note"]);
+        assert_eq!(names(Scope::Whole).len(), 4);
+        // Without show_all, discovery is the group's own: admin has no
+        // discoverable tool, so no meta-tools.
+        let plain = |scope| -> Vec<String> {
+            catalog
+                .listed(false, &caller, scope)
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect()
+        };
+        assert_eq!(plain(admin), ["delete_note", "read_note"]);
+        assert_eq!(plain(read), ["execute_tool", "read_note", "tool_search"]);
+        assert!(catalog.find("delete_note", read).is_none());
+        assert!(catalog.find("tool_search", admin).is_none());
+        assert!(catalog.find("delete_note", admin).is_some());
+        let tags: Vec<String> = [admin, read, Scope::Whole]
+            .map(|scope| {
+                let (listed, tag) = catalog.listing(false, &caller, scope);
+                assert_eq!(tag, list_tag(&listed));
+                tag
+            })
+            .to_vec();
+        assert!(tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2]);
+        let found = catalog.search(
+            &serde_json::json!({"query": "note"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            &caller,
+            read,
+        );
+        let text = serde_json::to_string(&found).unwrap_or_default();
+        assert!(
+            text.contains("find_notes") && !text.contains("delete_note"),
+            "{text}"
         );
     }
 }
