@@ -246,3 +246,69 @@ fn the_json_report_locates_each_finding_and_counts_the_tokens() {
     assert_eq!(report["tokens"]["tools"].as_array().map(Vec::len), Some(2));
     assert_eq!(report["tokens"]["over"], serde_json::json!([]));
 }
+
+/// Each group's `tools/list` is counted as its endpoint sends it, held to
+/// the catalog's limit, in the text report and the JSON one.
+#[test]
+fn each_group_is_counted_as_its_endpoint_lists_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "find_notes",
+            "description = \"Find notes by words in their text\"\nreadOnly = true\ntoolGroups = [\"notes\"]\n",
+        ),
+        (
+            "read_note",
+            "description = \"Read one note, whole\"\nreadOnly = true\ntoolGroups = [\"notes\"]\n",
+        ),
+        (
+            "stats",
+            "description = \"Count the notes in each folder\"\nreadOnly = true\n",
+        ),
+    ];
+    let mut entries = Vec::new();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(format!("{name}.toml")), text).expect("write");
+        let entry = toolmetadata::ToolMetadata::from_toml_str(name, text)
+            .expect("loads")
+            .to_tools_list_json();
+        entries.push(entry);
+    }
+    let group = tiktoken_rs::o200k_base()
+        .expect("the encoding")
+        .encode_ordinary(&format!("{{\"tools\":[{},{}]}}", entries[0], entries[1]))
+        .len();
+    let check = |args: &[&str]| {
+        std::process::Command::new(toolmetadata_tests::cli::binary())
+            .args(["check", "--quality", "--color", "never"])
+            .args(args)
+            .arg(dir.path())
+            .output()
+            .expect("the CLI runs")
+    };
+    let out = check(&[]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "tokens (o200k_base): the group notes of 2 tools {group} (at most 10000)"
+        )),
+        "{said}"
+    );
+    let limit = (group - 1).to_string();
+    let out = check(&["--max-catalog-tokens", &limit, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        report["tokens"]["groups"],
+        serde_json::json!([{"group": "notes", "tools": 2, "tokens": group}])
+    );
+    assert!(
+        report["tokens"]["over"]
+            .as_array()
+            .expect("over")
+            .iter()
+            .any(|o| o.as_str().is_some_and(|o| o.contains("the group `notes`"))),
+        "{report}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Token budgets (feature `tokens`): what each tool's `tools/list` entry,
-//! and the whole list, cost a model's context on every turn, counted with
+//! the whole list and each group's list cost a model's context on every
+//! turn, counted with
 //! OpenAI's o200k_base encoding (tiktoken-rs, which carries its data).
 //! `toolmetadata check --quality` prints the counts against the author's
 //! limits and fails past them.
@@ -36,40 +37,54 @@ impl Default for Budget {
     }
 }
 
-/// The counts of a checked catalog: each tool that loaded, by name, and the
-/// `tools/list` result (`{"tools":[…]}`) of them all.
+/// The counts of a checked catalog: each tool that loaded, by name, the
+/// `tools/list` result (`{"tools":[…]}`) of them all, and that of each
+/// group (what a client of `<endpoint>/<group>` is sent).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counts {
     /// Each tool's entry, in the order of its files.
     pub tools: Vec<(String, usize)>,
     /// The list of them all.
     pub catalog: usize,
+    /// Each group's list, by group name: its name, how many tools it has,
+    /// its tokens. A group is held to the catalog's limit.
+    pub groups: Vec<(String, usize, usize)>,
 }
 
 impl Counts {
     /// The counts of `checked`'s tools (those without errors).
     pub fn of(checked: &Checked) -> Counts {
-        let entries: Vec<(String, String)> = checked
+        let tools: Vec<&toolmetadata_core::metadata::ToolMetadata> = checked
             .files()
             .iter()
             .filter(|f| checked.errors_of(f).is_empty())
             .filter_map(|f| checked.tool(f))
-            .map(|t| (t.name.clone(), t.to_tools_list_json()))
             .collect();
-        let list = format!(
-            "{{\"tools\":[{}]}}",
-            entries
-                .iter()
-                .map(|(_, json)| json.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let entries: Vec<String> = tools.iter().map(|t| t.to_tools_list_json()).collect();
+        let list = |of: &mut dyn Iterator<Item = &String>| {
+            let joined: Vec<&str> = of.map(String::as_str).collect();
+            format!("{{\"tools\":[{}]}}", joined.join(","))
+        };
+        let mut members: std::collections::BTreeMap<&str, Vec<&String>> = Default::default();
+        for (tool, entry) in tools.iter().zip(&entries) {
+            for group in &tool.groups {
+                members.entry(group).or_default().push(entry);
+            }
+        }
         Counts {
-            tools: entries
+            tools: tools
                 .iter()
-                .map(|(name, json)| (name.clone(), count(json)))
+                .zip(&entries)
+                .map(|(tool, json)| (tool.name.clone(), count(json)))
                 .collect(),
-            catalog: count(&list),
+            catalog: count(&list(&mut entries.iter())),
+            groups: members
+                .into_iter()
+                .map(|(group, of)| {
+                    let n = of.len();
+                    (group.to_owned(), n, count(&list(&mut of.into_iter())))
+                })
+                .collect(),
         }
     }
 
@@ -90,6 +105,12 @@ impl Counts {
             over.push(format!(
                 "the catalog takes {} tokens, more than the {} it may",
                 self.catalog, budget.catalog
+            ));
+        }
+        for (group, _, n) in self.groups.iter().filter(|(_, _, n)| *n > budget.catalog) {
+            over.push(format!(
+                "the group `{group}` takes {n} tokens, more than the {} a catalog may",
+                budget.catalog
             ));
         }
         over

@@ -25,7 +25,7 @@
 //! same way once they are mounted in it ([`Server::mount`]).
 //!
 //! One job per file, in layers. The state a server holds: `catalog` (the
-//! tools), `served`, `task` (feature `tasks`), `subscriptions`, `skills`,
+//! tools, and their groups; `scope`, what one request sees of them), `served`, `task` (feature `tasks`), `subscriptions`, `skills`,
 //! `prompts` and `resources` (their features), `asker` (feature `ask`),
 //! `store`. What it enforces on every request, in `policy`: `access` (scopes,
 //! with `identity` over HTTP), `bound` parameters, `limits`, the
@@ -72,6 +72,7 @@ mod requests;
 #[cfg(feature = "resources")]
 mod resources;
 mod roots;
+mod scope;
 mod served;
 mod skills;
 pub(crate) mod stdio;

@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::resource_metadata::Published;
 use super::{Principal, ProtectedResource, TokenVerifier};
-use crate::server::catalog::Scope;
 use crate::server::peek::Peek;
+use crate::server::scope::Scope;
 use crate::server::{Server, ServerError};
 
 /// What the HTTP server's guard asks about authorization.

@@ -1,21 +1,10 @@
 //! Tool groups (`toolGroups`): a group is a named set of the catalog's
 //! tools, served at `<endpoint>/<group>` with its own `tools/list`; a
-//! request sees one [`Scope`], the whole catalog or one group.
+//! request sees one `Scope`, the whole catalog or one group.
 
 use std::collections::BTreeMap;
 
 use crate::server::served::Served;
-
-/// Which of the catalog's tools a request sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(in crate::server) enum Scope {
-    /// Every tool: the endpoint itself, and stdio.
-    #[default]
-    Whole,
-    /// One group's tools (its place among the catalog's groups):
-    /// `<endpoint>/<group>`.
-    Group(usize),
-}
 
 /// One group.
 pub(in crate::server) struct Group {

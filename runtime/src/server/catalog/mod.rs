@@ -5,7 +5,8 @@
 
 mod group;
 
-pub(super) use group::{Group, Scope};
+pub(super) use super::scope::Scope;
+pub(super) use group::Group;
 
 use std::collections::{BTreeMap, BTreeSet};
 

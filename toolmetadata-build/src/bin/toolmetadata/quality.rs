@@ -39,6 +39,7 @@ pub(crate) fn json_report(
             "encoding": ENCODING,
             "tools": counts.tools.iter().map(|(name, n)| json!({"tool": name, "tokens": n})).collect::<Vec<_>>(),
             "catalog": counts.catalog,
+            "groups": counts.groups.iter().map(|(group, tools, n)| json!({"group": group, "tools": tools, "tokens": n})).collect::<Vec<_>>(),
             "limits": {"tool": budget.per_tool, "catalog": budget.catalog},
             "over": over,
         });
@@ -62,6 +63,12 @@ pub(crate) fn token_report(checked: &toolmetadata_build::Checked, budget: Budget
         counts.catalog,
         budget.catalog
     );
+    for (group, tools, n) in &counts.groups {
+        eprintln!(
+            "tokens ({ENCODING}): the group {group} of {tools} tools {n} (at most {})",
+            budget.catalog
+        );
+    }
     let over = counts.over(budget);
     for sentence in &over {
         eprintln!("error: {sentence}");
