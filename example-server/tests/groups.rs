@@ -115,6 +115,8 @@ async fn each_group_is_served_at_its_own_endpoint_with_its_own_tag() {
     let (edit, edit_tag, edit_etag) = list(&format!("{}/edit", server.url)).await;
     assert_eq!(read, set(&READ));
     assert_eq!(edit, set(&EDIT));
+    let (slashed, _, _) = list(&format!("{}/read/", server.url)).await;
+    assert_eq!(slashed, read, "a trailing slash names the same group");
     // The endpoint lists every tool (run_command, discoverable, through
     // the meta-tools); neither group has a discoverable tool, so neither
     // lists them.

@@ -445,7 +445,9 @@ fn scope_of(server: &Server, path: &str) -> Result<Scope, String> {
     let Some(rest) = path.strip_prefix("/mcp") else {
         return Ok(Scope::Whole);
     };
+    // `/mcp/read/` is `/mcp/read`, as `/mcp/` is `/mcp`.
     let segment = rest.trim_start_matches('/');
+    let segment = segment.strip_suffix('/').unwrap_or(segment);
     if segment.is_empty() {
         return Ok(Scope::Whole);
     }
