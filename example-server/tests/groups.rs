@@ -174,6 +174,19 @@ async fn each_group_is_served_at_its_own_endpoint_with_its_own_tag() {
     assert_eq!(written["result"]["isError"], false, "{written}");
     assert!(file.exists());
 
+    // Only `/mcp/<group>` and `/mcp/<group>/` name a group.
+    // (`/./read` never reaches a server: a client resolves dot segments.)
+    for path in ["//read", "/read//", "/%72ead"] {
+        let (status, body) = post_2026(
+            &format!("{}{path}", server.url),
+            "tools/list",
+            None,
+            &[],
+            request_2026(1, "tools/list", json!({})),
+        )
+        .await;
+        assert_eq!(status, 404, "{path}: {body}");
+    }
     // Beneath the endpoint, a path that is no group is not found.
     let (status, body) = post_2026(
         &format!("{}/admin", server.url),
@@ -268,7 +281,8 @@ async fn over_stdio_the_groups_are_chosen_at_start() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("no tool is in the group `admin`") && stderr.contains("edit, read"),
+        stderr.contains("no tool this server serves is in the group `admin`")
+            && stderr.contains("edit, read"),
         "{stderr}"
     );
 }

@@ -42,21 +42,46 @@ pub(crate) fn find_param(text: &str, name: &str) -> Option<Span> {
 }
 
 /// Where `item` is written in the list of `key` (`toolGroups = ["read"]`,
-/// or one item a line in YAML): the first occurrence of the item, quoted
-/// or not, after the key.
+/// `"toolGroups": [...]`, or a YAML list of one item a line): the item as a
+/// whole token (quoted or not) within the list's own text, never a longer
+/// name that holds it nor a value further down the file.
 pub(crate) fn find_item(text: &str, key: &str, item: &str) -> Option<Span> {
-    let from = find_key(text, key)?.start;
-    let quoted = format!("\"{item}\"");
-    let at = match text[from..].find(&quoted) {
-        Some(at) => from + at,
-        None => from + text[from..].find(item)?,
+    let key_at = find_key(text, key)?.start;
+    let after_key = key_at + text[key_at..].find(key)? + key.len();
+    let value = after_key + text[after_key..].find(['=', ':'])? + 1;
+    let rest = &text[value..];
+    let list_len = match rest.trim_start().strip_prefix('[') {
+        Some(inside) => rest.len() - inside.len() + inside.find(']')?,
+        // YAML's block list: the lines that are items (or blank).
+        None => {
+            let mut len = rest.find('\n').map_or(rest.len(), |n| n + 1);
+            for line in rest[len..].split_inclusive('\n') {
+                let trimmed = line.trim_start();
+                if !(trimmed.is_empty() || trimmed.starts_with('-')) {
+                    break;
+                }
+                len += line.len();
+            }
+            len
+        }
     };
-    let len = if text[at..].starts_with(&quoted) {
-        quoted.len()
-    } else {
-        item.len()
-    };
-    Some(Span::new(at, at + len))
+    let list = &rest[..list_len];
+    let name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '~');
+    let mut from = 0;
+    while let Some(found) = list[from..].find(item) {
+        let at = from + found;
+        let end = at + item.len();
+        let before = list[..at].chars().next_back();
+        let after = list[end..].chars().next();
+        if !before.is_some_and(name_char) && !after.is_some_and(name_char) {
+            let quoted = before == Some('"') && after == Some('"')
+                || before == Some('\'') && after == Some('\'');
+            let (start, stop) = if quoted { (at - 1, end + 1) } else { (at, end) };
+            return Some(Span::new(value + start, value + stop));
+        }
+        from = end;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -81,9 +106,21 @@ mod tests {
         let span = find_item(toml, "toolGroups", "read").expect("found");
         assert_eq!(&toml[span.start..span.end], "\"read\"");
         assert!(span.start > 30, "not the description's");
-        let yaml = "description: read\ntoolGroups:\n  - read\n";
+        let yaml = "description: read\ntoolGroups:\n  - tool\n  - read\nname: x\n";
         let span = find_item(yaml, "toolGroups", "read").expect("found");
         assert_eq!(&yaml[span.start..span.end], "read");
-        assert!(span.start > 20);
+        assert!(span.start > 30, "not the description's");
+        // Not inside the key, not in a longer name, not past the list.
+        assert_eq!(
+            find_item(yaml, "toolGroups", "tool").map(|s| &yaml[s.start..s.end]),
+            Some("tool")
+        );
+        let flow = "toolGroups: [reader, read]\n";
+        let span = find_item(flow, "toolGroups", "read").expect("found");
+        assert_eq!(span.start, 21);
+        let later = "toolGroups = ['read']\n\n[[parameters]]\nname = \"read\"\n";
+        let span = find_item(later, "toolGroups", "read").expect("found");
+        assert_eq!(&later[span.start..span.end], "'read'");
+        assert_eq!(find_item(later, "toolGroups", "write"), None);
     }
 }

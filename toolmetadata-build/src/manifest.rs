@@ -326,7 +326,13 @@ impl Facts<'_> {
                     .remotes
                     .iter()
                     .filter(|r| r.transport.value == "streamable-http")
-                    .map(|r| format!("{}/{name}", r.url.value.trim_end_matches('/')))
+                    .map(|r| {
+                        // Beneath the path, before a query or fragment.
+                        let url = &r.url.value;
+                        let end = url.find(['?', '#']).unwrap_or(url.len());
+                        let (path, rest) = url.split_at(end);
+                        format!("{}/{name}{rest}", path.trim_end_matches('/'))
+                    })
                     .collect();
                 let mut group = json!({"name": name, "tools": tools});
                 if !urls.is_empty() {

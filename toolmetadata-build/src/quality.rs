@@ -177,7 +177,6 @@ fn repeats(description: &str, name: &str) -> bool {
     !said.is_empty() && said.iter().all(|w| named.contains(w))
 }
 
-/// The tool's file, with its text for the snippet (none when unreadable).
 #[cfg(test)]
 mod tests {
     use super::repeats;

@@ -16,8 +16,6 @@ const RESERVED: &str = "server-card";
 pub fn group_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         Some("it is empty")
-    } else if name.len() > 64 {
-        Some("it is longer than 64 characters")
     } else if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '~')))
@@ -31,6 +29,8 @@ pub fn group_name_problem(name: &str) -> Option<&'static str> {
         } else {
             "it holds a character a URL path segment must escape"
         })
+    } else if name.len() > 64 {
+        Some("it is longer than 64 characters")
     } else if name == RESERVED {
         Some("the server card is served at `<endpoint>/server-card`")
     } else if !name.chars().any(|c| c.is_ascii_alphanumeric()) {

@@ -324,8 +324,8 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
         }
         None => None,
     };
-    // `<endpoint>/<group>`: the group's tools only, for every method (what
-    // groups there are is told only to a caller who got this far).
+    // `<endpoint>/<group>`: the group's tools only, for every method (a
+    // caller refused at the door learns nothing of the groups here).
     let scope = match scope_of(&guard.server, request.uri().path()) {
         Ok(scope) => scope,
         Err(unknown) => return (StatusCode::NOT_FOUND, unknown).into_response(),
@@ -445,15 +445,17 @@ fn scope_of(server: &Server, path: &str) -> Result<Scope, String> {
     let Some(rest) = path.strip_prefix("/mcp") else {
         return Ok(Scope::Whole);
     };
-    // `/mcp/read/` is `/mcp/read`, as `/mcp/` is `/mcp`.
-    let segment = rest.trim_start_matches('/');
-    let segment = segment.strip_suffix('/').unwrap_or(segment);
-    if segment.is_empty() {
+    // Exactly `/mcp`, `/mcp/`, `/mcp/<group>` or `/mcp/<group>/`: no other
+    // spelling (`/mcp//read`, `/mcp/./read`) reaches a group, so that a
+    // proxy's rule for a path is the rule for its group.
+    if rest.is_empty() || rest == "/" {
         return Ok(Scope::Whole);
     }
+    let segment = rest.strip_prefix('/').unwrap_or("");
+    let segment = segment.strip_suffix('/').unwrap_or(segment);
     let catalog = &server.inner.catalog;
     match catalog.group(segment) {
-        Some(scope) if rest.starts_with('/') => Ok(scope),
+        Some(scope) if !segment.is_empty() => Ok(scope),
         _ => {
             let names: Vec<&str> = catalog.groups().iter().map(|g| g.name.as_str()).collect();
             let there = if names.is_empty() {

@@ -124,7 +124,11 @@ struct Stores {
 struct Inner {
     name: String,
     version: String,
+    /// The instructions, with discovery's when some tool is discoverable.
     instructions: Option<String>,
+    /// The builder's instructions alone: a group without a discoverable
+    /// tool has no meta-tools to tell of.
+    plain_instructions: Option<String>,
     /// The tools: lookup, listing per caller, scopes, search.
     catalog: catalog::Catalog,
     #[cfg(feature = "resources")]

@@ -6,12 +6,13 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    GetSkillRequestParams, GetSkillResult, Implementation, JsonObject, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
-    ServerConfig, TASKS_EXTENSION_ID, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
+    ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
+    TASKS_EXTENSION_ID, Tool,
 };
 #[cfg(feature = "tasks")]
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
@@ -77,6 +78,29 @@ impl ServerHandler for Server {
         info.server_info = Implementation::new(self.inner.name.clone(), self.inner.version.clone());
         info.instructions = self.inner.instructions.clone();
         info
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.instructions = self.instructions_for(self.scope(&context));
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut result = DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        );
+        result.instructions = self.instructions_for(self.scope(&context));
+        Ok(result)
     }
 
     async fn call_tool(

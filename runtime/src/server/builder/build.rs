@@ -14,8 +14,15 @@ use crate::server::{Inner, Server, ServerError, discovery};
 const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl ServerBuilder {
-    /// Keeps the tools of `groups` only; an error for a group no tool is in.
+    /// Keeps the tools of `groups` only, each in those of its groups only
+    /// (a group not chosen is served nowhere); an error for a group no tool
+    /// is in, or for no group at all.
     fn keep_groups(&mut self, groups: &[String]) -> Result<(), ServerError> {
+        if groups.is_empty() {
+            return Err(ServerError::build(
+                "groups: no group given (to serve every tool, leave groups out)",
+            ));
+        }
         let named: std::collections::BTreeSet<&str> = self
             .tools
             .iter()
@@ -29,12 +36,14 @@ impl ServerBuilder {
                 format!("the groups are: {}", names.join(", "))
             };
             return Err(ServerError::build(format!(
-                "no tool is in the group `{}`: {there}",
+                "no tool this server serves is in the group `{}`: {there}",
                 toolmetadata_core::seam::shorten(unknown, 100)
             )));
         }
-        self.tools
-            .retain(|t| t.groups.iter().any(|g| groups.contains(g)));
+        self.tools.retain_mut(|t| {
+            t.groups.retain(|g| groups.contains(g));
+            !t.groups.is_empty()
+        });
         Ok(())
     }
 
@@ -66,10 +75,11 @@ impl ServerBuilder {
         #[cfg(feature = "tasks")]
         let tasks = Arc::new(self.tasks.build(&mut self.tools, lease)?);
         let catalog = Catalog::new(self.tools, self.show_all)?;
-        let instructions = match (self.instructions, catalog.discovery()) {
+        let plain_instructions = self.instructions;
+        let instructions = match (&plain_instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
             (None, true) => Some(discovery::INSTRUCTIONS.to_owned()),
-            (i, false) => i,
+            (i, false) => i.clone(),
         };
         #[cfg(feature = "resources")]
         super::views::check_views(catalog.served(), &self.resources, &self.templates)?;
@@ -88,6 +98,7 @@ impl ServerBuilder {
                     .version
                     .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
                 instructions,
+                plain_instructions,
                 catalog,
                 #[cfg(feature = "resources")]
                 resources: self.resources,

@@ -122,9 +122,11 @@ impl ServerBuilder {
     /// of them is served, every other is neither listed nor callable, on
     /// every transport. What a stdio server for one audience is started
     /// with (example-server's `--group`). Over HTTP each group is also
-    /// served at `<endpoint>/<group>` whatever this says. A name that no
-    /// tool's `toolGroups` holds fails [`build`](Self::build), naming the
-    /// groups there are.
+    /// served at `<endpoint>/<group>`, for the groups chosen (a tool also in
+    /// a group not chosen is not served there). A second call replaces the
+    /// first. A name that no tool's `toolGroups` holds fails
+    /// [`build`](Self::build), naming the groups there are, as does an empty
+    /// list.
     pub fn groups<I, S>(mut self, groups: I) -> Self
     where
         I: IntoIterator<Item = S>,

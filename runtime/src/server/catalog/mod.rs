@@ -184,7 +184,7 @@ impl Catalog {
 
     /// Whether `scope` lists the meta-tools: some of its tools is
     /// discoverable.
-    fn discovery_in(&self, scope: Scope) -> bool {
+    pub(super) fn discovery_in(&self, scope: Scope) -> bool {
         match scope {
             Scope::Whole => self.discovery(),
             Scope::Group(g) => self.groups[g].discovery,
@@ -464,6 +464,50 @@ mod tests {
             seen.iter().any(|(names, _)| names.len() == 4),
             "discovery's view"
         );
+    }
+
+    /// A server built for some groups serves their tools, each in the
+    /// chosen groups only; no group, or one no tool is in, is refused.
+    #[test]
+    fn a_server_of_some_groups_serves_those_only() {
+        let built = |groups: &[&str]| {
+            let mut builder = Server::builder();
+            for (name, text) in [
+                (
+                    "delete_note",
+                    "description = \"Delete\"\ntoolGroups = [\"admin\"]\n",
+                ),
+                (
+                    "read_note",
+                    "description = \"Read\"\ntoolGroups = [\"read\", \"admin\"]\n",
+                ),
+                ("stats", "description = \"Counts\"\n"),
+            ] {
+                let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
+                builder = builder.tool(metadata, nothing);
+            }
+            builder.groups(groups.iter().copied()).build()
+        };
+        let server = built(&["read"]).expect("server");
+        let catalog = &server.inner.catalog;
+        let names: Vec<String> = catalog
+            .listed(true, &Caller::anonymous(), Scope::Whole)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, ["read_note"]);
+        assert!(catalog.group("read").is_some());
+        assert_eq!(
+            catalog.group("admin"),
+            None,
+            "a group not chosen is served nowhere"
+        );
+        let refused = built(&["write"]).expect_err("no tool is in it").to_string();
+        assert!(
+            refused.contains("`write`") && refused.contains("admin, read"),
+            "{refused}"
+        );
+        assert!(built(&[]).is_err());
     }
 
     /// A group lists its tools, tagged as its own list; finds, lists and

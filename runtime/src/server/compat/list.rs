@@ -60,7 +60,7 @@ impl ListExtras {
     }
 
     /// Adds the lost keys to each tool of a `tools/list` result object.
-    pub(super) fn patch_result(&self, result: &mut Value) {
+    pub(in crate::server) fn patch_result(&self, result: &mut Value) {
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
             return;
         };

@@ -36,6 +36,16 @@ impl Server {
         Scope::Whole
     }
 
+    /// The instructions a client in `scope` is given: discovery's told only
+    /// where there are discoverable tools to find.
+    pub(in crate::server) fn instructions_for(&self, scope: Scope) -> Option<String> {
+        if self.inner.catalog.discovery_in(scope) {
+            self.inner.instructions.clone()
+        } else {
+            self.inner.plain_instructions.clone()
+        }
+    }
+
     /// Declares the extension when some tool is in a group.
     pub(in crate::server) fn declare_groups(&self, capabilities: &mut ServerCapabilities) {
         if !self.inner.catalog.groups().is_empty() {
@@ -76,15 +86,17 @@ impl Server {
             self.groups_get(request, context, &caller)
         };
         Some(answer.map(|mut answer| {
-            let (ttl_ms, scope) = self.inner.list_cache.hints();
-            // What an authenticated caller sees varies by authorization.
-            let scope = if caller.is_authenticated() {
-                CacheScope::Private
-            } else {
-                scope
-            };
-            answer["ttlMs"] = json!(ttl_ms);
-            answer["cacheScope"] = json!(scope);
+            // The hints a list answer carries, on 2026-07-28 requests.
+            if let Some((ttl_ms, scope)) = self.list_hints(context) {
+                // What an authenticated caller sees varies by authorization.
+                let scope = if caller.is_authenticated() {
+                    CacheScope::Private
+                } else {
+                    scope
+                };
+                answer["ttlMs"] = json!(ttl_ms);
+                answer["cacheScope"] = json!(scope);
+            }
             answer
         }))
     }
@@ -132,24 +144,30 @@ impl Server {
                 None,
             ));
         };
-        let (tools, tag) = catalog.listing(self.inner.catalog.shows_all(), caller, scope);
-        Ok(json!({
+        let (tools, tag) = catalog.listing(self.shows_all(context), caller, scope);
+        let mut answer = json!({
             "name": name,
             "tools": tools,
             "_meta": { LIST_TAG_META: tag },
-        }))
+        });
+        // The entries whole, as the group's `tools/list` sends them.
+        self.inner.list_extras.patch_result(&mut answer);
+        Ok(answer)
     }
 }
 
 /// Over HTTP, a 2026-07-28 request's `Mcp-Name` header is the group it
-/// gets (`-32020` when it is missing or names another).
+/// gets (`-32020` when it is missing, given twice or names another; a group
+/// name needs none of rmcp's Base64 encoding of header values).
 fn mcp_name_agrees(name: &str, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
     #[cfg(feature = "http")]
     if let Some(parts) = context.extensions.get::<axum::http::request::Parts>()
-        && parts.headers.contains_key("mcp-method")
+        && crate::server::generation::Generation::of(context)
+            == crate::server::generation::Generation::Stateless
     {
-        let header = parts.headers.get("mcp-name").and_then(|v| v.to_str().ok());
-        if header != Some(name) {
+        let mut headers = parts.headers.get_all("mcp-name").iter();
+        let header = headers.next().and_then(|v| v.to_str().ok());
+        if header != Some(name) || headers.next().is_some() {
             return Err(ErrorData::new(
                 ErrorCode::HEADER_MISMATCH,
                 format!(

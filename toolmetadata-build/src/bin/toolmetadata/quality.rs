@@ -64,10 +64,7 @@ pub(crate) fn token_report(checked: &toolmetadata_build::Checked, budget: Budget
         budget.catalog
     );
     for (group, tools, n) in &counts.groups {
-        eprintln!(
-            "tokens ({ENCODING}): the group {group} of {tools} tools {n} (at most {})",
-            budget.catalog
-        );
+        eprintln!("tokens ({ENCODING}): the group {group} of {tools} tools {n}");
     }
     let over = counts.over(budget);
     for sentence in &over {
