@@ -44,6 +44,8 @@ mod postgres;
 mod redis;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod shared;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 use std::fmt;
 use std::time::Duration;

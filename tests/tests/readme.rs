@@ -37,8 +37,8 @@ fn tutorial_blocks_are_the_compiled_files() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     assert_eq!(
         check_file_blocks(&readme, root, "README.md"),
-        12,
-        "the tutorial's four tool files, build script, library, binary and test, its two examples, the mounted server and the Python client"
+        13,
+        "the tutorial's four tool files, build script, library, binary and test, its two examples, the mounted server, the Python client and a store's contract test"
     );
 }
 

@@ -1,0 +1,122 @@
+//! The contract kit (`toolmetadata_store::testing`) run as a user's crate
+//! runs it: on Redis and on PostgreSQL (each through two connections, two
+//! instances; `own_store.rs` runs it on the stores in memory), and on stores
+//! broken on purpose, which it must catch.
+#![cfg(all(feature = "testing", feature = "redis", feature = "postgres"))]
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use toolmetadata::server::BoxFuture;
+use toolmetadata::server::store::{
+    LimitStore, ReplayStore, StoreError, TaskChange, TaskRecord, TaskStore,
+};
+use toolmetadata_store::testing::{self, Violation};
+use toolmetadata_store::{Options, connect};
+
+const CAPACITY: usize = 4;
+
+fn urls() -> [String; 2] {
+    [
+        std::env::var("TOOLMETADATA_TEST_REDIS")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        std::env::var("TOOLMETADATA_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_and_postgres_keep_the_contract() {
+    for url in urls() {
+        let namespace = format!("contract{}", std::process::id());
+        let options = Options::default().namespace(&namespace).max_tasks(CAPACITY);
+        let a = connect(&url, options.clone()).await.unwrap_or_else(|e| {
+            panic!("{e}: this test needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432")
+        });
+        let b = connect(&url, options).await.expect("a second connection");
+        let outcome = async {
+            testing::task_store(a.clone(), b.clone(), CAPACITY).await?;
+            testing::replay_store(a.clone(), b.clone()).await?;
+            testing::limit_store(a.clone() as Arc<dyn LimitStore>, b.clone()).await
+        }
+        .await;
+        common::clean(&url, &namespace).await;
+        outcome.unwrap_or_else(|v| panic!("{url}: {v}"));
+    }
+}
+
+/// A task store that lets a finished task be finished again: a cancel
+/// racing a completion would be decided differently by each instance.
+#[derive(Default)]
+struct Refinishing(Mutex<HashMap<String, TaskRecord>>);
+
+impl TaskStore for Refinishing {
+    fn insert(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        let mut records = self.0.lock().expect("lock");
+        let result = if records.len() >= CAPACITY {
+            Err(StoreError::Full {
+                of: "tasks",
+                max: CAPACITY,
+            })
+        } else {
+            records.insert(record.id.clone(), record);
+            Ok(())
+        };
+        Box::pin(async move { result })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let found = self.0.lock().expect("lock").get(id).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        let mut records = self.0.lock().expect("lock");
+        let updated = records.get_mut(id).map(|record| {
+            match change {
+                // The break: a terminal state is overwritten.
+                TaskChange::Finish(state) => record.state = state,
+                other => record.apply(other),
+            }
+            record.clone()
+        });
+        Box::pin(async move { Ok(updated) })
+    }
+}
+
+/// A replay store that forgets: every use is a first use.
+struct Forgetful;
+
+impl ReplayStore for Forgetful {
+    fn first_use<'a>(&'a self, _: &'a str, _: u64) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async { Ok(true) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_store_is_caught_naming_what_it_breaks() {
+    let tasks = Arc::new(Refinishing::default());
+    let caught = testing::task_store(tasks.clone(), tasks, CAPACITY).await;
+    let Err(Violation { guarantee, detail }) = caught else {
+        panic!("a store that refinishes tasks passed the contract");
+    };
+    assert_eq!(guarantee, "terminal is final", "{detail}");
+    assert!(detail.contains("Cancelled"), "{detail}");
+    let caught = testing::replay_store(Arc::new(Forgetful), Arc::new(Forgetful)).await;
+    let Err(violation) = caught else {
+        panic!("a store that forgets passed the contract");
+    };
+    assert_eq!(violation.guarantee, "used once");
+    assert!(
+        violation
+            .to_string()
+            .contains("a used state was a first use again through the same handle"),
+        "{violation}"
+    );
+}
