@@ -27,6 +27,7 @@
 
 mod limits;
 mod replay;
+mod sessions;
 mod tasks;
 
 use std::fmt;
@@ -34,6 +35,7 @@ use std::time::Duration;
 
 pub use limits::limit_store;
 pub use replay::replay_store;
+pub use sessions::session_store;
 pub use tasks::task_store;
 
 /// A guarantee a store broke: which, and what it did instead.
