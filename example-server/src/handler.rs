@@ -26,6 +26,8 @@ pub(crate) struct Workspace {
     pub(crate) offload: Offload,
     /// Refuse to replace a file unconfirmed when the client cannot ask.
     pub(crate) require_confirmation: bool,
+    /// Where the file tools tell of the files they change.
+    pub(crate) changes: crate::changes::Changes,
 }
 
 /// Runs a file tool's handler on the blocking pool with the call's roots
@@ -106,12 +108,13 @@ impl Tools for Workspace {
         // The diff is computed and shown first; nothing is written before
         // the answer (on 2026-07-28 the handler runs again with it). A dry
         // run, or edits that change nothing, end here without asking.
-        let (preview, touched, args) = self
+        let (preview, touched, uri, args) = self
             .offload
             .run(move || {
                 let preview = edit::preview(&roots, limits, &args)?;
                 let touched = files::as_touched(&roots, &args.path, true)?;
-                Ok::<_, ToolError>((preview, touched, args))
+                let uri = files::resource_uri(&roots, &args.path, true);
+                Ok::<_, ToolError>((preview, touched, uri, args))
             })
             .await?;
         if args.dry_run || preview.diff.is_empty() {
@@ -150,6 +153,7 @@ impl Tools for Workspace {
                 edit::apply_to_file(&roots, limits, &args, Some(&shown_diff)).map(|p| (p, args))
             })
             .await?;
+        self.changes.changed(uri);
         Ok(edit::report(&args.path, edits, false, &applied.diff, max_reply).into())
     }
 
@@ -199,12 +203,16 @@ impl Tools for Workspace {
         let roots = self.scope.roots(&cx).await?;
         let (source, destination, asked) =
             (args.source.clone(), args.destination.clone(), roots.clone());
-        let (from, to) = self
+        let (from, to, uris) = self
             .offload
             .run(move || {
                 Ok::<_, ToolError>((
                     files::as_touched(&asked, &source, false)?,
                     files::as_touched(&asked, &destination, false)?,
+                    [
+                        files::resource_uri(&asked, &source, false),
+                        files::resource_uri(&asked, &destination, false),
+                    ],
                 ))
             })
             .await?;
@@ -215,9 +223,14 @@ impl Tools for Workspace {
             args.overwrite
         ));
         self.confirmed(&cx, question, &args.source, "moved").await?;
-        self.offload
+        let moved = self
+            .offload
             .run(move || files::move_path(&roots, args))
-            .await
+            .await?;
+        for uri in uris {
+            self.changes.changed(uri);
+        }
+        Ok(moved)
     }
 
     async fn list_directory_with_sizes(
@@ -248,9 +261,14 @@ impl Tools for Workspace {
         self.writable(cx.tool())?;
         let roots = self.scope.roots(&cx).await?;
         let (path, asked) = (args.path.clone(), roots.clone());
-        let touched = self
+        let (touched, uri) = self
             .offload
-            .run(move || files::as_touched(&asked, &path, true))
+            .run(move || {
+                Ok::<_, ToolError>((
+                    files::as_touched(&asked, &path, true)?,
+                    files::resource_uri(&asked, &path, true),
+                ))
+            })
             .await?;
         let question = Question::new(format!(
             "Replace {} with {} in {}?",
@@ -260,9 +278,12 @@ impl Tools for Workspace {
         ));
         self.confirmed(&cx, question, &args.path, "changed").await?;
         let limits = self.limits;
-        self.offload
+        let replaced = self
+            .offload
             .run(move || files::replace_in_file(&roots, limits, args))
-            .await
+            .await?;
+        self.changes.changed(uri);
+        Ok(replaced)
     }
 
     async fn run_command(&self, args: RunCommandArgs, cx: Context) -> ToolResult<RunCommandOutput> {
@@ -294,12 +315,13 @@ impl Tools for Workspace {
         // The roots asked about are the roots written in.
         let roots = self.scope.roots(&cx).await?;
         let asked = roots.clone();
-        let (replaces, touched) = self
+        let (replaces, touched, uri) = self
             .offload
             .run(move || {
                 Ok::<_, ToolError>((
                     files::is_existing_file(&asked, &path)?,
                     files::as_touched(&asked, &path, true)?,
+                    files::resource_uri(&asked, &path, true),
                 ))
             })
             .await?;
@@ -331,8 +353,11 @@ impl Tools for Workspace {
         } else {
             atomic::Target::New
         };
-        self.offload
+        let written = self
+            .offload
             .run(move || files::write_file(&roots, args, target))
-            .await
+            .await?;
+        self.changes.changed(uri);
+        Ok(written)
     }
 }

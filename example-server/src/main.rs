@@ -5,6 +5,7 @@
 
 mod atomic;
 mod catalog;
+mod changes;
 mod command;
 mod confinement;
 mod edit;
@@ -325,6 +326,7 @@ async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
         Some(_) => scope::ClientRootsPolicy::Within,
     };
     let scope = scope::Scope::new(roots, offload.clone(), policy);
+    let changes = changes::Changes::default();
     let workspace = handler::Workspace {
         scope: scope.clone(),
         read_only: cli.read_only,
@@ -339,6 +341,7 @@ async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
         },
         offload,
         require_confirmation: cli.require_confirmation,
+        changes: changes.clone(),
     };
     let (limits, offload) = (workspace.limits, workspace.offload.clone());
     let read_only = cli.read_only;
@@ -390,6 +393,7 @@ async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
         )
         .show_all(cli.show_all)
         .build()?;
+    changes.tell(&server);
     Ok(server)
 }
 

@@ -97,3 +97,55 @@ async fn a_command_runs_as_a_task_on_both_generations() {
         assert!(ran.text().contains("hello"), "{protocol:?}: {}", ran.text());
     }
 }
+
+/// A file the tools change is a resource whose subscribers hear of it:
+/// written (the person agreeing to replace it), then moved away, on both
+/// protocol generations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_subscribers_of_a_file_hear_when_a_tool_changes_it() {
+    for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
+        let (dir, root) = root();
+        let canonical = dir.path().canonicalize().expect("canonical");
+        let uri = format!("file://{}", canonical.join("a.txt").display());
+        let server = server(&["--root", &root]).await;
+        let client = Client::builder()
+            .protocol(protocol)
+            .person(Person::replying(Reply::yes()))
+            .connect(&server)
+            .await
+            .expect("connected");
+        client.subscribe(&uri).await.expect("subscribed");
+        let written = client
+            .call("write_file", json!({"path": "a.txt", "content": "b"}))
+            .await
+            .expect("an answer");
+        assert!(!written.is_error(), "{protocol:?}: {written:?}");
+        let heard = client
+            .notified("notifications/resources/updated")
+            .await
+            .expect("told of the write");
+        assert_eq!(heard.params["uri"], uri.as_str(), "{protocol:?}");
+        let before = client.notifications().len();
+        let moved = client
+            .call(
+                "move_path",
+                json!({"source": "a.txt", "destination": "c.txt"}),
+            )
+            .await
+            .expect("an answer");
+        assert!(!moved.is_error(), "{protocol:?}: {moved:?}");
+        // The move is told too: wait for a second update of the file.
+        let mut told = false;
+        for _ in 0..200 {
+            told = client.notifications()[before..].iter().any(|n| {
+                n.method == "notifications/resources/updated" && n.params["uri"] == uri.as_str()
+            });
+            if told {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert!(told, "{protocol:?}: {:?}", client.notifications());
+        client.close().await.expect("closed");
+    }
+}
