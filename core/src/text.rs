@@ -170,7 +170,7 @@ mod tests {
             ("Dis-coverable", "discoverable"),
         ] {
             assert_eq!(
-                closest(input, crate::metadata::read::TOP_KEYS),
+                closest(input, crate::metadata::keys::TOP_KEYS),
                 Some(expected),
                 "{input}"
             );
@@ -190,7 +190,7 @@ mod tests {
             "annotations",
         ] {
             assert_eq!(
-                closest(input, crate::metadata::read::TOP_KEYS),
+                closest(input, crate::metadata::keys::TOP_KEYS),
                 None,
                 "{input}"
             );

@@ -19,6 +19,8 @@ mod load;
 // Naming rules the build script shares with the checks; not user API.
 pub mod group;
 #[cfg(feature = "load")]
+pub(crate) mod keys;
+#[cfg(feature = "load")]
 #[doc(hidden)]
 pub mod names;
 pub mod output_text;

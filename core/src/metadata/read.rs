@@ -2,6 +2,9 @@
 //! the format's keys, every value's type checked, spans kept for the checks that
 //! follow. Unknown, repeated and mistyped keys are reported here.
 
+use super::keys::{
+    CONFIRM_KEYS, FAILURE_KEYS, ICON_KEYS, LIMITS_KEYS, LINT_KEYS, PARAM_KEYS, TOP_KEYS, UI_KEYS,
+};
 use super::report::Report;
 use super::tree::{Entry, Node, Value, quote};
 use super::types::Number;
@@ -145,63 +148,6 @@ pub(crate) struct RawIcon {
     pub(crate) sizes: Option<Sp<Vec<Item>>>,
     pub(crate) theme: Option<Sp<String>>,
 }
-
-pub(crate) const TOP_KEYS: &[&str] = &[
-    "description",
-    "title",
-    "keywords",
-    "discoverable",
-    "parameters",
-    "readOnly",
-    "destructive",
-    "idempotent",
-    "openWorld",
-    "ui",
-    "icons",
-    "output",
-    "outputText",
-    "confirm",
-    "task",
-    "scopes",
-    "toolVersion",
-    "toolGroups",
-    "limits",
-    "lints",
-    "failures",
-];
-const PARAM_KEYS: &[&str] = &[
-    "name",
-    "type",
-    "description",
-    "required",
-    "enum",
-    "default",
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "header",
-    "from",
-];
-const UI_KEYS: &[&str] = &["resourceUri", "visibility"];
-const CONFIRM_KEYS: &[&str] = &["message", "unsupported"];
-const LIMITS_KEYS: &[&str] = &["timeout", "concurrency", "rate"];
-/// The rules a tool's `[lints]` may set the level of: the build's findings
-/// that are not the format's own errors.
-pub(crate) const LINT_KEYS: &[&str] = &[
-    "quality-description",
-    "quality-enum",
-    "quality-hints",
-    "quality-confirm",
-    "quality-duplicate",
-    "lone-group",
-    "client-tool-name",
-];
-const FAILURE_KEYS: &[&str] = &["code", "class", "retryable", "description"];
-const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
 
 /// Reads the document tree of one file into a raw tool, reporting each
 /// problem to the file's [`Report`].

@@ -13,6 +13,7 @@ pub(super) mod body;
 mod card;
 mod clients;
 mod etag;
+mod group_path;
 mod options;
 mod owned_store;
 pub(super) mod polling;
@@ -40,7 +41,6 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Gate;
-use super::catalog::Scope;
 use super::compat::{self, Compat};
 use super::{Server, ServerError, Serves};
 use toolmetadata_core::BoxFuture;
@@ -326,7 +326,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     };
     // `<endpoint>/<group>`: the group's tools only, for every method (a
     // caller refused at the door learns nothing of the groups here).
-    let scope = match scope_of(&guard.server, request.uri().path()) {
+    let scope = match group_path::scope_of(&guard.server, request.uri().path()) {
         Ok(scope) => scope,
         Err(unknown) => return (StatusCode::NOT_FOUND, unknown).into_response(),
     };
@@ -435,42 +435,6 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Ne
     match tag {
         Some(if_none_match) => etag::tagged(response, if_none_match).await,
         None => response,
-    }
-}
-
-/// What the request at `path` sees of `server`'s tools: `/mcp` every tool,
-/// `/mcp/<group>` the group's; beneath `/mcp` anything else is not found
-/// (what to say: the groups there are).
-fn scope_of(server: &Server, path: &str) -> Result<Scope, String> {
-    let Some(rest) = path.strip_prefix("/mcp") else {
-        return Ok(Scope::Whole);
-    };
-    // Exactly `/mcp`, `/mcp/`, `/mcp/<group>` or `/mcp/<group>/`: no other
-    // spelling (`/mcp//read`, `/mcp/./read`) reaches a group, so that a
-    // proxy's rule for a path is the rule for its group.
-    if rest.is_empty() || rest == "/" {
-        return Ok(Scope::Whole);
-    }
-    let segment = rest.strip_prefix('/').unwrap_or("");
-    let segment = segment.strip_suffix('/').unwrap_or(segment);
-    let catalog = &server.inner.catalog;
-    match catalog.group(segment) {
-        Some(scope) if !segment.is_empty() => Ok(scope),
-        _ => {
-            let names: Vec<&str> = catalog.groups().iter().map(|g| g.name.as_str()).collect();
-            let there = if names.is_empty() {
-                "this server has no groups".to_owned()
-            } else {
-                format!(
-                    "its groups are served at /mcp/<group>: {}",
-                    names.join(", ")
-                )
-            };
-            let shown = toolmetadata_core::seam::shorten(&segment.escape_debug().to_string(), 100);
-            Err(format!(
-                "Not Found: no group `{shown}` at this endpoint ({there})"
-            ))
-        }
     }
 }
 
