@@ -3,13 +3,15 @@
 //! to): `notifications/resources/updated` with the file's URI, `file://`
 //! and its path beneath its root, as a subscriber reads it. The tools are
 //! built before the server that serves them: the server is handed over
-//! once built. On one instance: a change made through another instance is
-//! heard only by that instance's subscribers.
+//! once built. With `--store` the server carries the change to the
+//! subscribers of every instance (its change bus).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use toolmetadata::server::Server;
+
+use crate::confinement::Confinement;
 
 /// Where the tools tell of the files they change.
 #[derive(Clone, Default)]
@@ -35,7 +37,18 @@ impl Changes {
     }
 }
 
+/// The resource URI of what `path` names, `None` when it names nothing
+/// beneath a root; `follow_final` as for `files::as_touched`.
+pub(crate) fn resource_uri(roots: &Confinement, path: &str, follow_final: bool) -> Option<String> {
+    let at = if follow_final {
+        roots.locate(path).ok()?
+    } else {
+        roots.entry(path).ok()?
+    };
+    Some(uri(&at.root.join(&at.rel)))
+}
+
 /// The resource URI of the file at `path` (absolute, beneath a root).
-pub(crate) fn uri(path: &Path) -> String {
+fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }

@@ -519,17 +519,6 @@ pub(crate) fn as_touched(
     Ok(at.as_touched(follow_final))
 }
 
-/// The resource URI of what `path` names (see `changes`), `None` when it
-/// names nothing beneath a root; `follow_final` as for [`as_touched`].
-pub(crate) fn resource_uri(roots: &Confinement, path: &str, follow_final: bool) -> Option<String> {
-    let at = if follow_final {
-        roots.locate(path).ok()?
-    } else {
-        roots.entry(path).ok()?
-    };
-    Some(crate::changes::uri(&at.root.join(&at.rel)))
-}
-
 /// Whether `path` names an existing regular file (what `write_file` would
 /// replace).
 pub(crate) fn is_existing_file(roots: &Confinement, path: &str) -> Result<bool, ToolError> {

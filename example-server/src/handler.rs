@@ -113,7 +113,7 @@ impl Tools for Workspace {
             .run(move || {
                 let preview = edit::preview(&roots, limits, &args)?;
                 let touched = files::as_touched(&roots, &args.path, true)?;
-                let uri = files::resource_uri(&roots, &args.path, true);
+                let uri = crate::changes::resource_uri(&roots, &args.path, true);
                 Ok::<_, ToolError>((preview, touched, uri, args))
             })
             .await?;
@@ -210,8 +210,8 @@ impl Tools for Workspace {
                     files::as_touched(&asked, &source, false)?,
                     files::as_touched(&asked, &destination, false)?,
                     [
-                        files::resource_uri(&asked, &source, false),
-                        files::resource_uri(&asked, &destination, false),
+                        crate::changes::resource_uri(&asked, &source, false),
+                        crate::changes::resource_uri(&asked, &destination, false),
                     ],
                 ))
             })
@@ -266,7 +266,7 @@ impl Tools for Workspace {
             .run(move || {
                 Ok::<_, ToolError>((
                     files::as_touched(&asked, &path, true)?,
-                    files::resource_uri(&asked, &path, true),
+                    crate::changes::resource_uri(&asked, &path, true),
                 ))
             })
             .await?;
@@ -321,7 +321,7 @@ impl Tools for Workspace {
                 Ok::<_, ToolError>((
                     files::is_existing_file(&asked, &path)?,
                     files::as_touched(&asked, &path, true)?,
-                    files::resource_uri(&asked, &path, true),
+                    crate::changes::resource_uri(&asked, &path, true),
                 ))
             })
             .await?;

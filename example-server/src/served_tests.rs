@@ -149,3 +149,45 @@ async fn the_subscribers_of_a_file_hear_when_a_tool_changes_it() {
         client.close().await.expect("closed");
     }
 }
+
+/// With `--store`, a file written through one instance is told to its
+/// subscribers on another (two instances on the machine's Redis, in this
+/// process).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_store_a_change_through_one_instance_reaches_another() {
+    let (dir, root) = root();
+    let canonical = dir.path().canonicalize().expect("canonical");
+    let uri = format!("file://{}", canonical.join("a.txt").display());
+    let store = std::env::var("TOOLMETADATA_TEST_REDIS")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let args = ["--root", root.as_str(), "--store", store.as_str()];
+    let (a, b) = (server(&args).await, server(&args).await);
+    let on_b = Client::connect(&b).await.expect("connected to b");
+    on_b.subscribe(&uri).await.expect("subscribed on b");
+    let writer = Client::builder()
+        .person(Person::replying(Reply::yes()))
+        .connect(&a)
+        .await
+        .expect("connected to a");
+    // The instances listen from when they are built: a write made before
+    // b's listener is up is not carried, so write until it is heard.
+    let mut heard = false;
+    for i in 0..50 {
+        let written = writer
+            .call(
+                "write_file",
+                json!({"path": "a.txt", "content": format!("v{i}")}),
+            )
+            .await
+            .expect("an answer");
+        assert!(!written.is_error(), "{written:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        heard = on_b.notifications().iter().any(|n| {
+            n.method == "notifications/resources/updated" && n.params["uri"] == uri.as_str()
+        });
+        if heard {
+            break;
+        }
+    }
+    assert!(heard, "{:?}", on_b.notifications());
+}

@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
+use tokio::sync::mpsc;
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    LimitStore, ReplayStore, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
-    TaskRecord, TaskStore,
+    ChangeBus, LimitStore, Published, ReplayStore, SessionState, SessionStore, SessionStoreError,
+    StoreError, TaskChange, TaskRecord, TaskStore,
 };
 
 #[cfg(feature = "postgres")]
@@ -127,6 +128,16 @@ impl LimitStore for Store {
         holder: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         each!(self, s => s.release(key, holder))
+    }
+}
+
+impl ChangeBus for Store {
+    fn publish<'a>(&'a self, message: &'a Published) -> BoxFuture<'a, Result<(), StoreError>> {
+        each!(self, s => s.publish(message))
+    }
+
+    fn listen(&self) -> BoxFuture<'_, Result<mpsc::Receiver<Published>, StoreError>> {
+        each!(self, s => s.listen())
     }
 }
 

@@ -9,7 +9,10 @@
 //! - 2025-11-25 sessions (rmcp's [`SessionStore`]): a session outlives the
 //!   instance that opened it;
 //! - `[limits]` ([`LimitStore`]): a caller's rate and a tool's calls at once
-//!   are counted for every instance.
+//!   are counted for every instance;
+//! - changes ([`ChangeBus`]): a resource's change reported on one instance
+//!   reaches its subscribers on every instance (Redis pub/sub, PostgreSQL
+//!   `LISTEN`/`NOTIFY`).
 //!
 //! Each store is behind a feature (`redis`, `postgres`), so a server compiles
 //! only the client it uses (and without either, only [`Options`]). `connect`
@@ -34,6 +37,7 @@
 //! [`ReplayStore`]: toolmetadata::server::store::ReplayStore
 //! [`SessionStore`]: toolmetadata::server::store::SessionStore
 //! [`LimitStore`]: toolmetadata::server::store::LimitStore
+//! [`ChangeBus`]: toolmetadata::server::store::ChangeBus
 //! [`StoreError::Unavailable`]: toolmetadata::server::store::StoreError::Unavailable
 
 #[cfg(any(feature = "redis", feature = "postgres"))]
@@ -42,6 +46,8 @@ mod any;
 mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_bus;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod shared;
 #[cfg(feature = "testing")]

@@ -33,6 +33,7 @@ use toolmetadata::server::store::{
 use crate::shared::{self, bounded, unix_ms};
 use crate::{ConnectError, Options};
 
+mod bus;
 mod sql;
 
 use sql::Sql;
@@ -40,6 +41,8 @@ use sql::Sql;
 /// Tasks, used request states and sessions in PostgreSQL.
 pub struct PostgresStore {
     pool: Pool,
+    /// For the change bus's listening connections.
+    config: tokio_postgres::Config,
     /// `postgres at host`, for errors.
     name: String,
     options: Options,
@@ -78,7 +81,7 @@ impl PostgresStore {
         })?;
         config.connect_timeout(options.timeout);
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             tokio_postgres::NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -94,6 +97,7 @@ impl PostgresStore {
             .map_err(|e| ConnectError::Invalid(format!("{name}: {e}")))?;
         let store = PostgresStore {
             pool,
+            config,
             sql: Sql::new(&options.namespace),
             name,
             options,

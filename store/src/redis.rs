@@ -39,9 +39,11 @@ use crate::{ConnectError, Options};
 /// Tasks, used request states and sessions on Redis.
 pub struct RedisStore {
     connection: ConnectionManager,
+    /// For the change bus's pub/sub connections.
+    pub(crate) client: redis::Client,
     /// `redis at host:port`, for errors.
-    name: String,
-    options: Options,
+    pub(crate) name: String,
+    pub(crate) options: Options,
     insert: Script,
     swap: Script,
     rate: Script,
@@ -177,7 +179,7 @@ impl RedisStore {
             .set_number_of_retries(1);
         let connection = tokio::time::timeout(
             options.timeout,
-            ConnectionManager::new_with_config(client, config),
+            ConnectionManager::new_with_config(client.clone(), config),
         )
         .await
         .map_err(|_| {
@@ -189,6 +191,7 @@ impl RedisStore {
         .map_err(|e| ConnectError::Unreachable(format!("{name}: {e}")))?;
         Ok(RedisStore {
             connection,
+            client,
             name,
             options,
             insert: Script::new(INSERT),
@@ -202,7 +205,10 @@ impl RedisStore {
         format!("{}:{kind}:{id}", self.options.namespace)
     }
 
-    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+    pub(crate) async fn run<T: redis::FromRedisValue>(
+        &self,
+        command: &redis::Cmd,
+    ) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();
         bounded(
             &self.name,

@@ -40,6 +40,7 @@ async fn redis_and_postgres_keep_the_contract() {
             testing::task_store(a.clone(), b.clone(), CAPACITY).await?;
             testing::replay_store(a.clone(), b.clone()).await?;
             testing::session_store(a.clone(), b.clone()).await?;
+            testing::change_bus(a.clone(), b.clone()).await?;
             testing::limit_store(a.clone() as Arc<dyn LimitStore>, b.clone()).await
         }
         .await;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use toolmetadata::server::store::{InMemoryReplayStore, InMemoryTaskStore};
+use toolmetadata::server::store::{InMemoryBus, InMemoryReplayStore, InMemoryTaskStore};
 use toolmetadata_store::testing;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -14,5 +14,7 @@ async fn my_store_keeps_the_contract() -> Result<(), testing::Violation> {
     let tasks = Arc::new(InMemoryTaskStore::new(4));
     testing::task_store(tasks.clone(), tasks, 4).await?;
     let replay = Arc::new(InMemoryReplayStore::default());
-    testing::replay_store(replay.clone(), replay).await
+    testing::replay_store(replay.clone(), replay).await?;
+    let bus = Arc::new(InMemoryBus::default());
+    testing::change_bus(bus.clone(), bus).await
 }

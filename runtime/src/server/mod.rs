@@ -57,6 +57,8 @@ mod completions;
 mod context_ext;
 mod discovery;
 mod error;
+#[cfg(feature = "resources")]
+mod fleet;
 mod generation;
 #[cfg(feature = "http")]
 mod http;
@@ -152,7 +154,10 @@ struct Inner {
     stores: Stores,
     /// Who is told of a resource's change.
     #[cfg(feature = "resources")]
-    subscriptions: subscriptions::Subscriptions,
+    subscriptions: Arc<subscriptions::Subscriptions>,
+    /// The other instances, told of this one's changes (a change bus).
+    #[cfg(feature = "resources")]
+    fleet: Option<fleet::Fleet>,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
 }

@@ -4,8 +4,8 @@
 //! sends `notifications/resources/updated` to each.
 //!
 //! Subscriptions live on the instance that holds the session or the listen
-//! stream: behind a balancer, call `resource_updated` on every instance
-//! (from whatever tells them of the change). Only URIs the server serves
+//! stream: behind a balancer, a change bus (`fleet`) carries a change to
+//! the other instances, each telling its own. Only URIs the server serves
 //! can be subscribed to, at most [`MAX_PER_SUBSCRIBER`] each and
 //! [`MAX_SUBSCRIPTIONS`] in all, so a client cannot grow the table.
 

@@ -25,6 +25,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bus;
 mod limits;
 mod replay;
 mod sessions;
@@ -33,6 +34,7 @@ mod tasks;
 use std::fmt;
 use std::time::Duration;
 
+pub use bus::change_bus;
 pub use limits::limit_store;
 pub use replay::replay_store;
 pub use sessions::session_store;

@@ -85,49 +85,62 @@ impl ServerBuilder {
         super::views::check_views(catalog.served(), &self.resources, &self.templates)?;
         #[cfg(not(feature = "resources"))]
         super::views::check_views(catalog.served())?;
+        #[cfg(feature = "resources")]
+        if self.change_bus.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            return Err(ServerError::build(
+                "a change bus listens on a Tokio runtime: build the server inside one",
+            ));
+        }
+        let inner = Arc::new(Inner {
+            name: self
+                .name
+                .unwrap_or_else(|| "toolmetadata-server".to_owned()),
+            version: self
+                .version
+                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
+            instructions,
+            plain_instructions,
+            catalog,
+            #[cfg(feature = "resources")]
+            resources: self.resources,
+            #[cfg(feature = "resources")]
+            templates: self.templates,
+            skills: crate::server::skills::Skills::new(self.skills),
+            #[cfg(feature = "prompts")]
+            prompts: self.prompts,
+            #[cfg(any(feature = "prompts", feature = "resources"))]
+            completions: self.completions,
+            #[cfg(feature = "ask")]
+            ask,
+            list_cache: self.list_cache,
+            #[cfg(feature = "tasks")]
+            tasks,
+            stores: crate::server::Stores {
+                #[cfg(feature = "limits")]
+                limits: self
+                    .limit_store
+                    .map(|store| crate::server::policy::limits::SharedLimits { store, lease }),
+                #[cfg(feature = "ask")]
+                replay,
+                #[cfg(feature = "http")]
+                sessions: self.session_store,
+            },
+            list_extras: Arc::new(self.list_extras),
+            #[cfg(feature = "resources")]
+            subscriptions: Default::default(),
+            #[cfg(feature = "resources")]
+            fleet: self.change_bus.map(crate::server::fleet::Fleet::new),
+        });
+        #[cfg(feature = "resources")]
+        if let Some(fleet) = &inner.fleet {
+            fleet.listen(Arc::downgrade(&inner.subscriptions));
+        }
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
             #[cfg(feature = "resources")]
             subscriber: crate::server::subscriptions::next_subscriber(),
-            inner: Arc::new(Inner {
-                name: self
-                    .name
-                    .unwrap_or_else(|| "toolmetadata-server".to_owned()),
-                version: self
-                    .version
-                    .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
-                instructions,
-                plain_instructions,
-                catalog,
-                #[cfg(feature = "resources")]
-                resources: self.resources,
-                #[cfg(feature = "resources")]
-                templates: self.templates,
-                skills: crate::server::skills::Skills::new(self.skills),
-                #[cfg(feature = "prompts")]
-                prompts: self.prompts,
-                #[cfg(any(feature = "prompts", feature = "resources"))]
-                completions: self.completions,
-                #[cfg(feature = "ask")]
-                ask,
-                list_cache: self.list_cache,
-                #[cfg(feature = "tasks")]
-                tasks,
-                stores: crate::server::Stores {
-                    #[cfg(feature = "limits")]
-                    limits: self
-                        .limit_store
-                        .map(|store| crate::server::policy::limits::SharedLimits { store, lease }),
-                    #[cfg(feature = "ask")]
-                    replay,
-                    #[cfg(feature = "http")]
-                    sessions: self.session_store,
-                },
-                list_extras: Arc::new(self.list_extras),
-                #[cfg(feature = "resources")]
-                subscriptions: Default::default(),
-            }),
+            inner,
         })
     }
 }

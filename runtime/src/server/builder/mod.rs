@@ -70,6 +70,8 @@ pub struct ServerBuilder {
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
+    #[cfg(feature = "resources")]
+    change_bus: Option<Arc<dyn super::store::ChangeBus>>,
     list_extras: ListExtras,
 }
 
@@ -203,7 +205,24 @@ impl ServerBuilder {
         {
             self.limit_store = Some(store.clone());
         }
+        #[cfg(feature = "resources")]
+        {
+            self.change_bus = Some(store.clone());
+        }
         self.session_store = Some(store);
+        self
+    }
+
+    /// Where this instance and the others serving with it tell each other
+    /// of changes (feature `resources`): a resource's change reported on
+    /// one instance ([`Server::resource_updated`](crate::server::Server::resource_updated))
+    /// reaches its subscribers on every instance. [`store`](Self::store)
+    /// sets it too. Without one, changes reach this instance's clients
+    /// only. The server listens from [`build`](Self::build) on, which must
+    /// then run inside a Tokio runtime.
+    #[cfg(feature = "resources")]
+    pub fn change_bus(mut self, bus: Arc<dyn super::store::ChangeBus>) -> Self {
+        self.change_bus = Some(bus);
         self
     }
 }

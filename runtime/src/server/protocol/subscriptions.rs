@@ -8,13 +8,24 @@ use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use toolmetadata_core::seam::shorten;
 
 impl Server {
-    /// Tells the clients subscribed to `uri` on this instance that it
-    /// changed (`notifications/resources/updated`): sessions that sent
+    /// Tells the clients subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`): sessions that sent
     /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
-    /// that named it. How many were told. A client that does not read
-    /// within two seconds is skipped; one that is gone is forgotten.
+    /// that named it. How many were told on this instance; with a change
+    /// bus ([`ServerBuilder::change_bus`](crate::server::ServerBuilder::change_bus),
+    /// or a store) every other instance tells its own. A client that does
+    /// not read within two seconds is skipped; one that is gone is
+    /// forgotten.
     pub async fn resource_updated(&self, uri: &str) -> usize {
-        self.inner.subscriptions.notify(uri).await
+        let told = self.inner.subscriptions.notify(uri).await;
+        if let Some(fleet) = &self.inner.fleet {
+            fleet
+                .publish(crate::server::store::Change::ResourceUpdated {
+                    uri: uri.to_owned(),
+                })
+                .await;
+        }
+        told
     }
 
     /// How many sessions and listen streams on this instance are told of

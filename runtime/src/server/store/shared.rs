@@ -8,11 +8,19 @@ use super::SessionStore;
 /// [`ServerBuilder::store`](crate::server::ServerBuilder::store): sessions,
 /// and, with their features, used `requestState`s
 /// ([`ReplayStore`](super::ReplayStore), feature `ask`), tasks
-/// ([`TaskStore`](super::TaskStore), feature `tasks`) and limits
-/// ([`LimitStore`](super::LimitStore), feature `limits`).
-pub trait SharedStore: SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits {}
+/// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
+/// ([`LimitStore`](super::LimitStore), feature `limits`) and the changes
+/// instances tell each other ([`ChangeBus`](super::ChangeBus), feature
+/// `resources`).
+pub trait SharedStore:
+    SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus
+{
+}
 
-impl<T: SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits> SharedStore for T {}
+impl<T: SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus> SharedStore
+    for T
+{
+}
 
 /// The kinds of state a feature may leave out: each is its store's trait
 /// when the feature is on, and asks nothing when it is off, so that
@@ -38,4 +46,5 @@ mod kinds {
     kind!(Replay, ReplayStore, "ask");
     kind!(Tasks, TaskStore, "tasks");
     kind!(Limits, LimitStore, "limits");
+    kind!(Bus, ChangeBus, "resources");
 }

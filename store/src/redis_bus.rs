@@ -1,0 +1,67 @@
+//! The change bus on Redis: `PUBLISH` on the channel `{ns}:changes`, each
+//! listener on a pub/sub connection of its own. Pub/sub rather than a
+//! stream: the bus keeps no history (an instance that was away missed what
+//! was said, as its clients did), and a message costs Redis nothing once
+//! delivered.
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+use toolmetadata::server::BoxFuture;
+use toolmetadata::server::store::{ChangeBus, LISTEN_BACKLOG, Published, StoreError};
+
+use crate::redis::RedisStore;
+use crate::shared::bounded;
+
+impl RedisStore {
+    fn channel(&self) -> String {
+        format!("{}:changes", self.options.namespace)
+    }
+}
+
+impl ChangeBus for RedisStore {
+    fn publish<'a>(&'a self, message: &'a Published) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let Some(json) = message.to_json() else {
+                return Ok(());
+            };
+            self.run::<i64>(redis::cmd("PUBLISH").arg(self.channel()).arg(json))
+                .await
+                .map(drop)
+        })
+    }
+
+    fn listen(&self) -> BoxFuture<'_, Result<mpsc::Receiver<Published>, StoreError>> {
+        Box::pin(async move {
+            let mut pubsub = bounded(
+                &self.name,
+                self.options.timeout,
+                self.client.get_async_pubsub(),
+            )
+            .await?;
+            bounded(
+                &self.name,
+                self.options.timeout,
+                pubsub.subscribe(self.channel()),
+            )
+            .await?;
+            let (sender, receiver) = mpsc::channel(LISTEN_BACKLOG);
+            tokio::spawn(async move {
+                // Ends with the connection (the listener then sees the
+                // channel closed) or when nobody listens any more.
+                let mut messages = pubsub.into_on_message();
+                while let Some(message) = messages.next().await {
+                    let Ok(payload) = message.get_payload::<String>() else {
+                        continue;
+                    };
+                    let Some(published) = Published::from_json(&payload) else {
+                        continue;
+                    };
+                    if sender.send(published).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            Ok(receiver)
+        })
+    }
+}

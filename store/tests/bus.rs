@@ -1,0 +1,130 @@
+//! The change bus across instances on each store: two servers, each with
+//! its own connection (two instances), a client subscribed on one hears a
+//! change reported on the other, once.
+#![cfg(all(feature = "redis", feature = "postgres"))]
+
+mod common;
+
+use std::sync::Arc;
+
+use toolmetadata::server::Server;
+use toolmetadata::testing::{Client, Protocol};
+use toolmetadata_store::{Options, connect};
+
+fn urls() -> [String; 2] {
+    [
+        std::env::var("TOOLMETADATA_TEST_REDIS")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        std::env::var("TOOLMETADATA_TEST_POSTGRES")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_on_one_instance_reaches_a_subscriber_on_another() {
+    for url in urls() {
+        let namespace = format!("bus{}", std::process::id());
+        let instance = || async {
+            let store = connect(&url, Options::default().namespace(&namespace))
+                .await
+                .unwrap_or_else(|e| panic!("{e}: this test needs Redis and PostgreSQL"));
+            Server::builder()
+                .resource("app://notes", "notes", "text/plain", "buy milk")
+                .store(Arc::clone(&store))
+                .build()
+                .expect("server")
+        };
+        let (a, b) = (instance().await, instance().await);
+        for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
+            let on_b = Client::builder()
+                .protocol(protocol)
+                .connect(&b)
+                .await
+                .expect("connected to b");
+            on_b.subscribe("app://notes").await.expect("subscribed");
+            // The listeners start with the servers: give them a moment.
+            let mut heard = None;
+            for _ in 0..50 {
+                assert_eq!(a.resource_updated("app://notes").await, 0, "{url}");
+                if let Ok(n) = tokio::time::timeout(
+                    std::time::Duration::from_millis(200),
+                    on_b.notified("notifications/resources/updated"),
+                )
+                .await
+                {
+                    heard = Some(n);
+                    break;
+                }
+            }
+            let heard = heard
+                .unwrap_or_else(|| panic!("{url} {protocol:?}: nothing heard on b"))
+                .expect("a notification");
+            assert_eq!(heard.params["uri"], "app://notes", "{url}");
+            on_b.close().await.expect("closed");
+        }
+        common::clean(&url, &namespace).await;
+    }
+}
+
+/// The bus goes away (its own Redis killed) and comes back (restarted on
+/// the same port): meanwhile each instance goes on telling its own
+/// subscribers, within the store's timeout, and once it is back a change
+/// crosses instances again, with nothing restarted by hand.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_bus_each_instance_tells_its_own_and_the_bus_comes_back() {
+    let mut redis = toolmetadata_tests::stores::OwnRedis::start();
+    let options = Options::default()
+        .namespace("outage")
+        .timeout(std::time::Duration::from_millis(500));
+    let instance = || async {
+        let store = connect(&redis.url(), options.clone())
+            .await
+            .expect("own redis");
+        Server::builder()
+            .resource("app://notes", "notes", "text/plain", "buy milk")
+            .store(store)
+            .build()
+            .expect("server")
+    };
+    let (a, b) = (instance().await, instance().await);
+    let on_a = Client::connect(&a).await.expect("connected to a");
+    let on_b = Client::connect(&b).await.expect("connected to b");
+    on_a.subscribe("app://notes")
+        .await
+        .expect("subscribed on a");
+    on_b.subscribe("app://notes")
+        .await
+        .expect("subscribed on b");
+    redis.stop();
+    let started = std::time::Instant::now();
+    assert_eq!(
+        a.resource_updated("app://notes").await,
+        1,
+        "a's own subscriber"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "a change with the bus down waited {:?}",
+        started.elapsed()
+    );
+    on_a.notified("notifications/resources/updated")
+        .await
+        .expect("a's subscriber told");
+    redis.restart();
+    // The listeners come back by themselves (their pause grows to 30 s at
+    // most; a few seconds here).
+    let mut crossed = false;
+    for _ in 0..100 {
+        a.resource_updated("app://notes").await;
+        if on_b
+            .notifications()
+            .iter()
+            .any(|n| n.method == "notifications/resources/updated")
+        {
+            crossed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(crossed, "nothing crossed after the bus came back");
+}
