@@ -82,7 +82,9 @@ impl ChangeBus for PostgresStore {
                     let Some(published) = Published::from_json(notification.payload()) else {
                         continue;
                     };
-                    if sender.send(published).await.is_err() {
+                    // A listener that falls behind loses changes, never
+                    // memory: what does not fit its backlog is dropped.
+                    if let Err(mpsc::error::TrySendError::Closed(_)) = sender.try_send(published) {
                         break;
                     }
                 }

@@ -17,8 +17,8 @@ use toolmetadata_core::BoxFuture;
 /// kilobytes; PostgreSQL's `NOTIFY` takes 8000 bytes).
 pub const MAX_MESSAGE_BYTES: usize = 7_000;
 
-/// How many messages a listener may have waiting before the oldest are
-/// dropped (a listener that falls behind loses changes, never memory).
+/// How many messages a listener may have waiting; past that, what arrives
+/// is dropped (a listener that falls behind loses changes, never memory).
 pub const LISTEN_BACKLOG: usize = 1_024;
 
 /// A change that clients of every instance are told of.
@@ -120,8 +120,10 @@ impl ChangeBus for InMemoryBus {
         tokio::spawn(async move {
             loop {
                 match heard.recv().await {
+                    // Falling behind loses changes, never memory.
                     Ok(message) => {
-                        if sender.send(message).await.is_err() {
+                        if let Err(mpsc::error::TrySendError::Closed(_)) = sender.try_send(message)
+                        {
                             return;
                         }
                     }
