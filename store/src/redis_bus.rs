@@ -49,7 +49,16 @@ impl ChangeBus for RedisStore {
                 // Ends with the connection (the listener then sees the
                 // channel closed) or when nobody listens any more.
                 let mut messages = pubsub.into_on_message();
-                while let Some(message) = messages.next().await {
+                loop {
+                    let message = tokio::select! {
+                        // Nobody listens (the server is gone): the
+                        // connection goes now, not at the next message.
+                        () = sender.closed() => return,
+                        message = messages.next() => match message {
+                            Some(message) => message,
+                            None => return,
+                        },
+                    };
                     let Ok(payload) = message.get_payload::<String>() else {
                         continue;
                     };

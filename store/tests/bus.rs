@@ -128,3 +128,54 @@ async fn without_the_bus_each_instance_tells_its_own_and_the_bus_comes_back() {
     }
     assert!(crossed, "nothing crossed after the bus came back");
 }
+
+/// A server that goes lets go of its listening connection at once, not at
+/// the next message (a test building many servers would otherwise hold
+/// a connection each).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_dropped_leaves_no_listener() {
+    let redis = toolmetadata_tests::stores::OwnRedis::start();
+    let listeners = || {
+        let out = std::process::Command::new("redis-cli")
+            .args([
+                "-p",
+                &redis.port.to_string(),
+                "PUBSUB",
+                "NUMSUB",
+                "gone:changes",
+            ])
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .nth(1)
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .unwrap_or(u32::MAX)
+    };
+    let store = connect(&redis.url(), Options::default().namespace("gone"))
+        .await
+        .expect("own redis");
+    let server = Server::builder()
+        .resource("app://notes", "notes", "text/plain", "buy milk")
+        .store(store)
+        .build()
+        .expect("server");
+    let mut counted = 0;
+    for _ in 0..100 {
+        counted = listeners();
+        if counted == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(counted, 1, "the server listens");
+    drop(server);
+    for _ in 0..100 {
+        counted = listeners();
+        if counted == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(counted, 0, "the listener is gone with the server");
+}

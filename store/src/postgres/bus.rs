@@ -75,7 +75,16 @@ impl ChangeBus for PostgresStore {
                 }
                 // Ends with the connection (the listener then sees the
                 // channel closed) or when nobody listens any more.
-                while let Some(Ok(message)) = messages.next().await {
+                loop {
+                    let message = tokio::select! {
+                        // Nobody listens (the server is gone): the
+                        // connection goes now, not at the next message.
+                        () = sender.closed() => break,
+                        message = messages.next() => match message {
+                            Some(Ok(message)) => message,
+                            _ => break,
+                        },
+                    };
                     let AsyncMessage::Notification(notification) = message else {
                         continue;
                     };

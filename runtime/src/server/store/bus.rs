@@ -119,7 +119,11 @@ impl ChangeBus for InMemoryBus {
         let (sender, receiver) = mpsc::channel(LISTEN_BACKLOG);
         tokio::spawn(async move {
             loop {
-                match heard.recv().await {
+                let heard = tokio::select! {
+                    () = sender.closed() => return,
+                    heard = heard.recv() => heard,
+                };
+                match heard {
                     // Falling behind loses changes, never memory.
                     Ok(message) => {
                         if let Err(mpsc::error::TrySendError::Closed(_)) = sender.try_send(message)
