@@ -11,18 +11,9 @@ use toolmetadata::server::Server;
 use toolmetadata::testing::{Client, Protocol};
 use toolmetadata_store::{Options, connect};
 
-fn urls() -> [String; 2] {
-    [
-        std::env::var("TOOLMETADATA_TEST_REDIS")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-        std::env::var("TOOLMETADATA_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
-    ]
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_on_one_instance_reaches_a_subscriber_on_another() {
-    for url in urls() {
+    for url in common::urls() {
         let namespace = format!("bus{}", std::process::id());
         let instance = || async {
             let store = connect(&url, Options::default().namespace(&namespace))
@@ -66,67 +57,116 @@ async fn a_change_on_one_instance_reaches_a_subscriber_on_another() {
     }
 }
 
-/// The bus goes away (its own Redis killed) and comes back (restarted on
-/// the same port): meanwhile each instance goes on telling its own
-/// subscribers, within the store's timeout, and once it is back a change
-/// crosses instances again, with nothing restarted by hand.
+/// A store of the test's own, to stop and start again.
+enum Own {
+    Redis(toolmetadata_tests::stores::OwnRedis),
+    Postgres(Arc<toolmetadata_tests::stores::OwnPostgres>),
+}
+
+impl Own {
+    async fn start_both() -> [Own; 2] {
+        let postgres = tokio::task::spawn_blocking(toolmetadata_tests::stores::OwnPostgres::start)
+            .await
+            .expect("own postgres");
+        [
+            Own::Redis(toolmetadata_tests::stores::OwnRedis::start()),
+            Own::Postgres(Arc::new(postgres)),
+        ]
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Own::Redis(r) => r.url(),
+            Own::Postgres(p) => p.url(),
+        }
+    }
+
+    async fn stop(&mut self) {
+        match self {
+            Own::Redis(r) => r.stop(),
+            Own::Postgres(p) => {
+                let p = p.clone();
+                tokio::task::spawn_blocking(move || p.stop())
+                    .await
+                    .expect("stop");
+            }
+        }
+    }
+
+    async fn restart(&mut self) {
+        match self {
+            Own::Redis(r) => r.restart(),
+            Own::Postgres(p) => {
+                let p = p.clone();
+                tokio::task::spawn_blocking(move || p.restart())
+                    .await
+                    .expect("restart");
+            }
+        }
+    }
+}
+
+/// The bus goes away (the test's own Redis killed, its own PostgreSQL
+/// stopped at once) and comes back: meanwhile each instance goes on telling
+/// its own subscribers, within the store's timeout, and once it is back a
+/// change crosses instances again, with nothing restarted by hand.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_bus_each_instance_tells_its_own_and_the_bus_comes_back() {
-    let mut redis = toolmetadata_tests::stores::OwnRedis::start();
-    let options = Options::default()
-        .namespace("outage")
-        .timeout(std::time::Duration::from_millis(500));
-    let instance = || async {
-        let store = connect(&redis.url(), options.clone())
+    for mut own in Own::start_both().await {
+        let url = own.url();
+        let options = Options::default()
+            .namespace("outage")
+            .timeout(std::time::Duration::from_millis(500));
+        let instance = || async {
+            let store = connect(&url, options.clone()).await.expect("own store");
+            Server::builder()
+                .resource("app://notes", "notes", "text/plain", "buy milk")
+                .store(store)
+                .build()
+                .expect("server")
+        };
+        let (a, b) = (instance().await, instance().await);
+        let on_a = Client::connect(&a).await.expect("connected to a");
+        let on_b = Client::connect(&b).await.expect("connected to b");
+        on_a.subscribe("app://notes")
             .await
-            .expect("own redis");
-        Server::builder()
-            .resource("app://notes", "notes", "text/plain", "buy milk")
-            .store(store)
-            .build()
-            .expect("server")
-    };
-    let (a, b) = (instance().await, instance().await);
-    let on_a = Client::connect(&a).await.expect("connected to a");
-    let on_b = Client::connect(&b).await.expect("connected to b");
-    on_a.subscribe("app://notes")
-        .await
-        .expect("subscribed on a");
-    on_b.subscribe("app://notes")
-        .await
-        .expect("subscribed on b");
-    redis.stop();
-    let started = std::time::Instant::now();
-    assert_eq!(
-        a.resource_updated("app://notes").await,
-        1,
-        "a's own subscriber"
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(3),
-        "a change with the bus down waited {:?}",
-        started.elapsed()
-    );
-    on_a.notified("notifications/resources/updated")
-        .await
-        .expect("a's subscriber told");
-    redis.restart();
-    // The listeners come back by themselves (their pause grows to 30 s at
-    // most; a few seconds here).
-    let mut crossed = false;
-    for _ in 0..100 {
-        a.resource_updated("app://notes").await;
-        if on_b
-            .notifications()
-            .iter()
-            .any(|n| n.method == "notifications/resources/updated")
-        {
-            crossed = true;
-            break;
+            .expect("subscribed on a");
+        on_b.subscribe("app://notes")
+            .await
+            .expect("subscribed on b");
+        own.stop().await;
+        let started = std::time::Instant::now();
+        assert_eq!(
+            a.resource_updated("app://notes").await,
+            1,
+            "{url}: a's own subscriber"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(3),
+            "{url}: a change with the bus down waited {:?}",
+            started.elapsed()
+        );
+        on_a.notified("notifications/resources/updated")
+            .await
+            .expect("a's subscriber told");
+        own.restart().await;
+        // The listeners come back by themselves (their pause grows to 30 s
+        // at most; a few seconds here).
+        let mut crossed = false;
+        for _ in 0..150 {
+            a.resource_updated("app://notes").await;
+            if on_b
+                .notifications()
+                .iter()
+                .any(|n| n.method == "notifications/resources/updated")
+            {
+                crossed = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(crossed, "{url}: nothing crossed after the bus came back");
     }
-    assert!(crossed, "nothing crossed after the bus came back");
 }
 
 /// A server that goes lets go of its listening connection at once, not at

@@ -18,18 +18,9 @@ use toolmetadata_store::{Options, connect};
 
 const CAPACITY: usize = 4;
 
-fn urls() -> [String; 2] {
-    [
-        std::env::var("TOOLMETADATA_TEST_REDIS")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-        std::env::var("TOOLMETADATA_TEST_POSTGRES")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
-    ]
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_and_postgres_keep_the_contract() {
-    for url in urls() {
+    for url in common::urls() {
         let namespace = format!("contract{}", std::process::id());
         let options = Options::default().namespace(&namespace).max_tasks(CAPACITY);
         let a = connect(&url, options.clone()).await.unwrap_or_else(|e| {

@@ -9,22 +9,13 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::clean;
+use common::{clean, redis_url, urls};
 use serde_json::json;
 use toolmetadata::server::store::{
     LimitStore, ReplayStore, SessionState, SessionStore, StoreError, TaskChange, TaskRecord,
     TaskState, TaskStore,
 };
 use toolmetadata_store::{ConnectError, Options, Store, connect};
-
-fn redis_url() -> String {
-    std::env::var("TOOLMETADATA_TEST_REDIS").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-fn postgres_url() -> String {
-    std::env::var("TOOLMETADATA_TEST_POSTGRES")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
-}
 
 /// A namespace of its own per test, so tests running at once never meet.
 fn namespace() -> String {
@@ -51,10 +42,6 @@ async fn pair(url: &str, options: Options) -> (Arc<Store>, Arc<Store>) {
     });
     let b = connect(url, options).await.expect("second connection");
     (a, b)
-}
-
-fn urls() -> [String; 2] {
-    [redis_url(), postgres_url()]
 }
 
 fn working(id: &str, ttl: Duration) -> TaskRecord {

@@ -17,6 +17,23 @@ impl TokenVerifier for Names {
     }
 }
 
+/// The machine's Redis (`TOOLMETADATA_TEST_REDIS` to point elsewhere).
+pub(crate) fn redis_url() -> String {
+    std::env::var("TOOLMETADATA_TEST_REDIS").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// The machine's PostgreSQL (`TOOLMETADATA_TEST_POSTGRES` to point
+/// elsewhere).
+pub(crate) fn postgres_url() -> String {
+    std::env::var("TOOLMETADATA_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// Both, each test running on each store in turn.
+pub(crate) fn urls() -> [String; 2] {
+    [redis_url(), postgres_url()]
+}
+
 /// Drops a test's tables from the machine's database (Redis keys expire by
 /// themselves).
 pub(crate) async fn clean(url: &str, namespace: &str) {
