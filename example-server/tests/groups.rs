@@ -187,6 +187,19 @@ async fn each_group_is_served_at_its_own_endpoint_with_its_own_tag() {
         .await;
         assert_eq!(status, 404, "{path}: {body}");
     }
+    // Attacked: a path of 6 KB, escapes and quotes in it, is not found, and
+    // the answer names it cut short, one line, never echoing it whole.
+    let hostile = format!("/%0a%1b[31m`{}", "x".repeat(6_000));
+    let (status, body) = post_2026(
+        &format!("{}{hostile}", server.url),
+        "tools/list",
+        None,
+        &[],
+        request_2026(1, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(status, 404, "{}", body.len());
+    assert!(body.len() < 400 && !body.contains('\n'), "{body}");
     // Beneath the endpoint, a path that is no group is not found.
     let (status, body) = post_2026(
         &format!("{}/admin", server.url),

@@ -41,14 +41,7 @@ impl Server {
             serde_json::Value::String(tag),
         );
         result.meta = Some(meta);
-        if let Some((ttl_ms, scope)) = self.list_hints(&context) {
-            // A list filtered for an authenticated caller varies by
-            // authorization: no shared cache may hand it to another caller.
-            let scope = if caller.is_authenticated() {
-                rmcp::model::CacheScope::Private
-            } else {
-                scope
-            };
+        if let Some((ttl_ms, scope)) = self.tool_list_hints(&context, &caller) {
             result = result.with_ttl_ms(ttl_ms).with_cache_scope(scope);
         }
         Ok(result)

@@ -4,7 +4,7 @@
 //! `groups/list` and `groups/get`, for a client that declares it.
 
 use rmcp::ErrorData;
-use rmcp::model::{CacheScope, CustomRequest, ErrorCode, JsonObject, ServerCapabilities};
+use rmcp::model::{CustomRequest, ErrorCode, JsonObject, ServerCapabilities};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
@@ -87,13 +87,7 @@ impl Server {
         };
         Some(answer.map(|mut answer| {
             // The hints a list answer carries, on 2026-07-28 requests.
-            if let Some((ttl_ms, scope)) = self.list_hints(context) {
-                // What an authenticated caller sees varies by authorization.
-                let scope = if caller.is_authenticated() {
-                    CacheScope::Private
-                } else {
-                    scope
-                };
+            if let Some((ttl_ms, scope)) = self.tool_list_hints(context, &caller) {
                 answer["ttlMs"] = json!(ttl_ms);
                 answer["cacheScope"] = json!(scope);
             }

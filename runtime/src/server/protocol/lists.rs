@@ -21,6 +21,23 @@ impl Server {
     ) -> Option<(u64, CacheScope)> {
         is_stateless(context).then(|| self.inner.list_cache.hints())
     }
+
+    /// The cache hints of a list of tools for `caller` (`tools/list`,
+    /// `groups/get`): a list filtered for an authenticated caller varies by
+    /// authorization, so no shared cache may hand it to another caller.
+    pub(in crate::server) fn tool_list_hints(
+        &self,
+        context: &RequestContext<RoleServer>,
+        caller: &crate::server::policy::access::Caller<'_>,
+    ) -> Option<(u64, CacheScope)> {
+        let (ttl_ms, scope) = self.list_hints(context)?;
+        let scope = if caller.is_authenticated() {
+            CacheScope::Private
+        } else {
+            scope
+        };
+        Some((ttl_ms, scope))
+    }
 }
 
 /// True for a request of the 2026-07-28 generation (or later): stateless,
