@@ -6,8 +6,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    ChangeBus, LimitStore, Published, ReplayStore, SessionState, SessionStore, SessionStoreError,
-    StoreError, TaskChange, TaskRecord, TaskStore,
+    ChangeBus, EventStore, EventStoreError, EventStream, LimitStore, Published, ReplayStore,
+    ServerSseMessage, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
+    TaskRecord, TaskStore,
 };
 
 #[cfg(feature = "postgres")]
@@ -153,5 +154,23 @@ impl SessionStore for Store {
 
     async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
         each!(self, s => s.delete(session_id).await)
+    }
+}
+
+#[async_trait::async_trait]
+impl EventStore for Store {
+    async fn store_event(
+        &self,
+        stream_id: &str,
+        event: &ServerSseMessage,
+    ) -> Result<String, EventStoreError> {
+        each!(self, s => s.store_event(stream_id, event).await)
+    }
+
+    async fn replay_events_after(
+        &self,
+        last_event_id: &str,
+    ) -> Result<EventStream, EventStoreError> {
+        each!(self, s => s.replay_events_after(last_event_id).await)
     }
 }

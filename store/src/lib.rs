@@ -12,7 +12,11 @@
 //!   are counted for every instance;
 //! - changes ([`ChangeBus`]): a resource's change reported on one instance
 //!   reaches its subscribers on every instance (Redis pub/sub, PostgreSQL
-//!   `LISTEN`/`NOTIFY`).
+//!   `LISTEN`/`NOTIFY`);
+//! - the events of 2025-11-25 streams (rmcp's [`EventStore`]): a stream
+//!   broken on one instance is resumed with `Last-Event-ID` on any other,
+//!   each stream's newest [`Options::events_per_stream`] for
+//!   [`Options::event_ttl`].
 //!
 //! Each store is behind a feature (`redis`, `postgres`), so a server compiles
 //! only the client it uses (and without either, only [`Options`]). `connect`
@@ -38,6 +42,7 @@
 //! [`SessionStore`]: toolmetadata::server::store::SessionStore
 //! [`LimitStore`]: toolmetadata::server::store::LimitStore
 //! [`ChangeBus`]: toolmetadata::server::store::ChangeBus
+//! [`EventStore`]: toolmetadata::server::store::EventStore
 //! [`StoreError::Unavailable`]: toolmetadata::server::store::StoreError::Unavailable
 
 #[cfg(any(feature = "redis", feature = "postgres"))]
@@ -48,6 +53,8 @@ mod postgres;
 mod redis;
 #[cfg(feature = "redis")]
 mod redis_bus;
+#[cfg(feature = "redis")]
+mod redis_events;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod shared;
 #[cfg(feature = "testing")]
@@ -82,6 +89,11 @@ pub struct Options {
     /// The longest any one operation may take, connecting included
     /// (default 2 seconds).
     pub timeout: Duration,
+    /// How many of a stream's newest events are kept for its resumption
+    /// (default 100, at least 1): a client that missed more starts again.
+    pub events_per_stream: usize,
+    /// How long an event is kept for a resumption (default 10 minutes).
+    pub event_ttl: Duration,
 }
 
 impl Default for Options {
@@ -92,6 +104,8 @@ impl Default for Options {
             max_tasks_per_owner: 100,
             session_ttl: Duration::from_secs(24 * 3600),
             timeout: Duration::from_secs(2),
+            events_per_stream: 100,
+            event_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -129,6 +143,20 @@ impl Options {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How many of a stream's newest events are kept.
+    #[must_use]
+    pub fn events_per_stream(mut self, max: usize) -> Self {
+        self.events_per_stream = max.max(1);
+        self
+    }
+
+    /// How long an event is kept.
+    #[must_use]
+    pub fn event_ttl(mut self, ttl: Duration) -> Self {
+        self.event_ttl = ttl;
         self
     }
 

@@ -34,6 +34,7 @@ use crate::shared::{self, bounded, unix_ms};
 use crate::{ConnectError, Options};
 
 mod bus;
+mod events;
 mod sql;
 
 use sql::Sql;

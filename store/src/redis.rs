@@ -13,7 +13,8 @@
 //!   creates it is its first use. A task's record, too, lives for the time
 //!   it has left. They are bounded by their lifetime (each costs the server
 //!   a question first).
-//! - A session is `{ns}:session:{id}`, kept for the session TTL.
+//! - A session is `{ns}:session:{id}`, kept for the session TTL; its
+//!   streams' events are in `redis_events`.
 //! - A rate's window is the sorted set `{ns}:rate:{key}` of its admissions
 //!   by time, and a tool's slots of concurrency `{ns}:slots:{key}`, its
 //!   holders by expiry: each taken in one script, on the Redis server's
@@ -38,7 +39,7 @@ use crate::{ConnectError, Options};
 
 /// Tasks, used request states and sessions on Redis.
 pub struct RedisStore {
-    connection: ConnectionManager,
+    pub(crate) connection: ConnectionManager,
     /// For the change bus's pub/sub connections.
     pub(crate) client: redis::Client,
     /// `redis at host:port`, for errors.

@@ -4,7 +4,10 @@
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use toolmetadata::server::store::{StoreError, TaskRecord};
+use toolmetadata::server::store::{
+    EventStoreError, MAX_EVENT_BYTES, MAX_STREAM_ID_LEN, ServerSseMessage, StoreError, TaskRecord,
+    encode_event,
+};
 
 /// How many times an update retries when another instance changed the same
 /// task in between (Redis's compare-and-set).
@@ -103,6 +106,19 @@ pub(crate) fn unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The event to keep, as JSON, or the error of one that is not kept.
+pub(crate) fn keepable(
+    store: &str,
+    stream: &str,
+    event: &ServerSseMessage,
+) -> Result<String, EventStoreError> {
+    if !storable(stream) || stream.len() > MAX_STREAM_ID_LEN {
+        return Err(format!("{store}: a stream id no server issued").into());
+    }
+    encode_event(event)
+        .ok_or_else(|| format!("{store}: an event past {MAX_EVENT_BYTES} bytes is not kept").into())
 }
 
 pub(crate) fn boxed(e: StoreError) -> Box<dyn std::error::Error + Send + Sync> {

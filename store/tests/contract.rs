@@ -11,18 +11,23 @@ use std::sync::{Arc, Mutex};
 
 use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
-    LimitStore, ReplayStore, StoreError, TaskChange, TaskRecord, TaskStore,
+    EventPosition, EventStore, EventStoreError, EventStream, InMemoryEventStore, LimitStore,
+    ReplayStore, ServerSseMessage, StoreError, TaskChange, TaskRecord, TaskStore,
 };
 use toolmetadata_store::testing::{self, Violation};
 use toolmetadata_store::{Options, connect};
 
 const CAPACITY: usize = 4;
+const EVENTS_PER_STREAM: usize = 5;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_and_postgres_keep_the_contract() {
     for url in common::urls() {
         let namespace = format!("contract{}", std::process::id());
-        let options = Options::default().namespace(&namespace).max_tasks(CAPACITY);
+        let options = Options::default()
+            .namespace(&namespace)
+            .max_tasks(CAPACITY)
+            .events_per_stream(EVENTS_PER_STREAM);
         let a = connect(&url, options.clone()).await.unwrap_or_else(|e| {
             panic!("{e}: this test needs Redis on 127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432")
         });
@@ -32,6 +37,7 @@ async fn redis_and_postgres_keep_the_contract() {
             testing::replay_store(a.clone(), b.clone()).await?;
             testing::session_store(a.clone(), b.clone()).await?;
             testing::change_bus(a.clone(), b.clone()).await?;
+            testing::event_store(a.clone(), b.clone(), EVENTS_PER_STREAM).await?;
             testing::limit_store(a.clone() as Arc<dyn LimitStore>, b.clone()).await
         }
         .await;
@@ -92,8 +98,39 @@ impl ReplayStore for Forgetful {
     }
 }
 
+/// An event store that replays the event the client has already: it
+/// arrives twice.
+struct Rereplaying(InMemoryEventStore);
+
+#[async_trait::async_trait]
+impl EventStore for Rereplaying {
+    async fn store_event(
+        &self,
+        stream: &str,
+        event: &ServerSseMessage,
+    ) -> Result<String, EventStoreError> {
+        self.0.store_event(stream, event).await
+    }
+
+    async fn replay_events_after(&self, id: &str) -> Result<EventStream, EventStoreError> {
+        let last = EventPosition::parse(id).ok_or("no such event")?;
+        let before = EventPosition {
+            seq: last.seq.saturating_sub(1),
+            ..last
+        };
+        self.0.replay_events_after(&before.to_string()).await
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broken_store_is_caught_naming_what_it_breaks() {
+    let events = Arc::new(Rereplaying(InMemoryEventStore::new(EVENTS_PER_STREAM)));
+    let caught = testing::event_store(events.clone(), events, EVENTS_PER_STREAM).await;
+    let Err(violation) = caught else {
+        panic!("a store that replays an event twice passed the contract");
+    };
+    assert_eq!(violation.guarantee, "a stream's events are the fleet's");
+    assert!(violation.detail.contains("replayed"), "{violation}");
     let tasks = Arc::new(Refinishing::default());
     let caught = testing::task_store(tasks.clone(), tasks, CAPACITY).await;
     let Err(Violation { guarantee, detail }) = caught else {

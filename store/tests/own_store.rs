@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use toolmetadata::server::store::{InMemoryBus, InMemoryReplayStore, InMemoryTaskStore};
+use toolmetadata::server::store::{
+    InMemoryBus, InMemoryEventStore, InMemoryReplayStore, InMemoryTaskStore,
+};
 use toolmetadata_store::testing;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -15,6 +17,8 @@ async fn my_store_keeps_the_contract() -> Result<(), testing::Violation> {
     testing::task_store(tasks.clone(), tasks, 4).await?;
     let replay = Arc::new(InMemoryReplayStore::default());
     testing::replay_store(replay.clone(), replay).await?;
+    let events = Arc::new(InMemoryEventStore::new(8));
+    testing::event_store(events.clone(), events, 8).await?;
     let bus = Arc::new(InMemoryBus::default());
     testing::change_bus(bus.clone(), bus).await
 }

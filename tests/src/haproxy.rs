@@ -29,6 +29,19 @@ impl Haproxy {
         servers: &[SocketAddr],
         server_options: &str,
     ) -> Option<Haproxy> {
+        Self::start_with_backend(test, mode, defaults, &[], servers, server_options).await
+    }
+
+    /// [`Haproxy::start`] with `backend` lines added to the backend (a
+    /// stick table pinning each session to its instance…).
+    pub async fn start_with_backend(
+        test: &str,
+        mode: &str,
+        defaults: &[&str],
+        backend: &[&str],
+        servers: &[SocketAddr],
+        server_options: &str,
+    ) -> Option<Haproxy> {
         let installed = Command::new("haproxy")
             .arg("-v")
             .stdout(Stdio::null())
@@ -55,6 +68,9 @@ impl Haproxy {
             "frontend front\n  bind 127.0.0.1:{port}\n  default_backend servers\n\
              backend servers\n  balance roundrobin\n"
         ));
+        for line in backend {
+            config.push_str(&format!("  {line}\n"));
+        }
         for (i, addr) in servers.iter().enumerate() {
             config.push_str(&format!("  server s{i} {addr} {server_options}\n"));
         }

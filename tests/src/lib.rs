@@ -11,6 +11,7 @@ pub mod official_suite;
 pub mod otlp;
 pub mod python;
 pub mod raw;
+pub mod sse;
 pub mod stores;
 
 /// Whether a test that needs programs the machine may lack can run:

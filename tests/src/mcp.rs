@@ -21,6 +21,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 pub struct Recorder {
     /// The notifications, in the order they were handled.
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// The URIs of the `notifications/resources/updated` received, in order.
+    pub updated: Arc<Mutex<Vec<String>>>,
     /// Declare the tasks extension (SEP-2663) in the client's capabilities.
     pub tasks: bool,
     /// Declare form elicitation: the client can answer questions (this one
@@ -56,6 +58,14 @@ impl ClientHandler for Recorder {
         _: NotificationContext<RoleClient>,
     ) {
         self.progress.lock().expect("lock").push(params);
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().expect("lock").push(params.uri);
     }
 }
 

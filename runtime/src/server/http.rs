@@ -14,6 +14,7 @@ mod card;
 mod clients;
 mod etag;
 mod group_path;
+mod kept_events;
 mod options;
 mod owned_store;
 pub(super) mod polling;
@@ -241,7 +242,8 @@ pub(super) async fn bind<S: Serves>(
             options.session_idle_timeout,
             compat.clone(),
         )
-        .with_store(config.session_store.clone()),
+        .with_store(config.session_store.clone())
+        .with_events(server.tools().inner.stores.events.clone()),
     );
     sessions.spawn_reaper(cancel.clone());
     let groups_of = server.tools().clone();

@@ -121,6 +121,9 @@ struct Stores {
     limits: Option<policy::limits::SharedLimits>,
     #[cfg(feature = "http")]
     sessions: Option<Arc<dyn store::SessionStore>>,
+    /// Where 2025-11-25 streams' events are kept; `None`: on each instance.
+    #[cfg(feature = "http")]
+    events: Option<Arc<dyn store::EventStore>>,
 }
 
 struct Inner {

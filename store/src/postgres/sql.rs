@@ -24,6 +24,8 @@ pub(super) struct Sql {
     pub(super) count_slots: String,
     pub(super) add_slot: String,
     pub(super) release_slot: String,
+    pub(super) keep_event: String,
+    pub(super) replay_events: String,
 }
 
 impl Sql {
@@ -49,7 +51,11 @@ impl Sql {
                  CREATE TABLE IF NOT EXISTS {ns}_slots (
                      key text NOT NULL, holder text NOT NULL, expires_at_ms bigint NOT NULL,
                      PRIMARY KEY (key, holder));
-                 CREATE INDEX IF NOT EXISTS {ns}_slots_expiry ON {ns}_slots (expires_at_ms);"
+                 CREATE INDEX IF NOT EXISTS {ns}_slots_expiry ON {ns}_slots (expires_at_ms);
+                 CREATE TABLE IF NOT EXISTS {ns}_events (
+                     stream text NOT NULL, seq bigint NOT NULL, event text NOT NULL,
+                     expires_at_ms bigint NOT NULL, PRIMARY KEY (stream, seq));
+                 CREATE INDEX IF NOT EXISTS {ns}_events_expiry ON {ns}_events (expires_at_ms);"
             ),
             insert_task: format!(
                 "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner, finished, released)
@@ -98,7 +104,8 @@ impl Sql {
                  DELETE FROM {ns}_used_states WHERE expires_at_ms <= $1;
                  DELETE FROM {ns}_sessions WHERE expires_at_ms <= $1;
                  DELETE FROM {ns}_rate WHERE expires_at_ms <= {NOW_MS};
-                 DELETE FROM {ns}_slots WHERE expires_at_ms <= {NOW_MS}"
+                 DELETE FROM {ns}_slots WHERE expires_at_ms <= {NOW_MS};
+                 DELETE FROM {ns}_events WHERE expires_at_ms <= $1"
             ),
             load_session: format!(
                 "SELECT state FROM {ns}_sessions WHERE id = $1 AND expires_at_ms > $2"
@@ -130,6 +137,25 @@ impl Sql {
                 "INSERT INTO {ns}_slots (key, holder, expires_at_ms) VALUES ($1, $2, $3)"
             ),
             release_slot: format!("DELETE FROM {ns}_slots WHERE key = $1 AND holder = $2"),
+            // The next number of the stream (none when another instance took
+            // it at once: the caller tries again), and the stream trimmed to
+            // its newest `$4`, in one statement.
+            keep_event: format!(
+                "WITH new AS (
+                     INSERT INTO {ns}_events (stream, seq, event, expires_at_ms)
+                     SELECT $1, coalesce(max(seq), 0) + 1, $2, $3
+                     FROM {ns}_events WHERE stream = $1
+                     ON CONFLICT DO NOTHING
+                     RETURNING seq),
+                 trimmed AS (
+                     DELETE FROM {ns}_events
+                     WHERE stream = $1 AND seq <= (SELECT seq FROM new) - $4)
+                 SELECT seq FROM new"
+            ),
+            replay_events: format!(
+                "SELECT seq, event FROM {ns}_events
+                 WHERE stream = $1 AND expires_at_ms > $2 ORDER BY seq"
+            ),
         }
     }
 }

@@ -26,6 +26,7 @@
 //! ```
 
 mod bus;
+mod events;
 mod limits;
 mod replay;
 mod sessions;
@@ -35,6 +36,7 @@ use std::fmt;
 use std::time::Duration;
 
 pub use bus::change_bus;
+pub use events::event_store;
 pub use limits::limit_store;
 pub use replay::replay_store;
 pub use sessions::session_store;

@@ -124,6 +124,8 @@ impl ServerBuilder {
                 replay,
                 #[cfg(feature = "http")]
                 sessions: self.session_store,
+                #[cfg(feature = "http")]
+                events: self.event_store,
             },
             list_extras: Arc::new(self.list_extras),
             #[cfg(feature = "resources")]

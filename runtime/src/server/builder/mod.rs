@@ -70,6 +70,8 @@ pub struct ServerBuilder {
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(feature = "http")]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
+    #[cfg(feature = "http")]
+    event_store: Option<Arc<dyn super::store::EventStore>>,
     #[cfg(feature = "resources")]
     change_bus: Option<Arc<dyn super::store::ChangeBus>>,
     list_extras: ListExtras,
@@ -165,6 +167,19 @@ impl ServerBuilder {
         self
     }
 
+    /// Where the events of 2025-11-25 HTTP streams are kept, so that a
+    /// client whose stream broke resumes it with `Last-Event-ID` on any
+    /// instance, the balancer's choice (default: nowhere; each instance
+    /// keeps the last events of its own streams, and a stream resumes on
+    /// the instance that sent it). Each event sent is kept first: a round
+    /// trip to the store per message. When the store fails, events are
+    /// sent unkept (one WARN), and a resumption past them finds nothing.
+    #[cfg(feature = "http")]
+    pub fn event_store(mut self, store: impl super::store::EventStore) -> Self {
+        self.event_store = Some(Arc::new(store));
+        self
+    }
+
     #[cfg(feature = "limits")]
     /// Where `[limits]` are counted, so that a tool's concurrency and each
     /// caller's rate are the fleet's rather than each instance's (default:
@@ -188,9 +203,10 @@ impl ServerBuilder {
     }
 
     /// One store for every kind of state the server keeps: used
-    /// `requestState`s, sessions, and with their features tasks and limits
-    /// (such as `toolmetadata-store`'s Redis and PostgreSQL stores): what
-    /// instances behind one balancer share.
+    /// `requestState`s, sessions and their streams' events, and with their
+    /// features tasks, limits and changes (such as `toolmetadata-store`'s
+    /// Redis and PostgreSQL stores): what instances behind one balancer
+    /// share.
     #[cfg(feature = "http")]
     pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
         #[cfg(feature = "tasks")]
@@ -209,6 +225,7 @@ impl ServerBuilder {
         {
             self.change_bus = Some(store.clone());
         }
+        self.event_store = Some(store.clone());
         self.session_store = Some(store);
         self
     }

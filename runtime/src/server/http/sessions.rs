@@ -68,6 +68,9 @@ pub(in crate::server) struct CappedSessions {
     store: Option<Arc<dyn SessionStore>>,
     /// The looks at the store under way, and what they found closed.
     rechecks: Arc<Rechecks>,
+    /// Whether the streams' events are kept in the fleet's store (so that a
+    /// resumption reads them there, from any instance).
+    events_kept: bool,
 }
 
 /// How stale this instance's belief that a session is not closed elsewhere
@@ -134,6 +137,8 @@ pub(in crate::server) enum SessionsError {
     Inner(LocalSessionManagerError),
     /// No room for another session (see the module documentation).
     Full,
+    /// A resumption from another session's stream.
+    OtherStream,
 }
 
 impl std::fmt::Display for SessionsError {
@@ -141,6 +146,9 @@ impl std::fmt::Display for SessionsError {
         match self {
             SessionsError::Inner(e) => e.fmt(f),
             SessionsError::Full => f.write_str(FULL),
+            SessionsError::OtherStream => {
+                f.write_str("Last-Event-ID names another session's stream")
+            }
         }
     }
 }
@@ -192,7 +200,22 @@ impl CappedSessions {
             closed: Arc::default(),
             store: None,
             rechecks: Arc::default(),
+            events_kept: false,
         }
+    }
+
+    /// The streams' events kept in `events` (see `kept_events`), when
+    /// there is one: a broken stream resumes on any instance.
+    pub(in crate::server) fn with_events(
+        mut self,
+        events: Option<Arc<dyn crate::server::store::EventStore>>,
+    ) -> Self {
+        if let Some(events) = events {
+            let kept = Arc::new(super::kept_events::KeptEvents::new(events));
+            self.inner = std::mem::take(&mut self.inner).with_event_store(kept);
+            self.events_kept = true;
+        }
+        self
     }
 
     /// Sessions recorded in `store` too: one its client closed through
@@ -535,9 +558,19 @@ impl SessionManager for CappedSessions {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
+        if self.events_kept {
+            // Read from the store, whichever instance kept them; a handler
+            // that closed its stream (gap 7) is not told of it, and answers
+            // when its wait for the client ends (the answer kept for the
+            // client's next resumption).
+            let last_event_id = super::kept_events::own_event_id(id, &last_event_id)
+                .ok_or(SessionsError::OtherStream)?;
+            let stream = self.inner.resume(id, last_event_id).await?;
+            return Ok(self.counted(id, stream.left_stream()));
+        }
         let stream = self.inner.resume(id, last_event_id.clone()).await?;
         self.closed.resumed(id, &last_event_id);
-        Ok(self.counted(id, stream))
+        Ok(self.counted(id, stream.right_stream()))
     }
 
     /// A session another instance opened (rmcp found it in the session

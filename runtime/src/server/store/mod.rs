@@ -11,18 +11,25 @@
 //!   limit is the fleet's;
 //! - [`ChangeBus`] (feature `resources`): the changes instances tell each
 //!   other, so that a resource's subscriber hears of a change made through
-//!   any instance.
+//!   any instance;
+//! - [`EventStore`] (rmcp's): the events of 2025-11-25 SSE streams, so that
+//!   a stream broken on one instance is resumed on any other.
 //!
-//! Each but the last has a bounded in-memory implementation, the default,
+//! Each but the last two has a bounded in-memory implementation, the default,
 //! enough for one instance (without a [`LimitStore`], each instance holds
-//! the limits itself). The `toolmetadata-store` crate implements all four
-//! on Redis and on PostgreSQL.
+//! the limits itself; without an [`EventStore`], each instance keeps the
+//! last events of its own streams). The `toolmetadata-store` crate
+//! implements them all on Redis and on PostgreSQL.
 
 #[cfg(feature = "resources")]
 mod bus;
 mod error;
+#[cfg(feature = "http")]
+mod events;
 #[cfg(feature = "limits")]
 mod limits;
+#[cfg(feature = "http")]
+mod memory_events;
 #[cfg(feature = "ask")]
 mod replay;
 #[cfg(feature = "http")]
@@ -35,8 +42,15 @@ pub use bus::{Change, ChangeBus, InMemoryBus, LISTEN_BACKLOG, MAX_MESSAGE_BYTES,
 pub use error::StoreError;
 #[cfg(any(feature = "ask", feature = "limits"))]
 pub(super) use error::unix_ms;
+#[cfg(feature = "http")]
+pub use events::{
+    EventPosition, EventStore, EventStoreError, EventStream, MAX_EVENT_BYTES, MAX_STREAM_ID_LEN,
+    ServerSseMessage, decode_event, encode_event, replay_kept,
+};
 #[cfg(feature = "limits")]
 pub use limits::LimitStore;
+#[cfg(feature = "http")]
+pub use memory_events::InMemoryEventStore;
 #[cfg(feature = "ask")]
 pub use replay::{InMemoryReplayStore, ReplayStore};
 #[cfg(feature = "http")]

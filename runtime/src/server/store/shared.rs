@@ -1,7 +1,7 @@
 //! [`SharedStore`]: one store for every kind of state this build of the
 //! server keeps, whatever its features.
 
-use super::SessionStore;
+use super::{EventStore, SessionStore};
 
 /// A store that backs every kind of state the server keeps (what
 /// `toolmetadata-store`'s stores are), for
@@ -11,14 +11,15 @@ use super::SessionStore;
 /// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
 /// ([`LimitStore`](super::LimitStore), feature `limits`) and the changes
 /// instances tell each other ([`ChangeBus`](super::ChangeBus), feature
-/// `resources`).
+/// `resources`), and the events of 2025-11-25 streams
+/// ([`EventStore`](super::EventStore)).
 pub trait SharedStore:
-    SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus
+    SessionStore + EventStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus
 {
 }
 
-impl<T: SessionStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus> SharedStore
-    for T
+impl<T: SessionStore + EventStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus>
+    SharedStore for T
 {
 }
 
