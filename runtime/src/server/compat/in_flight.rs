@@ -15,7 +15,10 @@
 //! stop reading, so that the pipe holds the rest.
 //!
 //! A request leaves when its answer is written, or when the client cancels
-//! it (rmcp then drops its answer, and the call's handler is stopped). The
+//! it (rmcp then drops its answer, and the call's handler is stopped). Its
+//! id is free again as soon as its answer is being written (the client may
+//! read the answer and send a request with the same id before the write
+//! returns here), while the answer still counts until it is written. The
 //! client's answers to the server's own requests wait behind a held request
 //! too: were every request in flight waiting for one (a handler asking the
 //! person on a 2025-11-25 session), they would end at the ask timeout.
@@ -65,13 +68,24 @@ pub(super) struct InFlight {
 struct State {
     requests: HashSet<RequestId>,
     control: HashSet<RequestId>,
+    /// Answers being written, of requests and of control requests: their
+    /// ids are free, their room not yet.
+    writing: usize,
+    writing_control: usize,
     refusals: usize,
 }
 
 impl State {
     fn has_room(&self) -> bool {
-        self.requests.len() < MAX_IN_FLIGHT || self.refusals < MAX_REFUSALS
+        self.requests.len() + self.writing < MAX_IN_FLIGHT || self.refusals < MAX_REFUSALS
     }
+}
+
+/// An answer being written, which counts until [`InFlight::written`].
+#[derive(Debug)]
+#[must_use]
+pub(super) struct Writing {
+    control: bool,
 }
 
 /// Whether `request` is one a client needs answered while all else waits.
@@ -101,11 +115,14 @@ impl InFlight {
                 // rmcp would run it beside the first, uncounted: a client
                 // sending one id again and again would grow the server.
                 let again = state.requests.contains(id) || state.control.contains(id);
-                if !again && state.requests.len() < MAX_IN_FLIGHT {
+                if !again && state.requests.len() + state.writing < MAX_IN_FLIGHT {
                     state.requests.insert(id.clone());
                     return Admission::Pass;
                 }
-                if !again && is_control(&request.request) && state.control.len() < MAX_CONTROL {
+                if !again
+                    && is_control(&request.request)
+                    && state.control.len() + state.writing_control < MAX_CONTROL
+                {
                     state.control.insert(id.clone());
                     return Admission::Pass;
                 }
@@ -165,7 +182,34 @@ impl InFlight {
         }
     }
 
-    /// The request `id` has left: answered, or cancelled.
+    /// The answer to `id` is being written: its id is free, its room is
+    /// not until [`InFlight::written`]. `None` for no request in flight.
+    pub(super) fn answering(&self, id: &RequestId) -> Option<Writing> {
+        let mut state = self.state();
+        if state.requests.remove(id) {
+            state.writing += 1;
+            Some(Writing { control: false })
+        } else if state.control.remove(id) {
+            state.writing_control += 1;
+            Some(Writing { control: true })
+        } else {
+            None
+        }
+    }
+
+    /// The answer `writing` was written (or could not be): its room is free.
+    pub(super) fn written(&self, writing: Writing) {
+        let mut state = self.state();
+        if writing.control {
+            state.writing_control = state.writing_control.saturating_sub(1);
+        } else {
+            state.writing = state.writing.saturating_sub(1);
+        }
+        drop(state);
+        self.freed.notify_waiters();
+    }
+
+    /// The request `id` has left: cancelled.
     pub(super) fn done(&self, id: &RequestId) {
         let mut state = self.state();
         if state.requests.remove(id) || state.control.remove(id) {
@@ -250,5 +294,28 @@ mod tests {
         // A request that leaves makes room for another.
         in_flight.done(&RequestId::Number(7));
         assert!(matches!(in_flight.admit(&list(5000)), Admission::Pass));
+    }
+
+    #[test]
+    fn an_answered_id_is_free_at_once_and_its_room_once_written() {
+        let in_flight = InFlight::default();
+        for id in 0..MAX_IN_FLIGHT as i64 {
+            assert!(matches!(in_flight.admit(&list(id)), Admission::Pass));
+        }
+        let writing = in_flight
+            .answering(&RequestId::Number(3))
+            .expect("in flight");
+        // The client read the answer and sends the same id again: it is a
+        // new request, refused for room (the answer is not written), never
+        // as "being answered".
+        let Admission::Refuse(refusal) = in_flight.admit(&list(3)) else {
+            panic!("no room while the answer is written");
+        };
+        let text = serde_json::to_string(&refusal).expect("JSON");
+        assert!(text.contains("128 requests"), "{text}");
+        in_flight.refusal_sent();
+        in_flight.written(writing);
+        assert!(matches!(in_flight.admit(&list(3)), Admission::Pass));
+        assert!(in_flight.answering(&RequestId::Number(-5)).is_none());
     }
 }

@@ -142,16 +142,19 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let answered = self
-            .in_flight
-            .clone()
-            .zip(in_flight::InFlight::answers(&item));
+        // The id is free once its answer leaves (the client may reuse it
+        // as soon as it reads it); the room, once the answer is written.
+        let answered = self.in_flight.clone().and_then(|in_flight| {
+            let id = in_flight::InFlight::answers(&item)?;
+            let writing = in_flight.answering(&id)?;
+            Some((in_flight, writing))
+        });
         let item = self.compat.outgoing(item);
         let send = self.inner.send(item);
         async move {
             let sent = send.await;
-            if let Some((in_flight, id)) = answered {
-                in_flight.done(&id);
+            if let Some((in_flight, writing)) = answered {
+                in_flight.written(writing);
             }
             sent
         }
