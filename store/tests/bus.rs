@@ -106,14 +106,21 @@ impl Own {
     }
 }
 
+/// What an instance logs (WARN) when it loses the bus.
+const OUTAGE: &str = "the change bus is out of reach";
+
 /// The bus goes away (the test's own Redis killed, its own PostgreSQL
 /// stopped at once) and comes back: meanwhile each instance goes on telling
-/// its own subscribers, within the store's timeout, and once it is back a
-/// change crosses instances again, with nothing restarted by hand.
+/// its own subscribers, within the store's timeout, says so once (a WARN),
+/// and once it is back a change crosses instances again, with nothing
+/// restarted by hand.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_bus_each_instance_tells_its_own_and_the_bus_comes_back() {
+    common::warnings::start();
     for mut own in Own::start_both().await {
         let url = own.url();
+        // No other test of this process takes its bus away.
+        let said_before = common::warnings::containing(OUTAGE).len();
         let options = Options::default()
             .namespace("outage")
             .timeout(std::time::Duration::from_millis(500));
@@ -166,6 +173,14 @@ async fn without_the_bus_each_instance_tells_its_own_and_the_bus_comes_back() {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
         assert!(crossed, "{url}: nothing crossed after the bus came back");
+        let said = common::warnings::containing(OUTAGE).split_off(said_before);
+        // Each instance's listener lost the bus and found it again (b's
+        // heard the crossing change): each said so once.
+        assert_eq!(
+            said.len(),
+            2,
+            "{url}: the outage is said once by each of the two instances: {said:#?}"
+        );
     }
 }
 

@@ -52,3 +52,72 @@ pub(crate) async fn clean(url: &str, namespace: &str) {
         .await
         .expect("drop");
 }
+
+/// The WARN lines logged in this test process, from when
+/// [`warnings::start`] is first called: a test counts those of its own
+/// store (named by its port) to check that an outage is said once.
+pub(crate) mod warnings {
+    use std::fmt::Write;
+    use std::sync::{Mutex, OnceLock};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Level, Metadata, Subscriber};
+
+    static LOGGED: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+
+    /// Starts keeping WARN lines (once per process; later calls do nothing).
+    pub(crate) fn start() {
+        if LOGGED.set(Mutex::default()).is_ok() {
+            let _ = tracing::subscriber::set_global_default(Warnings);
+        }
+    }
+
+    /// The WARN lines kept that contain `needle`.
+    pub(crate) fn containing(needle: &str) -> Vec<String> {
+        LOGGED
+            .get()
+            .map(|logged| {
+                logged
+                    .lock()
+                    .map(|l| l.iter().filter(|w| w.contains(needle)).cloned().collect())
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
+    struct Warnings;
+
+    struct Message(String);
+
+    impl Visit for Message {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            let _ = write!(self.0, "{}={value:?} ", field.name());
+        }
+    }
+
+    impl Subscriber for Warnings {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            *metadata.level() <= Level::WARN
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            if *event.metadata().level() != Level::WARN {
+                return;
+            }
+            let mut message = Message(String::new());
+            event.record(&mut message);
+            if let Some(logged) = LOGGED.get()
+                && let Ok(mut logged) = logged.lock()
+            {
+                logged.push(message.0);
+            }
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+}
