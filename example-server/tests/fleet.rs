@@ -9,7 +9,8 @@
 //!   `subscriptions/listen` stream);
 //! - a session's stream cut mid-way and resumed with `Last-Event-ID` on
 //!   another instance gets exactly the events it missed, in order, none
-//!   twice, with the ids they were first sent with.
+//!   twice, with the ids they were first sent with; resumed on its own
+//!   instance it goes on live after the replay, each event once.
 
 use std::time::{Duration, Instant};
 
@@ -259,6 +260,25 @@ async fn scenario(store: &str) {
         .filter(|e| !e.data.is_null())
         .collect();
     assert!(more.is_empty(), "{more:?}");
+    // On the instance holding the session, the resumed stream goes on live:
+    // the replay, then a new write heard once.
+    let mut own = session_stream(&urls[0], &session, Some(&first_id)).await;
+    let mut got = Vec::new();
+    let started = Instant::now();
+    while updates(&got).len() < 3 && started.elapsed() < CROSSING {
+        got.extend(own.next(Duration::from_millis(200)).await);
+    }
+    write_through(&urls[2], "r4").await;
+    while updates(&got).len() < 4 && started.elapsed() < 2 * CROSSING {
+        got.extend(own.next(Duration::from_millis(200)).await);
+    }
+    got.extend(drain(&mut own).await);
+    let told = updates(&got);
+    let mut ids: Vec<&str> = told.iter().filter_map(|e| e.id.as_deref()).collect();
+    assert_eq!(told.len(), 4, "three replayed, one live: {got:?}");
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "each once: {got:?}");
     // Another session's id cannot read this stream.
     let other = open_session_2025(&urls[1], &[]).await;
     let mut foreign = session_stream(&urls[1], &other, Some(&first_id)).await;

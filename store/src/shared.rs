@@ -5,8 +5,7 @@ use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use toolmetadata::server::store::{
-    EventStoreError, MAX_EVENT_BYTES, MAX_STREAM_ID_LEN, ServerSseMessage, StoreError, TaskRecord,
-    encode_event,
+    EventStoreError, MAX_STREAM_ID_LEN, ServerSseMessage, StoreError, TaskRecord, encode_event,
 };
 
 /// How many times an update retries when another instance changed the same
@@ -108,7 +107,8 @@ pub(crate) fn unix_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The event to keep, as JSON, or the error of one that is not kept.
+/// The event to keep, as JSON (a gap marker for one too large), or the
+/// error of a stream id no server issued.
 pub(crate) fn keepable(
     store: &str,
     stream: &str,
@@ -117,8 +117,7 @@ pub(crate) fn keepable(
     if !storable(stream) || stream.len() > MAX_STREAM_ID_LEN {
         return Err(format!("{store}: a stream id no server issued").into());
     }
-    encode_event(event)
-        .ok_or_else(|| format!("{store}: an event past {MAX_EVENT_BYTES} bytes is not kept").into())
+    Ok(encode_event(event))
 }
 
 pub(crate) fn boxed(e: StoreError) -> Box<dyn std::error::Error + Send + Sync> {

@@ -1,5 +1,6 @@
 //! Streams' events in PostgreSQL: the table `{ns}_events`, a row per event
-//! numbered in its stream, trimmed to the stream's newest
+//! numbered in its stream's epoch (a stream whose rows are all gone comes
+//! back as a new epoch), trimmed to the stream's newest
 //! [`Options::events_per_stream`] as each is kept, and each expiring
 //! [`Options::event_ttl`] after it was kept (purged with the rest).
 //!
@@ -7,7 +8,8 @@
 //! [`Options::event_ttl`]: crate::Options::event_ttl
 
 use toolmetadata::server::store::{
-    EventPosition, EventStore, EventStoreError, EventStream, ServerSseMessage, replay_kept,
+    EventPosition, EventStore, EventStoreError, EventStream, KeptStream, ServerSseMessage,
+    new_epoch, replay_kept,
 };
 
 use super::{PostgresStore, ms};
@@ -28,16 +30,20 @@ impl EventStore for PostgresStore {
         let ttl = u64::try_from(self.options.event_ttl.as_millis()).unwrap_or(u64::MAX);
         let expires = ms(unix_ms().saturating_add(ttl));
         let keep = i64::try_from(self.options.events_per_stream).unwrap_or(i64::MAX);
-        let seq: i64 = bounded(&self.name, self.options.timeout, async {
+        let epoch = i64::try_from(new_epoch()).unwrap_or(1);
+        let (seq, epoch): (i64, i64) = bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;
             self.maybe_purge(&client).await?;
             for _ in 0..MAX_KEEP_TRIES {
                 let row = client
-                    .query_opt(&self.sql.keep_event, &[&stream_id, &json, &expires, &keep])
+                    .query_opt(
+                        &self.sql.keep_event,
+                        &[&stream_id, &json, &expires, &keep, &epoch],
+                    )
                     .await
                     .map_err(|e| e.to_string())?;
                 if let Some(row) = row {
-                    return Ok(row.get(0));
+                    return Ok((row.get(0), row.get(1)));
                 }
             }
             Err(format!(
@@ -48,6 +54,7 @@ impl EventStore for PostgresStore {
         .map_err(shared::boxed)?;
         Ok(EventPosition {
             stream: stream_id,
+            epoch: u64::try_from(epoch).unwrap_or(0),
             seq: u64::try_from(seq).unwrap_or(0),
         }
         .to_string())
@@ -61,22 +68,33 @@ impl EventStore for PostgresStore {
             return Err(format!("{}: no event has the id given", self.name).into());
         };
         let stream = last.stream;
-        let rows = bounded(&self.name, self.options.timeout, async {
+        let after = i64::try_from(last.seq).unwrap_or(i64::MAX);
+        let now = ms(unix_ms());
+        let (bounds, rows) = bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;
-            client
-                .query(&self.sql.replay_events, &[&stream, &ms(unix_ms())])
+            let bounds = client
+                .query_one(&self.sql.stream_bounds, &[&stream, &now])
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            let rows = client
+                .query(&self.sql.replay_events, &[&stream, &now, &after])
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok::<_, String>((bounds, rows))
         })
         .await
         .map_err(shared::boxed)?;
-        let kept = rows
-            .iter()
-            .map(|row| {
-                let seq: i64 = row.get(0);
-                (u64::try_from(seq).unwrap_or(0), row.get::<_, String>(1))
-            })
-            .collect();
+        let number = |n: i64| u64::try_from(n).unwrap_or(0);
+        let oldest: Option<i64> = bounds.get(0);
+        let kept = oldest.map(|oldest| KeptStream {
+            epoch: number(bounds.get::<_, Option<i64>>(2).unwrap_or(0)),
+            oldest: number(oldest),
+            newest: number(bounds.get::<_, Option<i64>>(1).unwrap_or(0)),
+            after: rows
+                .iter()
+                .map(|row| (number(row.get(0)), row.get::<_, String>(1)))
+                .collect(),
+        });
         replay_kept(&self.name, last, kept)
     }
 }

@@ -25,6 +25,7 @@ pub(super) struct Sql {
     pub(super) add_slot: String,
     pub(super) release_slot: String,
     pub(super) keep_event: String,
+    pub(super) stream_bounds: String,
     pub(super) replay_events: String,
 }
 
@@ -55,7 +56,8 @@ impl Sql {
                  CREATE TABLE IF NOT EXISTS {ns}_events (
                      stream text NOT NULL, seq bigint NOT NULL, event text NOT NULL,
                      expires_at_ms bigint NOT NULL, PRIMARY KEY (stream, seq));
-                 CREATE INDEX IF NOT EXISTS {ns}_events_expiry ON {ns}_events (expires_at_ms);"
+                 CREATE INDEX IF NOT EXISTS {ns}_events_expiry ON {ns}_events (expires_at_ms);
+                 ALTER TABLE {ns}_events ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0;"
             ),
             insert_task: format!(
                 "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner, finished, released)
@@ -137,24 +139,32 @@ impl Sql {
                 "INSERT INTO {ns}_slots (key, holder, expires_at_ms) VALUES ($1, $2, $3)"
             ),
             release_slot: format!("DELETE FROM {ns}_slots WHERE key = $1 AND holder = $2"),
-            // The next number of the stream (none when another instance took
-            // it at once: the caller tries again), and the stream trimmed to
-            // its newest `$4`, in one statement.
+            // The next number of the stream in its epoch (`$5` for a new
+            // stream; none when another instance took the number at once:
+            // the caller tries again), and the stream trimmed to its newest
+            // `$4`, in one statement.
             keep_event: format!(
-                "WITH new AS (
-                     INSERT INTO {ns}_events (stream, seq, event, expires_at_ms)
-                     SELECT $1, coalesce(max(seq), 0) + 1, $2, $3
-                     FROM {ns}_events WHERE stream = $1
+                "WITH cur AS (
+                     SELECT max(seq) AS seq, max(epoch) AS epoch
+                     FROM {ns}_events WHERE stream = $1),
+                 new AS (
+                     INSERT INTO {ns}_events (stream, seq, epoch, event, expires_at_ms)
+                     SELECT $1, coalesce(cur.seq, 0) + 1, coalesce(cur.epoch, $5), $2, $3
+                     FROM cur
                      ON CONFLICT DO NOTHING
-                     RETURNING seq),
+                     RETURNING seq, epoch),
                  trimmed AS (
                      DELETE FROM {ns}_events
                      WHERE stream = $1 AND seq <= (SELECT seq FROM new) - $4)
-                 SELECT seq FROM new"
+                 SELECT seq, epoch FROM new"
+            ),
+            stream_bounds: format!(
+                "SELECT min(seq), max(seq), max(epoch) FROM {ns}_events
+                 WHERE stream = $1 AND expires_at_ms > $2"
             ),
             replay_events: format!(
                 "SELECT seq, event FROM {ns}_events
-                 WHERE stream = $1 AND expires_at_ms > $2 ORDER BY seq"
+                 WHERE stream = $1 AND expires_at_ms > $2 AND seq > $3 ORDER BY seq"
             ),
         }
     }

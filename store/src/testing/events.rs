@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 use toolmetadata::server::rmcp::model::ServerJsonRpcMessage;
-use toolmetadata::server::store::{EventStore, ServerSseMessage};
+use toolmetadata::server::store::{EventStore, ServerSseMessage, gap_marker};
 
 use super::{Violation, answered, check, unique};
 
@@ -18,7 +18,8 @@ use super::{Violation, answered, check, unique};
 /// own stream only; ids are unique across streams; a replay after the
 /// newest is empty; a replay after an id never issued gives nothing (an
 /// error or no event); and a replay that would start before the oldest
-/// event kept is an error rather than a replay with a gap.
+/// event kept, or cross a [gap marker](gap_marker) (events the server sent
+/// but could not keep), is an error rather than a replay with a gap.
 ///
 /// # Errors
 ///
@@ -83,6 +84,22 @@ pub async fn event_store(
     let kept = replay(&b, &newest).await;
     check(kept.as_ref().is_ok_and(Vec::is_empty), T, || {
         format!("a replay after the newest of a trimmed stream gave {kept:?}")
+    })?;
+    let marked = unique("marked");
+    let before = answered(a.store_event(&marked, &event(0)).await, T, "store_event")?;
+    let gap = answered(
+        a.store_event(&marked, &gap_marker()).await,
+        T,
+        "store_event",
+    )?;
+    answered(a.store_event(&marked, &event(2)).await, T, "store_event")?;
+    let across = replay(&b, &before).await;
+    check(across.is_err(), T, || {
+        format!("a replay across a gap marker gave {across:?}")
+    })?;
+    let past = replay(&b, &gap).await;
+    check(past.as_ref().is_ok_and(|e| e.len() == 1), T, || {
+        format!("a replay after a gap marker gave {past:?}, not the one event after it")
     })?;
     Ok(())
 }

@@ -172,8 +172,10 @@ impl ServerBuilder {
     /// instance, the balancer's choice (default: nowhere; each instance
     /// keeps the last events of its own streams, and a stream resumes on
     /// the instance that sent it). Each event sent is kept first: a round
-    /// trip to the store per message. When the store fails, events are
-    /// sent unkept (one WARN), and a resumption past them finds nothing.
+    /// trip to the store per message (an event over 256 KiB is kept as a
+    /// gap: a resumption from before it fails, the client starts again).
+    /// When the store fails, events are sent unkept (one WARN), and a
+    /// resumption across them fails rather than skip them.
     #[cfg(feature = "http")]
     pub fn event_store(mut self, store: impl super::store::EventStore) -> Self {
         self.event_store = Some(Arc::new(store));

@@ -1,40 +1,68 @@
 //! The operator's [`EventStore`] as the sessions use it: a store that
 //! fails or does not answer never holds a message back. The event is sent
 //! unkept, with an id of this instance's that no store knows (a resumption
-//! past it finds nothing, and the client starts again), the server says so
-//! once (a WARN) and again when the store is back (INFO).
+//! from it fails), the server says so once (a WARN) and again when the
+//! store is back (INFO), and meanwhile does not ask the store more than
+//! once every [`RETRY`]. A stream that sent events unkept gets a [gap
+//! marker](crate::server::store::gap_marker) before its next kept event,
+//! so that a resumption from before them fails rather than skip them.
 //!
 //! And a resumption reads only its own session's stream: the id of another
 //! session's stream is unknown (a request's stream is a random UUID, known
 //! only to the client it was sent to).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::HashSet;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use rmcp::transport::streamable_http_server::session::SessionId;
+use futures_core::Stream;
+use futures_util::StreamExt;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
+use tokio::time::Instant;
 
 use crate::server::store::{
     EventPosition, EventStore, EventStoreError, EventStream, MAX_STREAM_ID_LEN, ServerSseMessage,
+    gap_marker,
 };
 
 /// The longest a store may take to keep or replay events before the event
-/// goes unkept (or the resumption finds nothing): the stores bound
+/// goes unkept (or the resumption fails): the stores bound
 /// themselves, a store of the operator's may not.
 const STORE_WAIT: Duration = Duration::from_secs(5);
+
+/// How long events go unkept, without asking the store, after it failed.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// The most streams remembered as owing a gap marker: past it, a stream's
+/// unkept events may be skipped by a resumption (an outage across more
+/// streams than this at once).
+const MAX_GAPPED: usize = 10_000;
 
 /// rmcp's id of the priming event of a session's own (`GET`) stream, sent
 /// before any event is kept: a resumption from it replays the stream from
 /// its start.
 const SESSION_STREAM_PRIMING_ID: &str = "0";
 
-/// The store, with the fallback and the once-per-outage WARN.
+/// The store, with the fallback, the once-per-outage WARN and the gaps.
 pub(super) struct KeptEvents {
     store: Arc<dyn EventStore>,
     /// This instance's prefix of the ids of unkept events.
     origin: String,
     unkept: AtomicU64,
-    down: AtomicBool,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Since when the store is failing, and when to ask it again.
+    down: Option<Instant>,
+    /// The streams that sent events unkept, owing a gap marker.
+    gapped: HashSet<String>,
 }
 
 impl KeptEvents {
@@ -43,25 +71,40 @@ impl KeptEvents {
             store,
             origin: uuid::Uuid::new_v4().simple().to_string(),
             unkept: AtomicU64::new(0),
-            down: AtomicBool::new(false),
+            state: Mutex::default(),
         }
     }
 
-    /// An id for an event sent unkept: unique, and of no stream (it has no
-    /// `/`), so a resumption from it finds nothing.
-    fn unkept(&self, why: &str) -> String {
-        if !self.down.swap(true, Ordering::Relaxed) {
-            tracing::warn!(
-                "the event store does not keep events ({why}): streams are sent unkept, and cannot be resumed past them, until it does"
-            );
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// An id for an event of `stream` sent unkept: unique, and of no
+    /// stream (it has no `/`), so a resumption from it fails.
+    fn unkept(&self, stream: &str, why: Option<&str>) -> String {
+        let mut state = self.state();
+        if let Some(why) = why {
+            if state.down.is_none() {
+                tracing::warn!(
+                    "the event store does not keep events ({why}): streams are sent unkept, and cannot be resumed across them, until it does"
+                );
+            }
+            state.down = Some(Instant::now() + RETRY);
         }
+        if state.gapped.len() < MAX_GAPPED && stream.len() <= MAX_STREAM_ID_LEN {
+            state.gapped.insert(stream.to_owned());
+        }
+        drop(state);
         let n = self.unkept.fetch_add(1, Ordering::Relaxed);
         format!("unkept-{}-{n}", self.origin)
     }
 
-    fn kept(&self) {
-        if self.down.swap(false, Ordering::Relaxed) {
-            tracing::info!("the event store keeps events again");
+    /// Keeps `event`, bounded by [`STORE_WAIT`]; the error says why not.
+    async fn keep(&self, stream: &str, event: &ServerSseMessage) -> Result<String, String> {
+        match tokio::time::timeout(STORE_WAIT, self.store.store_event(stream, event)).await {
+            Ok(Ok(id)) => Ok(id),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} s", STORE_WAIT.as_secs())),
         }
     }
 }
@@ -70,20 +113,70 @@ impl KeptEvents {
 /// when it names another session's stream. rmcp's priming id of the
 /// session's own stream reads that stream from its start.
 pub(super) fn own_event_id(session: &SessionId, last_event_id: &str) -> Option<String> {
-    let common = format!("{session}:common");
+    let common = common_stream(session);
     if last_event_id == SESSION_STREAM_PRIMING_ID {
-        return Some(
-            EventPosition {
-                stream: &common,
-                seq: 0,
-            }
-            .to_string(),
-        );
+        return Some(EventPosition::start(&common).to_string());
     }
     match EventPosition::parse(last_event_id) {
         Some(position) if position.stream.ends_with(":common") && position.stream != common => None,
         _ => Some(last_event_id.to_owned()),
     }
+}
+
+/// The id of `session`'s own stream (rmcp's).
+fn common_stream(session: &SessionId) -> String {
+    format!("{session}:common")
+}
+
+/// A stream of events, as a resumption answers.
+pub(super) type Events = Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>>;
+
+/// A resumption of `session` from `last_event_id`, with events kept:
+/// `None` when the id names another session's stream. A request's stream
+/// is replayed from the store. The session's own stream is replayed and
+/// then goes on live (each event once: those the replay gave are dropped
+/// from the live stream, attached first so that none falls between); when
+/// it cannot be replayed whole, it goes on live alone (the client misses
+/// what it missed, rather than reconnecting to the same failure forever).
+pub(super) async fn resume(
+    sessions: &LocalSessionManager,
+    session: &SessionId,
+    last_event_id: &str,
+) -> Result<Option<Events>, LocalSessionManagerError> {
+    let Some(last) = own_event_id(session, last_event_id) else {
+        return Ok(None);
+    };
+    let common = common_stream(session);
+    if EventPosition::parse(&last).is_none_or(|p| p.stream != common) {
+        return Ok(Some(Box::pin(sessions.resume(session, last).await?)));
+    }
+    let live = sessions.create_standalone_stream(session).await?;
+    let replay = match sessions.resume(session, last).await {
+        Ok(replay) => replay,
+        Err(e) => {
+            tracing::debug!("a session's stream resumed live only: {e}");
+            return Ok(Some(Box::pin(live)));
+        }
+    };
+    let newest = Arc::new(AtomicU64::new(0));
+    let seen = newest.clone();
+    let seq = |event: &ServerSseMessage| {
+        event
+            .event_id
+            .as_deref()
+            .and_then(EventPosition::parse)
+            .map(|p| p.seq)
+    };
+    let replay = replay.inspect(move |event| {
+        if let Some(seq) = seq(event) {
+            seen.fetch_max(seq, Ordering::Relaxed);
+        }
+    });
+    let live = live.filter(move |event| {
+        let fresh = seq(event).is_none_or(|seq| seq > newest.load(Ordering::Relaxed));
+        std::future::ready(fresh)
+    });
+    Ok(Some(Box::pin(replay.chain(live))))
 }
 
 #[async_trait::async_trait]
@@ -94,15 +187,37 @@ impl EventStore for KeptEvents {
         event: &ServerSseMessage,
     ) -> Result<String, EventStoreError> {
         if stream_id.len() > MAX_STREAM_ID_LEN {
-            return Ok(self.unkept("a stream id too long"));
+            return Ok(self.unkept(stream_id, None));
         }
-        match tokio::time::timeout(STORE_WAIT, self.store.store_event(stream_id, event)).await {
-            Ok(Ok(id)) => {
-                self.kept();
+        let (retry_later, owes_gap) = {
+            let state = self.state();
+            (
+                state.down.is_some_and(|at| Instant::now() < at),
+                state.gapped.contains(stream_id),
+            )
+        };
+        if retry_later {
+            return Ok(self.unkept(stream_id, None));
+        }
+        let kept = match owes_gap {
+            true => match self.keep(stream_id, &gap_marker()).await {
+                Ok(_) => self.keep(stream_id, event).await,
+                Err(e) => Err(e),
+            },
+            false => self.keep(stream_id, event).await,
+        };
+        match kept {
+            Ok(id) => {
+                let mut state = self.state();
+                if owes_gap {
+                    state.gapped.remove(stream_id);
+                }
+                if state.down.take().is_some() {
+                    tracing::info!("the event store keeps events again");
+                }
                 Ok(id)
             }
-            Ok(Err(e)) => Ok(self.unkept(&e.to_string())),
-            Err(_) => Ok(self.unkept(&format!("no answer within {} s", STORE_WAIT.as_secs()))),
+            Err(why) => Ok(self.unkept(stream_id, Some(&why))),
         }
     }
 
@@ -129,20 +244,20 @@ mod tests {
     #[test]
     fn a_resumption_reads_its_own_session_stream_only() {
         let mine: SessionId = "s1".to_owned().into();
-        assert_eq!(own_event_id(&mine, "0").as_deref(), Some("s1:common/0"));
+        assert_eq!(own_event_id(&mine, "0").as_deref(), Some("s1:common/0.0"));
         assert_eq!(
-            own_event_id(&mine, "s1:common/4").as_deref(),
-            Some("s1:common/4")
+            own_event_id(&mine, "s1:common/9.4").as_deref(),
+            Some("s1:common/9.4")
         );
-        assert_eq!(own_event_id(&mine, "s2:common/4"), None);
+        assert_eq!(own_event_id(&mine, "s2:common/9.4"), None);
         // A request's stream: its random id is the client's own.
         assert_eq!(
-            own_event_id(&mine, "9c1e5d0c-2f1e-4a4e-8f5a-0d8a2b1c3e4f/2").as_deref(),
-            Some("9c1e5d0c-2f1e-4a4e-8f5a-0d8a2b1c3e4f/2")
+            own_event_id(&mine, "9c1e5d0c-2f1e-4a4e-8f5a-0d8a2b1c3e4f/9.2").as_deref(),
+            Some("9c1e5d0c-2f1e-4a4e-8f5a-0d8a2b1c3e4f/9.2")
         );
     }
 
-    /// A store that never keeps anything.
+    /// A store that keeps nothing.
     struct Broken;
 
     #[async_trait::async_trait]
@@ -168,5 +283,54 @@ mod tests {
         assert_ne!(first, second);
         assert!(EventPosition::parse(&first).is_none(), "{first}");
         assert!(kept.replay_events_after(&first).await.is_err());
+    }
+
+    /// A store that fails while `down` is set.
+    struct Flaky {
+        down: std::sync::atomic::AtomicBool,
+        inner: crate::server::store::InMemoryEventStore,
+    }
+
+    #[async_trait::async_trait]
+    impl EventStore for Flaky {
+        async fn store_event(
+            &self,
+            stream: &str,
+            event: &ServerSseMessage,
+        ) -> Result<String, EventStoreError> {
+            if self.down.load(Ordering::Relaxed) {
+                return Err("down".into());
+            }
+            self.inner.store_event(stream, event).await
+        }
+        async fn replay_events_after(&self, id: &str) -> Result<EventStream, EventStoreError> {
+            self.inner.replay_events_after(id).await
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn events_sent_unkept_are_never_skipped_by_a_resumption() {
+        let flaky = Arc::new(Flaky {
+            down: false.into(),
+            inner: crate::server::store::InMemoryEventStore::new(16),
+        });
+        let kept = KeptEvents::new(flaky.clone());
+        let event = ServerSseMessage::retry(Duration::from_secs(1));
+        let before = kept.store_event("s", &event).await.expect("an id");
+        flaky.down.store(true, Ordering::Relaxed);
+        let lost = kept.store_event("s", &event).await.expect("an id");
+        assert!(EventPosition::parse(&lost).is_none(), "{lost}");
+        flaky.down.store(false, Ordering::Relaxed);
+        // Within RETRY the store is not asked again.
+        let skipped = kept.store_event("s", &event).await.expect("an id");
+        assert!(EventPosition::parse(&skipped).is_none(), "{skipped}");
+        tokio::time::advance(RETRY + Duration::from_millis(1)).await;
+        let after = kept.store_event("s", &event).await.expect("an id");
+        assert!(EventPosition::parse(&after).is_some(), "{after}");
+        // From before the unkept events: an error, not a replay without them.
+        let resumed = kept.replay_events_after(&before).await;
+        assert!(resumed.is_err(), "a resumption skipped the unkept events");
+        // From the event kept after them: what follows.
+        assert!(kept.replay_events_after(&after).await.is_ok());
     }
 }

@@ -72,7 +72,13 @@ enum Phase {
 /// when its call answers; one whose call was dropped, when the next is
 /// closed.
 #[derive(Default)]
-pub(crate) struct ClosedStreams(Mutex<HashMap<(SessionId, u64), Weak<StreamState>>>);
+pub(crate) struct ClosedStreams {
+    table: Mutex<HashMap<(SessionId, u64), Weak<StreamState>>>,
+    /// Whether the streams' events are kept in an event store: a response
+    /// sent on a closed stream is then kept for the resumption, and the
+    /// call need not wait for it.
+    answers_kept: std::sync::atomic::AtomicBool,
+}
 
 impl std::fmt::Debug for ClosedStreams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -88,7 +94,12 @@ impl StreamState {
 
 impl ClosedStreams {
     fn table(&self) -> MutexGuard<'_, HashMap<(SessionId, u64), Weak<StreamState>>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Responses are kept with the streams' events from now on.
+    pub(crate) fn answers_kept(&self) {
+        self.answers_kept.store(true, Ordering::Relaxed);
     }
 
     /// The stream of `http_request_id` in `session`, as it is opened.
@@ -200,11 +211,16 @@ impl PostStream {
 /// Waits, when the stream of `request` is closed (or being closed), until
 /// the client has resumed it (or the retry interval and [`RESUME_WAIT`] have
 /// passed, or the request is cancelled), so that the response that follows
-/// reaches it. Nothing may close the stream after.
+/// reaches it; at once when responses are kept with the streams' events.
+/// Nothing may close the stream after.
 pub(crate) async fn resumed(request: &RequestContext<RoleServer>) {
     let Some(stream) = request.extensions.get::<PostStream>() else {
         return;
     };
+    if stream.closed.answers_kept.load(Ordering::Relaxed) {
+        stream.answered();
+        return;
+    }
     let state = &stream.state;
     let deadline = tokio::time::Instant::now() + stream.max_retry + RESUME_WAIT;
     loop {

@@ -214,6 +214,7 @@ impl CappedSessions {
             let kept = Arc::new(super::kept_events::KeptEvents::new(events));
             self.inner = std::mem::take(&mut self.inner).with_event_store(kept);
             self.events_kept = true;
+            self.closed.answers_kept();
         }
         self
     }
@@ -559,13 +560,12 @@ impl SessionManager for CappedSessions {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.touch(id);
         if self.events_kept {
-            // Read from the store, whichever instance kept them; a handler
-            // that closed its stream (gap 7) is not told of it, and answers
-            // when its wait for the client ends (the answer kept for the
-            // client's next resumption).
-            let last_event_id = super::kept_events::own_event_id(id, &last_event_id)
+            // Read from the store, whichever instance kept them (a handler
+            // that closed its stream answered without waiting: its answer
+            // is kept).
+            let stream = super::kept_events::resume(&self.inner, id, &last_event_id)
+                .await?
                 .ok_or(SessionsError::OtherStream)?;
-            let stream = self.inner.resume(id, last_event_id).await?;
             return Ok(self.counted(id, stream.left_stream()));
         }
         let stream = self.inner.resume(id, last_event_id.clone()).await?;

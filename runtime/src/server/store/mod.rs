@@ -44,8 +44,9 @@ pub use error::StoreError;
 pub(super) use error::unix_ms;
 #[cfg(feature = "http")]
 pub use events::{
-    EventPosition, EventStore, EventStoreError, EventStream, MAX_EVENT_BYTES, MAX_STREAM_ID_LEN,
-    ServerSseMessage, decode_event, encode_event, replay_kept,
+    EventPosition, EventStore, EventStoreError, EventStream, KeptStream, MAX_EVENT_BYTES,
+    MAX_STREAM_ID_LEN, ServerSseMessage, decode_event, encode_event, gap_marker, is_gap_marker,
+    new_epoch, replay_kept,
 };
 #[cfg(feature = "limits")]
 pub use limits::LimitStore;
