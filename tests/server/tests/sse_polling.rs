@@ -39,6 +39,25 @@ async fn in_task(_: Arguments, cx: Context) -> ToolResult {
     .into())
 }
 
+/// Closes its stream once and answers at once.
+async fn close_once(_: Arguments, cx: Context) -> ToolResult {
+    let closed = cx.close_stream(Duration::from_millis(100)).await;
+    Ok(format!("closed {closed}").into())
+}
+
+/// `server` on a free port of loopback: its URL.
+async fn listen(server: Server) -> String {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
+    let addr: SocketAddr = probe.local_addr().expect("addr");
+    drop(probe);
+    let bound = server
+        .bind_http(HttpOptions::default().addr(addr))
+        .await
+        .expect("bind");
+    tokio::spawn(bound.run());
+    format!("http://{addr}/mcp")
+}
+
 async fn serve() -> String {
     let tool = |name: &str, task: &str| {
         ToolMetadata::from_toml_str(
@@ -64,15 +83,7 @@ async fn serve() -> String {
         )
         .build()
         .expect("server");
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-    let addr: SocketAddr = probe.local_addr().expect("addr");
-    drop(probe);
-    let bound = server
-        .bind_http(HttpOptions::default().addr(addr))
-        .await
-        .expect("bind");
-    tokio::spawn(bound.run());
-    format!("http://{addr}/mcp")
+    listen(server).await
 }
 
 /// One server-sent event.
@@ -231,6 +242,48 @@ async fn a_closed_stream_is_resumed_and_the_result_waits_for_it() {
         .expect("the result on the resumed stream");
     assert_eq!(
         result["result"]["content"][0]["text"], "closed true, twice false, again true",
+        "{result}"
+    );
+}
+
+/// With the streams' events kept (an event store, as behind a balancer), a
+/// call that closed its stream answers at once: its answer is kept, and the
+/// client's resumption replays it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_events_kept_the_answer_of_a_closed_stream_waits_in_the_store() {
+    let tool =
+        ToolMetadata::from_toml_str("close_once", "description = \"A tool\"\n").expect("metadata");
+    let server = Server::builder()
+        .tool(tool, close_once)
+        .event_store(toolmetadata::server::store::InMemoryEventStore::new(100))
+        .build()
+        .expect("server");
+    let url = listen(server).await;
+    let session = session(&url).await;
+    let call = post(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "close_once", "arguments": {}}}),
+    )
+    .await;
+    let before = events(call, |_| false).await;
+    assert!(before.iter().all(|e| answer(e, 2).is_none()), "{before:?}");
+    let last = before.last().expect("the close's priming event");
+    assert_eq!(last.retry, Some(100), "{before:?}");
+    let last_id = last.id.clone().expect("an event id to resume from");
+    // The handler answered meanwhile, the stream closed: kept, replayed.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = events(resume(&url, &session, &last_id).await, |e| {
+        answer(e, 2).is_some()
+    })
+    .await;
+    let result = after
+        .iter()
+        .find_map(|e| answer(e, 2))
+        .expect("the answer kept for the resumption");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "closed true",
         "{result}"
     );
 }
