@@ -84,7 +84,7 @@ impl EventStore for RedisStore {
             KEEP.key(&key)
                 .key(format!("{key}:meta"))
                 .arg(json)
-                .arg(self.options.events_per_stream)
+                .arg(self.options.events_per_stream.max(1))
                 .arg(self.ttl_ms())
                 .arg(new_epoch())
                 .invoke_async(&mut connection),

@@ -29,7 +29,7 @@ impl EventStore for PostgresStore {
         let json = shared::keepable(&self.name, stream_id, event)?;
         let ttl = u64::try_from(self.options.event_ttl.as_millis()).unwrap_or(u64::MAX);
         let expires = ms(unix_ms().saturating_add(ttl));
-        let keep = i64::try_from(self.options.events_per_stream).unwrap_or(i64::MAX);
+        let keep = i64::try_from(self.options.events_per_stream.max(1)).unwrap_or(i64::MAX);
         let epoch = i64::try_from(new_epoch()).unwrap_or(1);
         let (seq, epoch): (i64, i64) = bounded(&self.name, self.options.timeout, async {
             let client = self.pool.get().await.map_err(|e| e.to_string())?;

@@ -59,7 +59,7 @@ pub(super) struct KeptEvents {
 
 #[derive(Default)]
 struct State {
-    /// Since when the store is failing, and when to ask it again.
+    /// While the store is failing: when to ask it again.
     down: Option<Instant>,
     /// The streams that sent events unkept, owing a gap marker.
     gapped: HashSet<String>,
