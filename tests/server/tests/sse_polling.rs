@@ -232,14 +232,7 @@ async fn a_closed_stream_is_resumed_and_the_result_waits_for_it() {
 
     // Later than the handler answered: its result waited.
     tokio::time::sleep(Duration::from_millis(800)).await;
-    let after = events(resume(&url, &session, &last_id).await, |e| {
-        answer(e, 2).is_some()
-    })
-    .await;
-    let result = after
-        .iter()
-        .find_map(|e| answer(e, 2))
-        .expect("the result on the resumed stream");
+    let result = answer_on_resumption(&url, &session, &last_id, 2).await;
     assert_eq!(
         result["result"]["content"][0]["text"], "closed true, twice false, again true",
         "{result}"
@@ -251,14 +244,7 @@ async fn a_closed_stream_is_resumed_and_the_result_waits_for_it() {
 /// client's resumption replays it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_events_kept_the_answer_of_a_closed_stream_waits_in_the_store() {
-    let tool =
-        ToolMetadata::from_toml_str("close_once", "description = \"A tool\"\n").expect("metadata");
-    let server = Server::builder()
-        .tool(tool, close_once)
-        .event_store(toolmetadata::server::store::InMemoryEventStore::new(100))
-        .build()
-        .expect("server");
-    let url = listen(server).await;
+    let url = serve_kept().await;
     let session = session(&url).await;
     let call = post(
         &url,
@@ -274,18 +260,83 @@ async fn with_events_kept_the_answer_of_a_closed_stream_waits_in_the_store() {
     let last_id = last.id.clone().expect("an event id to resume from");
     // The handler answered meanwhile, the stream closed: kept, replayed.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let after = events(resume(&url, &session, &last_id).await, |e| {
-        answer(e, 2).is_some()
-    })
-    .await;
-    let result = after
-        .iter()
-        .find_map(|e| answer(e, 2))
-        .expect("the answer kept for the resumption");
+    let result = answer_on_resumption(&url, &session, &last_id, 2).await;
     assert_eq!(
         result["result"]["content"][0]["text"], "closed true",
         "{result}"
     );
+}
+
+/// A server whose streams' events are kept in memory, with `close_once`.
+async fn serve_kept() -> String {
+    let tool =
+        ToolMetadata::from_toml_str("close_once", "description = \"A tool\"\n").expect("metadata");
+    let server = Server::builder()
+        .tool(tool, close_once)
+        .event_store(toolmetadata::server::store::InMemoryEventStore::new(100))
+        .build()
+        .expect("server");
+    listen(server).await
+}
+
+/// Resumes `session`'s stream from `last_id` and reads the answer to
+/// request `id` off it.
+async fn answer_on_resumption(url: &str, session: &str, last_id: &str, id: u64) -> Value {
+    events(resume(url, session, last_id).await, |e| {
+        answer(e, id).is_some()
+    })
+    .await
+    .iter()
+    .find_map(|e| answer(e, id))
+    .expect("the result on the resumed stream")
+}
+
+/// Last-Event-IDs no server issued, or issued to someone else, resume
+/// nothing and break nothing: each gets an empty stream or the session's
+/// own live one, and the session goes on answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_last_event_id_replays_nothing_when_events_are_kept() {
+    let url = serve_kept().await;
+    let session = session(&url).await;
+    let other = self::session(&url).await;
+    let long = format!("{}/1.1", "x".repeat(6_000));
+    let forged = [
+        "unkept-0-0".to_owned(),
+        format!("{other}:common/1.1"),
+        format!("{session}:common/1.99999999999999999999"),
+        format!("{session}:common/18446744073709551615.18446744073709551615"),
+        "00000000-0000-4000-8000-000000000000/1.1".to_owned(),
+        "a/b/c/1.1".to_owned(),
+        long,
+        "/".to_owned(),
+        "\u{7f}".to_owned(),
+    ];
+    for id in &forged {
+        let response = reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("last-event-id", id.as_str())
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await;
+        // A header value reqwest refuses never reaches the server.
+        let Ok(mut response) = response else { continue };
+        let shown: String = id.chars().take(40).collect();
+        assert!(
+            [200, 400, 431].contains(&response.status().as_u16()),
+            "{shown}: {}",
+            response.status()
+        );
+        let first = tokio::time::timeout(Duration::from_millis(300), response.chunk()).await;
+        if let Ok(Ok(Some(chunk))) = first {
+            let text = String::from_utf8_lossy(&chunk);
+            assert!(!text.contains("\"result\""), "{shown}: {text}");
+        }
+    }
+    let answered = request(&url, &session, 9, "tools/list", json!({})).await;
+    assert!(answered["result"]["tools"].is_array(), "{answered}");
 }
 
 /// Resumes `session`'s stream from `last_id`.
