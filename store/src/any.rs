@@ -1,6 +1,7 @@
 //! [`Store`]: whichever store a URL names, for a server that lets its
 //! operator choose (`--store redis://…` or `--store postgres://…`).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -8,7 +9,7 @@ use toolmetadata::server::BoxFuture;
 use toolmetadata::server::store::{
     ChangeBus, EventStore, EventStoreError, EventStream, LimitStore, Published, ReplayStore,
     ServerSseMessage, SessionState, SessionStore, SessionStoreError, StoreError, TaskChange,
-    TaskRecord, TaskStore,
+    TaskRecord, TaskStore, ToolStateStore,
 };
 
 #[cfg(feature = "postgres")]
@@ -139,6 +140,20 @@ impl ChangeBus for Store {
 
     fn listen(&self) -> BoxFuture<'_, Result<mpsc::Receiver<Published>, StoreError>> {
         each!(self, s => s.listen())
+    }
+}
+
+impl ToolStateStore for Store {
+    fn tool_states(&self) -> BoxFuture<'_, Result<BTreeMap<String, bool>, StoreError>> {
+        each!(self, s => s.tool_states())
+    }
+
+    fn set_tool_state<'a>(
+        &'a self,
+        tool: &'a str,
+        enabled: bool,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        each!(self, s => s.set_tool_state(tool, enabled))
     }
 }
 

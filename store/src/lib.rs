@@ -55,6 +55,8 @@ mod redis;
 mod redis_bus;
 #[cfg(feature = "redis")]
 mod redis_events;
+#[cfg(feature = "redis")]
+mod redis_tools;
 #[cfg(any(feature = "redis", feature = "postgres"))]
 mod shared;
 #[cfg(feature = "testing")]

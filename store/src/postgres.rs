@@ -1,9 +1,10 @@
 //! The store on PostgreSQL.
 //!
-//! Five tables, created when missing: `{ns}_tasks` (a task's JSON and its
-//! expiry), `{ns}_used_states`, `{ns}_sessions`, and for `[limits]`
+//! Seven tables, created when missing: `{ns}_tasks` (a task's JSON and its
+//! expiry), `{ns}_used_states`, `{ns}_sessions`, for `[limits]`
 //! `{ns}_rate` (each admission of a rate key, by time) and `{ns}_slots` (the
-//! holders of a tool's slots, by expiry). An insert is one
+//! holders of a tool's slots, by expiry), `{ns}_events` (streams' events)
+//! and `{ns}_tool_states` (which tools are enabled, kept without expiry). An insert is one
 //! statement that adds the task only while fewer than the bound are live, in
 //! all and for its owner (the `owner` column holds [`TaskRecord::quota_key`],
 //! an anonymous client's address included; so concurrent inserts may pass a bound by as many
@@ -36,6 +37,7 @@ use crate::{ConnectError, Options};
 mod bus;
 mod events;
 mod sql;
+mod tools;
 
 use sql::Sql;
 

@@ -38,6 +38,7 @@ async fn redis_and_postgres_keep_the_contract() {
             testing::session_store(a.clone(), b.clone()).await?;
             testing::change_bus(a.clone(), b.clone()).await?;
             testing::event_store(a.clone(), b.clone(), EVENTS_PER_STREAM).await?;
+            testing::tool_state_store(a.clone(), b.clone()).await?;
             testing::limit_store(a.clone() as Arc<dyn LimitStore>, b.clone()).await
         }
         .await;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use toolmetadata::server::store::{
-    InMemoryBus, InMemoryEventStore, InMemoryReplayStore, InMemoryTaskStore,
+    InMemoryBus, InMemoryEventStore, InMemoryReplayStore, InMemoryTaskStore, InMemoryToolStates,
 };
 use toolmetadata_store::testing;
 
@@ -19,6 +19,8 @@ async fn my_store_keeps_the_contract() -> Result<(), testing::Violation> {
     testing::replay_store(replay.clone(), replay).await?;
     let events = Arc::new(InMemoryEventStore::new(8));
     testing::event_store(events.clone(), events, 8).await?;
+    let tools = Arc::new(InMemoryToolStates::default());
+    testing::tool_state_store(tools.clone(), tools).await?;
     let bus = Arc::new(InMemoryBus::default());
     testing::change_bus(bus.clone(), bus).await
 }

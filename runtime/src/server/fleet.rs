@@ -2,7 +2,9 @@
 //! the other instances, theirs delivered to its own subscribers, once each.
 //! With the bus out of reach the server goes on telling its own clients,
 //! says so once (a WARN), listens again with a growing pause, and says when
-//! the bus is back; what was published in between is lost to it.
+//! the bus is back; a resource's change published in between is lost to
+//! it, and the tools' states are read again from the store (so a tool
+//! enabled meanwhile is listed, and the clients told).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -10,8 +12,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::Inner;
 use super::store::{Change, ChangeBus, Published};
-use super::subscriptions::Subscriptions;
+use super::subscriptions::Topic;
 
 /// The longest pause between two attempts to listen again.
 const MAX_PAUSE: Duration = Duration::from_secs(30);
@@ -69,15 +72,14 @@ impl Fleet {
         }
     }
 
-    /// Starts delivering what the other instances publish to
-    /// `subscriptions`, for as long as the server lives. Needs a Tokio
-    /// runtime.
-    pub(super) fn listen(&self, subscriptions: Weak<Subscriptions>) {
+    /// Starts delivering what the other instances publish to the server's
+    /// subscribers, for as long as the server lives. Needs a Tokio runtime.
+    pub(super) fn listen(&self, server: Weak<Inner>) {
         let (shared, stop) = (self.shared.clone(), self.stop.clone());
         tokio::spawn(async move {
             tokio::select! {
                 () = stop.cancelled() => {}
-                () = shared.deliver(subscriptions) => {}
+                () = shared.deliver(server) => {}
             }
         });
     }
@@ -98,31 +100,38 @@ impl Shared {
         }
     }
 
-    async fn deliver(&self, subscriptions: Weak<Subscriptions>) {
+    async fn deliver(&self, server: Weak<Inner>) {
         let mut pause = Duration::from_millis(250);
         loop {
             match self.bus.listen().await {
                 Ok(mut heard) => {
                     self.back();
                     pause = Duration::from_millis(250);
+                    // What changed while nobody listened (this is also the
+                    // first read after the server starts).
+                    match server.upgrade() {
+                        Some(server) => server.reload_tool_states().await,
+                        None => return,
+                    }
                     while let Some(message) = heard.recv().await {
                         if message.origin == self.origin {
                             continue;
                         }
-                        let Some(subscriptions) = subscriptions.upgrade() else {
+                        let Some(server) = server.upgrade() else {
                             return;
                         };
                         match message.change {
                             Change::ResourceUpdated { uri } => {
-                                subscriptions.notify(&uri).await;
+                                server.subscriptions.notify(&Topic::Resource(uri)).await;
                             }
+                            Change::ToolsChanged => server.reload_tool_states().await,
                         }
                     }
                     self.lost("it stopped delivering");
                 }
                 Err(e) => self.lost(&e.to_string()),
             }
-            if subscriptions.strong_count() == 0 {
+            if server.strong_count() == 0 {
                 return;
             }
             tokio::time::sleep(pause).await;

@@ -57,7 +57,6 @@ mod completions;
 mod context_ext;
 mod discovery;
 mod error;
-#[cfg(feature = "resources")]
 mod fleet;
 mod generation;
 #[cfg(feature = "http")]
@@ -79,7 +78,6 @@ mod served;
 mod skills;
 pub(crate) mod stdio;
 pub mod store;
-#[cfg(feature = "resources")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod task;
@@ -103,6 +101,7 @@ pub use error::ServerError;
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
 pub use mount::Mounted;
+pub use protocol::ToolChangeError;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
 pub use rmcp;
@@ -155,11 +154,14 @@ struct Inner {
         expect(dead_code, reason = "a stdio server of plain tools keeps nothing")
     )]
     stores: Stores,
-    /// Who is told of a resource's change.
-    #[cfg(feature = "resources")]
+    /// Who is told of a resource's change, and of the tools' list's.
     subscriptions: Arc<subscriptions::Subscriptions>,
+    /// Which tools are enabled, as the instances last set them.
+    tool_states: Arc<dyn store::ToolStateStore>,
+    /// One change of the enabled tools at a time: each reads the store's
+    /// states and applies them, so none applies an older read over a newer.
+    applying: tokio::sync::Mutex<()>,
     /// The other instances, told of this one's changes (a change bus).
-    #[cfg(feature = "resources")]
     fleet: Option<fleet::Fleet>,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
@@ -175,8 +177,7 @@ pub struct Server {
     roots: Arc<roots::SessionRoots>,
     /// The level of log messages the session's client asked for.
     log_level: Arc<client_log::SessionLogLevel>,
-    /// The session's identity among the resource subscriptions.
-    #[cfg(feature = "resources")]
+    /// The session's identity among the subscriptions.
     subscriber: u64,
 }
 
@@ -201,7 +202,6 @@ impl Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
             log_level: Arc::default(),
-            #[cfg(feature = "resources")]
             subscriber: subscriptions::next_subscriber(),
         }
     }

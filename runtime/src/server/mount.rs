@@ -143,14 +143,16 @@ impl<H: ServerHandler + Clone> Serves for Mounted<H> {
     }
 }
 
-/// What the handler accepts of a listen, with the resources of the tools'
-/// server it accepts added.
-#[cfg(feature = "resources")]
-fn with_resources(
+/// What the handler accepts of a listen, with what the tools' server
+/// accepts added (its resources, its tools' list).
+fn with_tools_server(
     handler: Option<SubscriptionFilter>,
     tools: SubscriptionFilter,
 ) -> SubscriptionFilter {
     let mut accepted = handler.unwrap_or_default();
+    if tools.tools_list_changed == Some(true) {
+        accepted.tools_list_changed = Some(true);
+    }
     let mut uris = accepted.resource_subscriptions.take().unwrap_or_default();
     for uri in tools.resource_subscriptions.into_iter().flatten() {
         if !uris.contains(&uri) {
@@ -164,7 +166,12 @@ fn with_resources(
 /// `into` with what `tools` serves added: the tools' capabilities where
 /// `into` has none, and the tools' extensions (tasks) beside its own.
 fn add_capabilities(into: &mut ServerCapabilities, tools: ServerCapabilities) {
+    let list_changed = tools.tools.as_ref().and_then(|t| t.list_changed);
     into.tools = into.tools.take().or(tools.tools);
+    // The tools' list changes whatever the handler says.
+    if let (Some(into), Some(true)) = (into.tools.as_mut(), list_changed) {
+        into.list_changed = Some(true);
+    }
     into.prompts = into.prompts.take().or(tools.prompts);
     let subscribe = tools.resources.as_ref().and_then(|r| r.subscribe);
     into.resources = into.resources.take().or(tools.resources);
@@ -254,12 +261,11 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // What the handler takes (its list changes, its resources), and the
-        // resources the tools' server serves.
+        // What the handler takes (its list changes, its resources), and
+        // what the tools' server serves (its resources, its tools' list).
         let handler = self.handler.accepted_subscription_filter(requested);
-        #[cfg(feature = "resources")]
-        if self.tools.serves_resources() {
-            return Some(with_resources(
+        if self.tools.listens() {
+            return Some(with_tools_server(
                 handler,
                 self.tools.accepted_filter(requested),
             ));
@@ -268,10 +274,9 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        // The tools' server watches its resources beside the handler's own
-        // listen, for as long as that runs.
-        #[cfg(feature = "resources")]
-        let _watching = if self.tools.serves_resources() {
+        // The tools' server watches its resources and its tools' list beside
+        // the handler's own listen, for as long as that runs.
+        let _watching = if self.tools.listens() {
             Some(self.tools.watch(&context)?)
         } else {
             None
@@ -524,6 +529,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.tools.watch_tool_list(&context.peer);
         self.handler.on_initialized(context).await;
     }
 

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
     ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
@@ -21,8 +22,7 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Referen
 #[cfg(feature = "prompts")]
 use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
 #[cfg(feature = "resources")]
-use rmcp::model::{SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams};
-#[cfg(feature = "resources")]
+use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::SubscriptionContext;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -52,6 +52,11 @@ impl ServerHandler for Server {
             .enable_tools()
             .enable_logging()
             .build();
+        if self.inner.catalog.changing()
+            && let Some(tools) = capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
         if self.serves_resources() || self.serves_skills() {
             // Subscriptions to its own resources: `resources/subscribe` on
             // sessions, `subscriptions/listen` on 2026-07-28 (a skill's files
@@ -392,18 +397,15 @@ impl ServerHandler for Server {
         Ok(())
     }
 
-    #[cfg(feature = "resources")]
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // The server declares subscriptions when it serves resources: a
-        // listen is acknowledged with what of it is served (perhaps nothing).
-        self.serves_resources()
-            .then(|| self.accepted_filter(requested))
+        // A server that serves resources, or whose tools change, takes a
+        // listen, acknowledged with what of it is served (perhaps nothing).
+        self.listens().then(|| self.accepted_filter(requested))
     }
 
-    #[cfg(feature = "resources")]
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         Box::pin(Server::listen(self, context)).await
     }
@@ -478,6 +480,11 @@ impl ServerHandler for Server {
                 None,
             ))
         }
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A 2025-11-25 session hears of the tools' list's changes.
+        self.watch_tool_list(&context.peer);
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

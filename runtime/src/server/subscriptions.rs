@@ -1,12 +1,15 @@
-//! Who wants to hear that a resource changed: `resources/subscribe` on a
-//! 2025-11-25 session, and `subscriptions/listen` with
-//! `resourceSubscriptions` on 2026-07-28. [`Server::resource_updated`]
-//! sends `notifications/resources/updated` to each.
+//! Who wants to hear of a change ([`Topic`]): that a resource changed
+//! (`resources/subscribe` on a 2025-11-25 session, `subscriptions/listen`
+//! with `resourceSubscriptions` on 2026-07-28), told by
+//! [`Server::resource_updated`](super::Server::resource_updated); and that
+//! the tools' list changed (every 2025-11-25 session of a server whose
+//! tools change, `subscriptions/listen` with `toolsListChanged`), told when
+//! a tool is enabled or disabled.
 //!
 //! Subscriptions live on the instance that holds the session or the listen
 //! stream: behind a balancer, a change bus (`fleet`) carries a change to
 //! the other instances, each telling its own. Only URIs the server serves
-//! can be subscribed to, at most [`MAX_PER_SUBSCRIBER`] each and
+//! can be subscribed to, at most [`MAX_PER_SUBSCRIBER`] topics each and
 //! [`MAX_SUBSCRIPTIONS`] in all, so a client cannot grow the table.
 
 use std::collections::HashMap;
@@ -17,10 +20,35 @@ use std::time::Duration;
 use rmcp::ErrorData;
 use rmcp::model::{
     ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
+    ToolListChangedNotification,
 };
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 
-/// How many URIs one session or listen stream may watch. With the HTTP
+/// What a subscriber hears of.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Topic {
+    /// The resource at this URI changed.
+    Resource(String),
+    /// The tools' list changed.
+    ToolList,
+}
+
+impl Topic {
+    fn notification(&self) -> ServerNotification {
+        match self {
+            Topic::Resource(uri) => {
+                ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
+                    ResourceUpdatedNotificationParam::new(uri.clone()),
+                ))
+            }
+            Topic::ToolList => ServerNotification::ToolListChangedNotification(
+                ToolListChangedNotification::default(),
+            ),
+        }
+    }
+}
+
+/// How many topics one session or listen stream may watch. With the HTTP
 /// limit of sessions per client, one client holds at most a few thousand.
 pub(super) const MAX_PER_SUBSCRIBER: usize = 32;
 /// How many subscriptions the instance keeps in all.
@@ -42,28 +70,28 @@ pub(super) enum Target {
     Listen(SubscriptionSink),
 }
 
-/// The subscriptions of this instance, by URI.
+/// The subscriptions of this instance, by topic.
 #[derive(Default)]
 pub(super) struct Subscriptions {
-    by_uri: Mutex<HashMap<String, HashMap<u64, Target>>>,
+    by_topic: Mutex<HashMap<Topic, HashMap<u64, Target>>>,
 }
 
 impl Subscriptions {
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, HashMap<u64, Target>>> {
-        self.by_uri.lock().unwrap_or_else(|p| p.into_inner())
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<Topic, HashMap<u64, Target>>> {
+        self.by_topic.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(super) fn add(
         &self,
         subscriber: u64,
-        uris: &[String],
+        topics: &[Topic],
         target: &Target,
     ) -> Result<(), ErrorData> {
         let mut table = self.table();
         // A session gone without unsubscribing leaves its entries: they go
         // when the table would otherwise refuse.
         let total: usize = table.values().map(HashMap::len).sum();
-        if total + uris.len() > MAX_SUBSCRIPTIONS {
+        if total + topics.len() > MAX_SUBSCRIPTIONS {
             table.retain(|_, subscribers| {
                 subscribers.retain(|_, target| match target {
                     Target::Session(peer) => !peer.is_transport_closed(),
@@ -77,9 +105,13 @@ impl Subscriptions {
             .values()
             .filter(|subscribers| subscribers.contains_key(&subscriber))
             .count();
-        let fresh = uris
+        let fresh = topics
             .iter()
-            .filter(|uri| !table.get(*uri).is_some_and(|s| s.contains_key(&subscriber)))
+            .filter(|topic| {
+                !table
+                    .get(*topic)
+                    .is_some_and(|s| s.contains_key(&subscriber))
+            })
             .count();
         if own + fresh > MAX_PER_SUBSCRIBER {
             return Err(ErrorData::invalid_request(
@@ -95,22 +127,22 @@ impl Subscriptions {
                 None,
             ));
         }
-        for uri in uris {
+        for topic in topics {
             table
-                .entry(uri.clone())
+                .entry(topic.clone())
                 .or_default()
                 .insert(subscriber, target.clone());
         }
         Ok(())
     }
 
-    pub(super) fn remove(&self, subscriber: u64, uris: &[String]) {
+    pub(super) fn remove(&self, subscriber: u64, topics: &[Topic]) {
         let mut table = self.table();
-        for uri in uris {
-            if let Some(subscribers) = table.get_mut(uri) {
+        for topic in topics {
+            if let Some(subscribers) = table.get_mut(topic) {
                 subscribers.remove(&subscriber);
                 if subscribers.is_empty() {
-                    table.remove(uri);
+                    table.remove(topic);
                 }
             }
         }
@@ -124,15 +156,23 @@ impl Subscriptions {
         });
     }
 
-    /// How many are subscribed to `uri`.
+    /// How many are subscribed to `topic`.
     #[cfg(feature = "testing")]
-    pub(super) fn watching(&self, uri: &str) -> usize {
-        self.table().get(uri).map_or(0, HashMap::len)
+    pub(super) fn watching(&self, topic: &Topic) -> usize {
+        self.table().get(topic).map_or(0, HashMap::len)
     }
 
-    /// Tells everyone subscribed to `uri`; how many were told.
-    pub(super) async fn notify(&self, uri: &str) -> usize {
-        let targets: Vec<(u64, Target)> = match self.table().get(uri) {
+    /// Whether `subscriber` is subscribed to `topic`.
+    #[cfg(feature = "testing")]
+    pub(super) fn watches(&self, subscriber: u64, topic: &Topic) -> bool {
+        self.table()
+            .get(topic)
+            .is_some_and(|subscribers| subscribers.contains_key(&subscriber))
+    }
+
+    /// Tells everyone subscribed to `topic`; how many were told.
+    pub(super) async fn notify(&self, topic: &Topic) -> usize {
+        let targets: Vec<(u64, Target)> = match self.table().get(topic) {
             Some(subscribers) => subscribers
                 .iter()
                 .map(|(id, target)| (*id, target.clone()))
@@ -141,9 +181,7 @@ impl Subscriptions {
         };
         let mut sends = tokio::task::JoinSet::new();
         for (id, target) in targets {
-            let notification = ServerNotification::ResourceUpdatedNotification(
-                ResourceUpdatedNotification::new(ResourceUpdatedNotificationParam::new(uri)),
-            );
+            let notification = topic.notification();
             sends.spawn(async move {
                 let sent = match &target {
                     Target::Session(peer) => {
@@ -166,8 +204,10 @@ impl Subscriptions {
                 Ok((_, Ok(true))) => told += 1,
                 // Gone: the session closed, or the stream ended.
                 Ok((id, Ok(false))) => self.forget(id),
-                Ok((_, Err(_))) => tracing::debug!(uri, "a subscriber too slow to notify: skipped"),
-                Err(e) => tracing::debug!(uri, "a notification's send stopped: {e}"),
+                Ok((_, Err(_))) => {
+                    tracing::debug!(?topic, "a subscriber too slow to notify: skipped");
+                }
+                Err(e) => tracing::debug!(?topic, "a notification's send stopped: {e}"),
             }
         }
         told

@@ -166,17 +166,9 @@ const MAX_ROUNDS: usize = 16;
 pub struct Client {
     connection: Connection,
     /// The session's server (a clone shares its state).
-    #[cfg_attr(
-        not(feature = "resources"),
-        expect(dead_code, reason = "read by subscribe")
-    )]
     server: Server,
     heard: Arc<Heard>,
     /// The 2026-07-28 subscription streams this client listens on.
-    #[cfg_attr(
-        not(feature = "resources"),
-        expect(dead_code, reason = "filled by subscribe")
-    )]
     listening: Listening,
     served: tokio::task::JoinHandle<Result<(), crate::server::ServerError>>,
     progress_tokens: AtomicI64,
@@ -380,38 +372,79 @@ impl Client {
                     .await
             }
             Protocol::V2026_07_28 => {
-                let before = self.server.watchers(uri);
                 let mut filter = rmcp::model::SubscriptionFilter::new();
                 filter.resource_subscriptions = Some(vec![uri.to_owned()]);
-                let mut stream = self
-                    .connection
-                    .within(&format!("answer to subscriptions/listen {uri}"), async {
-                        self.connection
-                            .service
-                            .listen(filter)
-                            .await
-                            .map_err(Error::from_service)
-                    })
-                    .await?;
-                let heard = self.heard.clone();
-                let forwarding = tokio::spawn(async move {
-                    while let Ok(Some(notification)) = stream.next().await {
-                        heard.keep_typed(&notification);
-                    }
-                });
-                person::lock(&self.listening.0).push(forwarding);
-                // rmcp acknowledged before the server's side watches: wait
-                // until it does, so that a change made next is heard.
+                self.listen(filter, uri, || self.server.watchers(uri)).await
+            }
+        }
+    }
+
+    /// Listens for changes of the tools' list, of a server built with
+    /// `changing_tools`: a 2025-11-25 session hears them from its start
+    /// (this waits until the server counts it), a 2026-07-28 client opens a
+    /// `subscriptions/listen` stream with `toolsListChanged`. Each change
+    /// arrives as a `notifications/tools/list_changed`
+    /// ([`Client::notified`]).
+    pub async fn watch_tool_list(&self) -> Result<(), Error> {
+        match self.connection.protocol {
+            Protocol::V2025_11_25 => {
                 self.connection
-                    .within(&format!("watch of {uri} to start"), async {
-                        while self.server.watchers(uri) <= before {
+                    .within("the session to hear of the tools' list", async {
+                        while !self.server.hears_tool_list() {
                             tokio::time::sleep(Duration::from_millis(5)).await;
                         }
                         Ok(())
                     })
                     .await
             }
+            Protocol::V2026_07_28 => {
+                let filter = rmcp::model::SubscriptionFilter::builder()
+                    .tools_list_changed()
+                    .build();
+                self.listen(filter, "the tools' list", || {
+                    self.server.tool_list_watchers()
+                })
+                .await
+            }
         }
+    }
+
+    /// A `subscriptions/listen` stream of `filter` (for `what`), its
+    /// notifications kept, once the server counts it among `watching`.
+    async fn listen(
+        &self,
+        filter: rmcp::model::SubscriptionFilter,
+        what: &str,
+        watching: impl Fn() -> usize,
+    ) -> Result<(), Error> {
+        let before = watching();
+        let mut stream = self
+            .connection
+            .within(&format!("answer to subscriptions/listen {what}"), async {
+                self.connection
+                    .service
+                    .listen(filter)
+                    .await
+                    .map_err(Error::from_service)
+            })
+            .await?;
+        let heard = self.heard.clone();
+        let forwarding = tokio::spawn(async move {
+            while let Ok(Some(notification)) = stream.next().await {
+                heard.keep_typed(&notification);
+            }
+        });
+        person::lock(&self.listening.0).push(forwarding);
+        // rmcp acknowledged before the server's side watches: wait until
+        // it does, so that a change made next is heard.
+        self.connection
+            .within(&format!("watch of {what} to start"), async {
+                while watching() <= before {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Ok(())
+            })
+            .await
     }
 
     /// The questions the server asked, in order.

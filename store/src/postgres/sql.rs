@@ -27,6 +27,8 @@ pub(super) struct Sql {
     pub(super) keep_event: String,
     pub(super) stream_bounds: String,
     pub(super) replay_events: String,
+    pub(super) tool_states: String,
+    pub(super) set_tool_state: String,
 }
 
 impl Sql {
@@ -57,7 +59,9 @@ impl Sql {
                      stream text NOT NULL, seq bigint NOT NULL, event text NOT NULL,
                      expires_at_ms bigint NOT NULL, PRIMARY KEY (stream, seq));
                  CREATE INDEX IF NOT EXISTS {ns}_events_expiry ON {ns}_events (expires_at_ms);
-                 ALTER TABLE {ns}_events ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0;"
+                 ALTER TABLE {ns}_events ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0;
+                 CREATE TABLE IF NOT EXISTS {ns}_tool_states (
+                     tool text PRIMARY KEY, enabled boolean NOT NULL);"
             ),
             insert_task: format!(
                 "INSERT INTO {ns}_tasks (id, record, expires_at_ms, owner, finished, released)
@@ -165,6 +169,12 @@ impl Sql {
             replay_events: format!(
                 "SELECT seq, event FROM {ns}_events
                  WHERE stream = $1 AND expires_at_ms > $2 AND seq > $3 ORDER BY seq"
+            ),
+            // One more than the most read: more is refused, not cut.
+            tool_states: format!("SELECT tool, enabled FROM {ns}_tool_states LIMIT $1"),
+            set_tool_state: format!(
+                "INSERT INTO {ns}_tool_states (tool, enabled) VALUES ($1, $2)
+                 ON CONFLICT (tool) DO UPDATE SET enabled = EXCLUDED.enabled"
             ),
         }
     }

@@ -31,6 +31,7 @@ mod limits;
 mod replay;
 mod sessions;
 mod tasks;
+mod tools;
 
 use std::fmt;
 use std::time::Duration;
@@ -41,6 +42,7 @@ pub use limits::limit_store;
 pub use replay::replay_store;
 pub use sessions::session_store;
 pub use tasks::task_store;
+pub use tools::tool_state_store;
 
 /// A guarantee a store broke: which, and what it did instead.
 #[derive(Debug, Clone, PartialEq, Eq)]

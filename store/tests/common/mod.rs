@@ -38,6 +38,17 @@ pub(crate) fn urls() -> [String; 2] {
 /// themselves).
 pub(crate) async fn clean(url: &str, namespace: &str) {
     if !url.starts_with("postgres") {
+        // The tools' states are the one key kept without expiry.
+        let client = redis::Client::open(url).expect("redis url");
+        let mut connection = client
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connect");
+        let _: i64 = redis::cmd("DEL")
+            .arg(format!("{namespace}:tools"))
+            .query_async(&mut connection)
+            .await
+            .expect("del");
         return;
     }
     let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
@@ -47,7 +58,7 @@ pub(crate) async fn clean(url: &str, namespace: &str) {
     client
         .batch_execute(&format!(
             "DROP TABLE IF EXISTS {namespace}_tasks, {namespace}_used_states, {namespace}_sessions,
-                 {namespace}_rate, {namespace}_slots"
+                 {namespace}_rate, {namespace}_slots, {namespace}_events, {namespace}_tool_states"
         ))
         .await
         .expect("drop");

@@ -74,7 +74,7 @@ impl ServerBuilder {
             .max(std::time::Duration::from_secs(1));
         #[cfg(feature = "tasks")]
         let tasks = Arc::new(self.tasks.build(&mut self.tools, lease)?);
-        let catalog = Catalog::new(self.tools, self.show_all)?;
+        let catalog = Catalog::new(self.tools, self.show_all, self.changing_tools.as_deref())?;
         let plain_instructions = self.instructions;
         let instructions = match (&plain_instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
@@ -85,10 +85,14 @@ impl ServerBuilder {
         super::views::check_views(catalog.served(), &self.resources, &self.templates)?;
         #[cfg(not(feature = "resources"))]
         super::views::check_views(catalog.served())?;
-        #[cfg(feature = "resources")]
-        if self.change_bus.is_some() && tokio::runtime::Handle::try_current().is_err() {
+        // A bus is listened to, and a shared store of tool states read once
+        // at the start, on the runtime the server is built in.
+        let reads_states = self.tool_states.is_some() && self.changing_tools.is_some();
+        if (self.change_bus.is_some() || reads_states)
+            && tokio::runtime::Handle::try_current().is_err()
+        {
             return Err(ServerError::build(
-                "a change bus listens on a Tokio runtime: build the server inside one",
+                "a change bus is listened to, and a store of tool states read, on a Tokio runtime: build the server inside one",
             ));
         }
         let inner = Arc::new(Inner {
@@ -128,19 +132,27 @@ impl ServerBuilder {
                 events: self.event_store,
             },
             list_extras: Arc::new(self.list_extras),
-            #[cfg(feature = "resources")]
             subscriptions: Default::default(),
-            #[cfg(feature = "resources")]
+            tool_states: self
+                .tool_states
+                .unwrap_or_else(|| Arc::new(crate::server::store::InMemoryToolStates::default())),
+            applying: tokio::sync::Mutex::new(()),
             fleet: self.change_bus.map(crate::server::fleet::Fleet::new),
         });
-        #[cfg(feature = "resources")]
         if let Some(fleet) = &inner.fleet {
-            fleet.listen(Arc::downgrade(&inner.subscriptions));
+            // Reads the tools' states as it starts listening.
+            fleet.listen(Arc::downgrade(&inner));
+        } else if reads_states {
+            let inner = Arc::downgrade(&inner);
+            tokio::spawn(async move {
+                if let Some(inner) = inner.upgrade() {
+                    inner.reload_tool_states().await;
+                }
+            });
         }
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
-            #[cfg(feature = "resources")]
             subscriber: crate::server::subscriptions::next_subscriber(),
             inner,
         })

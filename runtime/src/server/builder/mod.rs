@@ -72,8 +72,10 @@ pub struct ServerBuilder {
     session_store: Option<Arc<dyn super::store::SessionStore>>,
     #[cfg(feature = "http")]
     event_store: Option<Arc<dyn super::store::EventStore>>,
-    #[cfg(feature = "resources")]
     change_bus: Option<Arc<dyn super::store::ChangeBus>>,
+    /// Tools change at run time, these disabled to begin with.
+    changing_tools: Option<Vec<String>>,
+    tool_states: Option<Arc<dyn super::store::ToolStateStore>>,
     list_extras: ListExtras,
 }
 
@@ -223,25 +225,54 @@ impl ServerBuilder {
         {
             self.limit_store = Some(store.clone());
         }
-        #[cfg(feature = "resources")]
-        {
-            self.change_bus = Some(store.clone());
-        }
+        self.change_bus = Some(store.clone());
+        self.tool_states = Some(store.clone());
         self.event_store = Some(store.clone());
         self.session_store = Some(store);
         self
     }
 
     /// Where this instance and the others serving with it tell each other
-    /// of changes (feature `resources`): a resource's change reported on
-    /// one instance ([`Server::resource_updated`](crate::server::Server::resource_updated))
-    /// reaches its subscribers on every instance. [`store`](Self::store)
+    /// of changes: a resource's change reported on one instance
+    /// ([`Server::resource_updated`](crate::server::Server::resource_updated))
+    /// reaches its subscribers on every instance, and a tool enabled or
+    /// disabled on one ([`Server::enable_tool`](crate::server::Server::enable_tool))
+    /// is listed or not by all, whose clients are told. [`store`](Self::store)
     /// sets it too. Without one, changes reach this instance's clients
     /// only. The server listens from [`build`](Self::build) on, which must
     /// then run inside a Tokio runtime.
-    #[cfg(feature = "resources")]
     pub fn change_bus(mut self, bus: Arc<dyn super::store::ChangeBus>) -> Self {
         self.change_bus = Some(bus);
+        self
+    }
+
+    /// Lets tools be enabled and disabled while the server runs
+    /// ([`Server::enable_tool`](crate::server::Server::enable_tool),
+    /// [`Server::disable_tool`](crate::server::Server::disable_tool)), those
+    /// named in `disabled` disabled until then: a disabled tool is not
+    /// listed, searched or called (a call gets "unknown tool"). The server
+    /// declares `tools.listChanged` and tells its clients when the list
+    /// changes: every 2025-11-25 session, and 2026-07-28
+    /// `subscriptions/listen` streams that ask for `toolsListChanged`.
+    /// [`build`](Self::build) fails when `disabled` names no tool of the
+    /// server. Behind a balancer, [`store`](Self::store) (or
+    /// [`tool_state_store`](Self::tool_state_store) with a
+    /// [`change_bus`](Self::change_bus)) makes a change the fleet's.
+    pub fn changing_tools<I, S>(mut self, disabled: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.changing_tools = Some(disabled.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Where the instances serving with this one keep which tools are
+    /// enabled (see [`changing_tools`](Self::changing_tools));
+    /// [`store`](Self::store) sets it too. Without one, each instance
+    /// keeps its own.
+    pub fn tool_state_store(mut self, store: impl super::store::ToolStateStore) -> Self {
+        self.tool_states = Some(Arc::new(store));
         self
     }
 }

@@ -14,9 +14,6 @@ pub(in crate::server) struct Group {
     /// Some of its tools is discoverable: the group lists the meta-tools
     /// and `tool_search` searches its tools.
     pub(super) discovery: bool,
-    /// The tags of its two lists for a caller who may see all its tools
-    /// (without and with `show_all`), as the catalog's own.
-    pub(super) whole_tags: [String; 2],
 }
 
 /// The groups `tools` (sorted as the catalog holds them) name, by name.
@@ -33,7 +30,6 @@ pub(super) fn groups_of(tools: &[Served]) -> Vec<Group> {
             name: name.to_owned(),
             discovery: members.iter().any(|&i| tools[i].discoverable),
             members,
-            whole_tags: Default::default(),
         })
         .collect()
 }

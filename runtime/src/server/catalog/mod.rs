@@ -3,12 +3,15 @@
 //! scopes, and searched (discovery mode's `tool_search`), each within what
 //! the request sees of them: the whole catalog or one `group`.
 
+mod enabled;
 mod group;
 
 pub(super) use super::scope::Scope;
+use enabled::Enabled;
 pub(super) use group::Group;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Map, Value, json};
@@ -65,12 +68,15 @@ pub(super) struct Catalog {
     meta: Vec<Tool>,
     /// The server lists discoverable tools too (`ServerBuilder::show_all`).
     show_all: bool,
-    /// The tags of the two lists a caller who may see every tool gets
-    /// (without and with `show_all`), computed once: most callers get one
-    /// of them, and a tag per request fingerprints the whole list again.
-    whole_tags: [String; 2],
     /// The groups the tools name, sorted by name.
     groups: Vec<Group>,
+    /// Which tools were enabled when the server was built, by place.
+    built: Vec<bool>,
+    /// Tools may be enabled and disabled while the server runs
+    /// (`ServerBuilder::changing_tools`).
+    changing: bool,
+    /// Which tools are enabled now, and the tags of their lists.
+    enabled: RwLock<Arc<Enabled>>,
 }
 
 /// What a name is in the catalog.
@@ -85,9 +91,15 @@ pub(super) enum Entry<'a> {
 }
 
 impl Catalog {
-    /// The catalog of `tools`; an error when two share a name, or when a tool
-    /// takes a meta-tool's name while some tool is discoverable.
-    pub(super) fn new(mut tools: Vec<Served>, show_all: bool) -> Result<Self, ServerError> {
+    /// The catalog of `tools`, those named in `disabled` disabled (and tools
+    /// changing at run time when it is given); an error when two share a
+    /// name, when a tool takes a meta-tool's name while some tool is
+    /// discoverable, or when `disabled` names no tool.
+    pub(super) fn new(
+        mut tools: Vec<Served>,
+        show_all: bool,
+        disabled: Option<&[String]>,
+    ) -> Result<Self, ServerError> {
         tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         for pair in tools.windows(2) {
             if pair[0].tool.name == pair[1].tool.name {
@@ -132,28 +144,86 @@ impl Catalog {
                 )));
             }
         }
-        let by_name = tools
+        let by_name: BTreeMap<String, usize> = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.tool.name.to_string(), i))
             .collect();
+        let mut built = vec![true; tools.len()];
+        for name in disabled.unwrap_or_default() {
+            let Some(&index) = by_name.get(name) else {
+                return Err(ServerError::build(format!(
+                    "`changing_tools` disables `{name}`, which is not a tool of this server"
+                )));
+            };
+            built[index] = false;
+        }
         let groups = group::groups_of(&tools);
         let mut catalog = Catalog {
             tools,
             by_name,
             meta,
             show_all,
-            whole_tags: Default::default(),
             groups,
+            changing: disabled.is_some(),
+            enabled: RwLock::new(Arc::new(Enabled::untagged(built.clone()))),
+            built,
         };
-        catalog.whole_tags =
-            [false, true].map(|all| list_tag(&catalog.list(all, |_| true, Scope::Whole)));
-        for g in 0..catalog.groups.len() {
-            let tags =
-                [false, true].map(|all| list_tag(&catalog.list(all, |_| true, Scope::Group(g))));
-            catalog.groups[g].whole_tags = tags;
-        }
+        let enabled = catalog.tagged(catalog.built.clone());
+        catalog.enabled = RwLock::new(Arc::new(enabled));
         Ok(catalog)
+    }
+
+    /// `on` (by place) with the tags of the lists a caller who may see
+    /// every tool gets, computed once per change: most callers get one of
+    /// them, and a tag per request fingerprints the whole list again.
+    fn tagged(&self, on: Vec<bool>) -> Enabled {
+        let mut enabled = Enabled::untagged(on);
+        let tags =
+            |scope| [false, true].map(|all| list_tag(&self.list(&enabled, all, |_| true, scope)));
+        let whole = tags(Scope::Whole);
+        let groups = (0..self.groups.len())
+            .map(|g| tags(Scope::Group(g)))
+            .collect();
+        enabled.whole_tags = whole;
+        enabled.group_tags = groups;
+        enabled
+    }
+
+    /// Which tools are enabled now.
+    fn now(&self) -> Arc<Enabled> {
+        self.enabled
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether tools may be enabled and disabled while the server runs.
+    pub(super) fn changing(&self) -> bool {
+        self.changing
+    }
+
+    /// Whether `name` is one of the catalog's tools, enabled or not.
+    pub(super) fn knows(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Enables and disables tools as `states` (by name; names of no tool
+    /// ignored) says, the others as the server was built; whether that
+    /// changed which tools are enabled.
+    pub(super) fn apply(&self, states: &BTreeMap<String, bool>) -> bool {
+        let mut on = self.built.clone();
+        for (name, &enabled) in states {
+            if let Some(&index) = self.by_name.get(name) {
+                on[index] = enabled;
+            }
+        }
+        if self.now().on == on {
+            return false;
+        }
+        let enabled = Arc::new(self.tagged(on));
+        *self.enabled.write().unwrap_or_else(PoisonError::into_inner) = enabled;
+        true
     }
 
     /// The groups, sorted by name.
@@ -174,12 +244,13 @@ impl Catalog {
         self.groups[group].members.iter().map(|&i| &self.tools[i])
     }
 
-    /// Whether the tool at `index` is seen in `scope`.
-    fn in_scope(&self, index: usize, scope: Scope) -> bool {
-        match scope {
-            Scope::Whole => true,
-            Scope::Group(g) => self.groups[g].holds(index),
-        }
+    /// Whether the tool at `index` is seen in `scope`: enabled, and in it.
+    fn in_scope(&self, enabled: &Enabled, index: usize, scope: Scope) -> bool {
+        enabled.is_on(index)
+            && match scope {
+                Scope::Whole => true,
+                Scope::Group(g) => self.groups[g].holds(index),
+            }
     }
 
     /// Whether `scope` lists the meta-tools: some of its tools is
@@ -216,7 +287,7 @@ impl Catalog {
     pub(super) fn find(&self, name: &str, scope: Scope) -> Option<Entry<'_>> {
         if let Some(&index) = self.by_name.get(name) {
             return self
-                .in_scope(index, scope)
+                .in_scope(&self.now(), index, scope)
                 .then(|| Entry::Tool(index, &self.tools[index]));
         }
         match name {
@@ -244,7 +315,7 @@ impl Catalog {
     /// every tool with `show_all`. A tool whose scopes the caller lacks is
     /// not there.
     pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>, scope: Scope) -> Vec<Tool> {
-        self.list(show_all, |t| caller.permits(&t.scopes), scope)
+        self.list(&self.now(), show_all, |t| caller.permits(&t.scopes), scope)
     }
 
     /// A `tools/list` answer's tools for `caller` in `scope` (as
@@ -255,17 +326,18 @@ impl Catalog {
         caller: &Caller<'_>,
         scope: Scope,
     ) -> (Vec<Tool>, String) {
-        let tools = self.listed(show_all, caller, scope);
+        let enabled = self.now();
+        let tools = self.list(&enabled, show_all, |t| caller.permits(&t.scopes), scope);
         // The whole list when nothing it would show is hidden from the
         // caller (a discoverable tool is not shown without `show_all`).
         let shows_all = show_all || !self.discovery_in(scope);
         let whole = self
-            .scoped(scope)
+            .scoped(&enabled, scope)
             .filter(|(_, t)| shows_all || !t.discoverable)
             .all(|(_, t)| caller.permits(&t.scopes));
         let tags = match scope {
-            Scope::Whole => &self.whole_tags,
-            Scope::Group(g) => &self.groups[g].whole_tags,
+            Scope::Whole => &enabled.whole_tags,
+            Scope::Group(g) => &enabled.group_tags[g],
         };
         let tag = if whole {
             tags[usize::from(show_all)].clone()
@@ -275,17 +347,30 @@ impl Catalog {
         (tools, tag)
     }
 
-    /// The tools of `scope`, with their places.
-    fn scoped(&self, scope: Scope) -> impl Iterator<Item = (usize, &Served)> {
+    /// The enabled tools of `scope`, with their places.
+    fn scoped<'a>(
+        &'a self,
+        enabled: &'a Enabled,
+        scope: Scope,
+    ) -> impl Iterator<Item = (usize, &'a Served)> {
         self.tools
             .iter()
             .enumerate()
-            .filter(move |(i, _)| self.in_scope(*i, scope))
+            .filter(move |(i, _)| self.in_scope(enabled, *i, scope))
     }
 
-    /// The tools listed in `scope`, of those `permitted`.
-    fn list(&self, show_all: bool, permitted: impl Fn(&Served) -> bool, scope: Scope) -> Vec<Tool> {
-        let permitted = self.scoped(scope).map(|(_, t)| t).filter(|t| permitted(t));
+    /// The tools listed in `scope`, of those `enabled` and `permitted`.
+    fn list(
+        &self,
+        enabled: &Enabled,
+        show_all: bool,
+        permitted: impl Fn(&Served) -> bool,
+        scope: Scope,
+    ) -> Vec<Tool> {
+        let permitted = self
+            .scoped(enabled, scope)
+            .map(|(_, t)| t)
+            .filter(|t| permitted(t));
         if show_all || !self.discovery_in(scope) {
             return permitted.map(|t| t.tool.clone()).collect();
         }
@@ -304,7 +389,7 @@ impl Catalog {
     #[cfg(feature = "http")]
     pub(super) fn scopes(&self, name: &str, scope: Scope) -> Option<&[String]> {
         let &index = self.by_name.get(name)?;
-        self.in_scope(index, scope)
+        self.in_scope(&self.now(), index, scope)
             .then(|| self.tools[index].scopes.as_slice())
     }
 
@@ -338,8 +423,9 @@ impl Catalog {
         }
         .filter(|x| x.is_finite())
         .map_or(5, |x| x.clamp(1.0, 100.0) as usize);
+        let enabled = self.now();
         let visible: Vec<&Served> = self
-            .scoped(scope)
+            .scoped(&enabled, scope)
             .map(|(_, t)| t)
             .filter(|t| caller.permits(&t.scopes))
             .collect();
@@ -382,202 +468,4 @@ impl Catalog {
 
 // The tools are read from TOML, which takes the loader.
 #[cfg(all(test, feature = "load"))]
-mod tests {
-    use super::{Scope, list_tag};
-    use crate::server::Server;
-    use crate::server::policy::access::Caller;
-    use crate::{Context, ToolMetadata};
-
-    async fn nothing(_: crate::server::Arguments, _: Context) -> Result<String, crate::ToolError> {
-        Ok(String::new())
-    }
-
-    /// A server of `tools` (name, metadata in TOML).
-    fn server(tools: &[(&str, &str)]) -> Server {
-        let mut builder = Server::builder();
-        for (name, text) in tools {
-            let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
-            builder = builder.tool(metadata, nothing);
-        }
-        builder.build().expect("server")
-    }
-
-    /// The tag of every list is the one its tools have, whether it was
-    /// computed for the request or once for the whole catalog: with and
-    /// without discovery, with and without `show_all`, for callers who see
-    /// every tool, some or none of the scoped ones.
-    #[test]
-    fn every_listing_is_tagged_as_its_tools() {
-        let plain = [
-            ("read_notes", "description = \"Read\"\n"),
-            (
-                "write_notes",
-                "description = \"Write\"\nscopes = [\"notes:write\"]\n",
-            ),
-        ];
-        let discovering = [
-            ("read_notes", "description = \"Read\"\n"),
-            (
-                "run_command",
-                "description = \"Run\"\ndiscoverable = true\nscopes = [\"exec\"]\n",
-            ),
-            (
-                "write_notes",
-                "description = \"Write\"\nscopes = [\"notes:write\"]\n",
-            ),
-        ];
-        #[cfg(feature = "http")]
-        let principals = [
-            crate::server::auth::Principal::new(None, Vec::<String>::new()),
-            crate::server::auth::Principal::new(None, ["notes:write"]),
-            crate::server::auth::Principal::new(None, ["notes:write", "exec"]),
-            crate::server::auth::Principal::unrestricted(None),
-        ];
-        #[allow(unused_mut)]
-        let mut callers = vec![Caller::anonymous()];
-        #[cfg(feature = "http")]
-        callers.extend(principals.iter().map(Caller::with_principal));
-        let mut seen = Vec::new();
-        for tools in [&plain[..], &discovering[..]] {
-            let catalog = &server(tools).inner.catalog;
-            for show_all in [false, true] {
-                for caller in &callers {
-                    let (listed, tag) = catalog.listing(show_all, caller, Scope::Whole);
-                    assert_eq!(tag, list_tag(&listed), "show_all {show_all}");
-                    assert_eq!(listed, catalog.listed(show_all, caller, Scope::Whole));
-                    let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
-                    seen.push((names, tag));
-                }
-            }
-        }
-        // The same tools, the same tag; other tools, another.
-        for (names, tag) in &seen {
-            for (other_names, other_tag) in &seen {
-                assert_eq!(
-                    names == other_names,
-                    tag == other_tag,
-                    "{names:?} {other_names:?}"
-                );
-            }
-        }
-        assert!(
-            seen.iter().any(|(names, _)| names.len() == 4),
-            "discovery's view"
-        );
-    }
-
-    /// A server built for some groups serves their tools, each in the
-    /// chosen groups only; no group, or one no tool is in, is refused.
-    #[test]
-    fn a_server_of_some_groups_serves_those_only() {
-        let built = |groups: &[&str]| {
-            let mut builder = Server::builder();
-            for (name, text) in [
-                (
-                    "delete_note",
-                    "description = \"Delete\"\ntoolGroups = [\"admin\"]\n",
-                ),
-                (
-                    "read_note",
-                    "description = \"Read\"\ntoolGroups = [\"read\", \"admin\"]\n",
-                ),
-                ("stats", "description = \"Counts\"\n"),
-            ] {
-                let metadata = ToolMetadata::from_toml_str(name, text).expect("metadata");
-                builder = builder.tool(metadata, nothing);
-            }
-            builder.groups(groups.iter().copied()).build()
-        };
-        let server = built(&["read"]).expect("server");
-        let catalog = &server.inner.catalog;
-        let names: Vec<String> = catalog
-            .listed(true, &Caller::anonymous(), Scope::Whole)
-            .iter()
-            .map(|t| t.name.to_string())
-            .collect();
-        assert_eq!(names, ["read_note"]);
-        assert!(catalog.group("read").is_some());
-        assert_eq!(
-            catalog.group("admin"),
-            None,
-            "a group not chosen is served nowhere"
-        );
-        let refused = built(&["write"]).expect_err("no tool is in it").to_string();
-        assert!(
-            refused.contains("`write`") && refused.contains("admin, read"),
-            "{refused}"
-        );
-        assert!(built(&[]).is_err());
-    }
-
-    /// A group lists its tools, tagged as its own list; finds, lists and
-    /// searches none of another's; the whole catalog has them all.
-    #[test]
-    fn a_group_sees_its_tools_only() {
-        let server = server(&[
-            (
-                "delete_note",
-                "description = \"Delete a note\"\ntoolGroups = [\"admin\"]\n",
-            ),
-            (
-                "find_notes",
-                "description = \"Find notes\"\ndiscoverable = true\ntoolGroups = [\"read\"]\n",
-            ),
-            (
-                "read_note",
-                "description = \"Read a note\"\ntoolGroups = [\"read\", \"admin\"]\n",
-            ),
-            ("stats", "description = \"Counts\"\n"),
-        ]);
-        let catalog = &server.inner.catalog;
-        let caller = Caller::anonymous();
-        let names = |scope| -> Vec<String> {
-            catalog
-                .listed(true, &caller, scope)
-                .iter()
-                .map(|t| t.name.to_string())
-                .collect()
-        };
-        let admin = catalog.group("admin").expect("admin");
-        let read = catalog.group("read").expect("read");
-        assert_eq!(catalog.group("write"), None);
-        assert_eq!(names(admin), ["delete_note", "read_note"]);
-        assert_eq!(names(read), ["find_notes", "read_note"]);
-        assert_eq!(names(Scope::Whole).len(), 4);
-        // Without show_all, discovery is the group's own: admin has no
-        // discoverable tool, so no meta-tools.
-        let plain = |scope| -> Vec<String> {
-            catalog
-                .listed(false, &caller, scope)
-                .iter()
-                .map(|t| t.name.to_string())
-                .collect()
-        };
-        assert_eq!(plain(admin), ["delete_note", "read_note"]);
-        assert_eq!(plain(read), ["execute_tool", "read_note", "tool_search"]);
-        assert!(catalog.find("delete_note", read).is_none());
-        assert!(catalog.find("tool_search", admin).is_none());
-        assert!(catalog.find("delete_note", admin).is_some());
-        let tags: Vec<String> = [admin, read, Scope::Whole]
-            .map(|scope| {
-                let (listed, tag) = catalog.listing(false, &caller, scope);
-                assert_eq!(tag, list_tag(&listed));
-                tag
-            })
-            .to_vec();
-        assert!(tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2]);
-        let found = catalog.search(
-            &serde_json::json!({"query": "note"})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            &caller,
-            read,
-        );
-        let text = serde_json::to_string(&found).unwrap_or_default();
-        assert!(
-            text.contains("find_notes") && !text.contains("delete_note"),
-            "{text}"
-        );
-    }
-}
+mod tests;

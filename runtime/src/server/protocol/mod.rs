@@ -8,14 +8,16 @@ mod lists;
 #[cfg(feature = "prompts")]
 mod prompts;
 mod skills;
-#[cfg(feature = "resources")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(feature = "tasks")]
 mod tasks_2025;
+mod tool_changes;
 
 #[cfg(feature = "tasks")]
 pub(super) use tasks::Dispatch;
 #[cfg(feature = "tasks")]
 pub(super) use tasks_2025::serve as serve_2025_task_request;
+
+pub use tool_changes::ToolChangeError;

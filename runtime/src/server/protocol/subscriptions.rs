@@ -1,10 +1,16 @@
-//! A session's subscriptions, served: subscribe, unsubscribe and the 2026-07-28 listening stream.
+//! A session's subscriptions, served: subscribe, unsubscribe (resources)
+//! and the 2026-07-28 listening stream (resources, the tools' list).
 
 use crate::server::Server;
-use crate::server::subscriptions::{MAX_PER_SUBSCRIBER, Subscriptions, Target, next_subscriber};
+#[cfg(feature = "resources")]
+use crate::server::subscriptions::MAX_PER_SUBSCRIBER;
+use crate::server::subscriptions::{Subscriptions, Target, Topic, next_subscriber};
 use rmcp::ErrorData;
 use rmcp::model::SubscriptionFilter;
-use rmcp::service::{Peer, RoleServer, SubscriptionContext};
+use rmcp::service::SubscriptionContext;
+#[cfg(feature = "resources")]
+use rmcp::service::{Peer, RoleServer};
+#[cfg(feature = "resources")]
 use toolmetadata_core::seam::shorten;
 
 impl Server {
@@ -16,8 +22,13 @@ impl Server {
     /// or a store) every other instance tells its own. A client that does
     /// not read within two seconds is skipped; one that is gone is
     /// forgotten.
+    #[cfg(feature = "resources")]
     pub async fn resource_updated(&self, uri: &str) -> usize {
-        let told = self.inner.subscriptions.notify(uri).await;
+        let told = self
+            .inner
+            .subscriptions
+            .notify(&Topic::Resource(uri.to_owned()))
+            .await;
         if let Some(fleet) = &self.inner.fleet {
             fleet
                 .publish(crate::server::store::Change::ResourceUpdated {
@@ -32,13 +43,31 @@ impl Server {
     /// `uri`'s changes: `testing` waits for a new stream to count, since
     /// rmcp acknowledges a `subscriptions/listen` before the server's
     /// `listen` runs.
-    #[cfg(feature = "testing")]
+    #[cfg(all(feature = "testing", feature = "resources"))]
     pub(crate) fn watchers(&self, uri: &str) -> usize {
-        self.inner.subscriptions.watching(uri)
+        self.inner
+            .subscriptions
+            .watching(&Topic::Resource(uri.to_owned()))
+    }
+
+    /// How many sessions and listen streams on this instance are told of
+    /// the tools' list's changes.
+    #[cfg(feature = "testing")]
+    pub(crate) fn tool_list_watchers(&self) -> usize {
+        self.inner.subscriptions.watching(&Topic::ToolList)
+    }
+
+    /// Whether this session hears of the tools' list's changes.
+    #[cfg(feature = "testing")]
+    pub(crate) fn hears_tool_list(&self) -> bool {
+        self.inner
+            .subscriptions
+            .watches(self.subscriber, &Topic::ToolList)
     }
 
     /// Whether `uri` is a resource this server serves: a static one, or
     /// one a template matches.
+    #[cfg(feature = "resources")]
     pub(in crate::server) fn serves_uri(&self, uri: &str) -> bool {
         self.inner.resources.iter().any(|r| r.resource.uri == uri)
             || self
@@ -49,6 +78,7 @@ impl Server {
     }
 
     /// `resources/subscribe` (2025-11-25 sessions).
+    #[cfg(feature = "resources")]
     pub(in crate::server) fn subscribe_session(
         &self,
         uri: &str,
@@ -70,25 +100,37 @@ impl Server {
         }
         self.inner.subscriptions.add(
             self.subscriber,
-            &[uri.to_owned()],
+            &[Topic::Resource(uri.to_owned())],
             &Target::Session(peer.clone()),
         )
     }
 
     /// `resources/unsubscribe`: nothing to undo is no error.
+    #[cfg(feature = "resources")]
     pub(in crate::server) fn unsubscribe_session(&self, uri: &str) {
         self.inner
             .subscriptions
-            .remove(self.subscriber, &[uri.to_owned()]);
+            .remove(self.subscriber, &[Topic::Resource(uri.to_owned())]);
+    }
+
+    /// Whether a `subscriptions/listen` may hear anything of this server:
+    /// it serves resources, or its tools change.
+    pub(in crate::server) fn listens(&self) -> bool {
+        self.serves_resources() || self.inner.catalog.changing()
     }
 
     /// What of a `subscriptions/listen` filter this server takes: the
-    /// resources it serves, at most [`MAX_PER_SUBSCRIBER`].
+    /// resources it serves, at most `MAX_PER_SUBSCRIBER`, and the tools'
+    /// list when its tools change.
     pub(in crate::server) fn accepted_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> SubscriptionFilter {
         let mut accepted = SubscriptionFilter::new();
+        if requested.tools_list_changed == Some(true) && self.inner.catalog.changing() {
+            accepted.tools_list_changed = Some(true);
+        }
+        #[cfg(feature = "resources")]
         if let Some(uris) = &requested.resource_subscriptions {
             let served: Vec<String> = uris
                 .iter()
@@ -113,28 +155,35 @@ impl Server {
         Ok(())
     }
 
-    /// Registers the served resources a listen stream was granted; they are
-    /// removed when the returned guard drops, however the stream ends.
+    /// Registers what a listen stream was granted (the served resources it
+    /// named, the tools' list); removed when the returned guard drops,
+    /// however the stream ends.
     pub(in crate::server) fn watch(
         &self,
         context: &SubscriptionContext,
     ) -> Result<Listening<'_>, ErrorData> {
-        let uris: Vec<String> = context
-            .accepted()
-            .resource_subscriptions
-            .iter()
-            .flatten()
-            .filter(|uri| self.serves_uri(uri))
-            .cloned()
-            .collect();
+        let accepted = context.accepted();
+        let mut topics = Vec::new();
+        if accepted.tools_list_changed == Some(true) && self.inner.catalog.changing() {
+            topics.push(Topic::ToolList);
+        }
+        #[cfg(feature = "resources")]
+        topics.extend(
+            accepted
+                .resource_subscriptions
+                .iter()
+                .flatten()
+                .filter(|uri| self.serves_uri(uri))
+                .map(|uri| Topic::Resource(uri.clone())),
+        );
         let stream = next_subscriber();
         self.inner
             .subscriptions
-            .add(stream, &uris, &Target::Listen(context.sink().clone()))?;
+            .add(stream, &topics, &Target::Listen(context.sink().clone()))?;
         Ok(Listening {
             subscriptions: &self.inner.subscriptions,
             stream,
-            uris,
+            topics,
         })
     }
 }
@@ -143,11 +192,11 @@ impl Server {
 pub(in crate::server) struct Listening<'a> {
     subscriptions: &'a Subscriptions,
     stream: u64,
-    uris: Vec<String>,
+    topics: Vec<Topic>,
 }
 
 impl Drop for Listening<'_> {
     fn drop(&mut self) {
-        self.subscriptions.remove(self.stream, &self.uris);
+        self.subscriptions.remove(self.stream, &self.topics);
     }
 }

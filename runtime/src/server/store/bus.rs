@@ -1,6 +1,8 @@
 //! [`ChangeBus`]: what one instance tells the others, so that a client
-//! hears of a change wherever it was made: today a resource's change
-//! ([`Change::ResourceUpdated`]), for its subscribers on every instance.
+//! hears of a change wherever it was made: a resource's change
+//! ([`Change::ResourceUpdated`]), for its subscribers on every instance,
+//! and a tool enabled or disabled ([`Change::ToolsChanged`]), for every
+//! client.
 //!
 //! Each instance delivers what it hears to its own clients, once: an
 //! instance delivers its own changes at once (and ignores them when they
@@ -32,6 +34,10 @@ pub enum Change {
         /// The resource.
         uri: String,
     },
+    /// A tool was enabled or disabled: each instance reads the tools'
+    /// states from its [`ToolStateStore`](super::ToolStateStore) and sends
+    /// its clients `notifications/tools/list_changed` if its list changed.
+    ToolsChanged,
 }
 
 /// One message on the bus: a change, and the instance it comes from.
@@ -165,6 +171,13 @@ mod tests {
             },
         };
         assert_eq!(huge.to_json(), None);
+        let tools = Published {
+            origin: "b".into(),
+            change: Change::ToolsChanged,
+        };
+        let json = tools.to_json().expect("small");
+        assert_eq!(json, r#"{"origin":"b","change":{"kind":"toolsChanged"}}"#);
+        assert_eq!(Published::from_json(&json), Some(tools));
         assert_eq!(Published::from_json("{\"kind\":\"other\"}"), None);
     }
 }

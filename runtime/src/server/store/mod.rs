@@ -9,9 +9,11 @@
 //!   picked up by another instance;
 //! - [`LimitStore`]: `[limits]`' rates and slots of concurrency, so that a
 //!   limit is the fleet's;
-//! - [`ChangeBus`] (feature `resources`): the changes instances tell each
-//!   other, so that a resource's subscriber hears of a change made through
-//!   any instance;
+//! - [`ChangeBus`]: the changes instances tell each other, so that a
+//!   resource's subscriber hears of a change made through any instance, and
+//!   every client of a tool enabled or disabled on one;
+//! - [`ToolStateStore`]: which tools are enabled, so that every instance
+//!   lists the same;
 //! - [`EventStore`] (rmcp's): the events of 2025-11-25 SSE streams, so that
 //!   a stream broken on one instance is resumed on any other.
 //!
@@ -21,7 +23,6 @@
 //! last events of its own streams). The `toolmetadata-store` crate
 //! implements them all on Redis and on PostgreSQL.
 
-#[cfg(feature = "resources")]
 mod bus;
 mod error;
 #[cfg(feature = "http")]
@@ -36,8 +37,8 @@ mod replay;
 mod shared;
 #[cfg(feature = "tasks")]
 mod tasks;
+mod tool_states;
 
-#[cfg(feature = "resources")]
 pub use bus::{Change, ChangeBus, InMemoryBus, LISTEN_BACKLOG, MAX_MESSAGE_BYTES, Published};
 pub use error::StoreError;
 #[cfg(any(feature = "ask", feature = "limits"))]
@@ -62,3 +63,4 @@ pub use rmcp::transport::streamable_http_server::session::store::{
 pub use shared::SharedStore;
 #[cfg(feature = "tasks")]
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore};
+pub use tool_states::{InMemoryToolStates, MAX_TOOL_STATES, ToolStateStore};

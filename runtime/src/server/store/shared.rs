@@ -1,7 +1,7 @@
 //! [`SharedStore`]: one store for every kind of state this build of the
 //! server keeps, whatever its features.
 
-use super::{EventStore, SessionStore};
+use super::{ChangeBus, EventStore, SessionStore, ToolStateStore};
 
 /// A store that backs every kind of state the server keeps (what
 /// `toolmetadata-store`'s stores are), for
@@ -9,17 +9,30 @@ use super::{EventStore, SessionStore};
 /// and, with their features, used `requestState`s
 /// ([`ReplayStore`](super::ReplayStore), feature `ask`), tasks
 /// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
-/// ([`LimitStore`](super::LimitStore), feature `limits`) and the changes
-/// instances tell each other ([`ChangeBus`](super::ChangeBus), feature
-/// `resources`), and the events of 2025-11-25 streams
-/// ([`EventStore`](super::EventStore)).
+/// ([`LimitStore`](super::LimitStore), feature `limits`), the changes
+/// instances tell each other ([`ChangeBus`](super::ChangeBus)), which tools
+/// are enabled ([`ToolStateStore`](super::ToolStateStore)), and the events
+/// of 2025-11-25 streams ([`EventStore`](super::EventStore)).
 pub trait SharedStore:
-    SessionStore + EventStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus
+    SessionStore
+    + EventStore
+    + ChangeBus
+    + ToolStateStore
+    + kinds::Replay
+    + kinds::Tasks
+    + kinds::Limits
 {
 }
 
-impl<T: SessionStore + EventStore + kinds::Replay + kinds::Tasks + kinds::Limits + kinds::Bus>
-    SharedStore for T
+impl<
+    T: SessionStore
+        + EventStore
+        + ChangeBus
+        + ToolStateStore
+        + kinds::Replay
+        + kinds::Tasks
+        + kinds::Limits,
+> SharedStore for T
 {
 }
 
@@ -47,5 +60,4 @@ mod kinds {
     kind!(Replay, ReplayStore, "ask");
     kind!(Tasks, TaskStore, "tasks");
     kind!(Limits, LimitStore, "limits");
-    kind!(Bus, ChangeBus, "resources");
 }

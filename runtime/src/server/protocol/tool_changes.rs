@@ -1,0 +1,129 @@
+//! Tools enabled and disabled while the server runs: the state kept in the
+//! tool state store (shared by the instances of a fleet), applied to the
+//! catalog, told to this instance's clients and, on the change bus, to the
+//! other instances, which read the store and tell theirs.
+
+use std::fmt;
+
+use crate::server::store::{Change, StoreError};
+use crate::server::subscriptions::{Target, Topic};
+use crate::server::{Inner, Server};
+use rmcp::service::{Peer, RoleServer};
+
+/// Why a tool could not be enabled or disabled.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ToolChangeError {
+    /// The server was built without
+    /// [`ServerBuilder::changing_tools`](crate::server::ServerBuilder::changing_tools):
+    /// its clients were not told its list may change.
+    NotChanging,
+    /// The server has no tool of this name.
+    UnknownTool(String),
+    /// The tool state store did not take the change; nothing changed.
+    Store(StoreError),
+}
+
+impl fmt::Display for ToolChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolChangeError::NotChanging => f.write_str(
+                "tools cannot be enabled or disabled on this server: build it with `ServerBuilder::changing_tools`",
+            ),
+            ToolChangeError::UnknownTool(name) => {
+                let name = toolmetadata_core::seam::shorten(name, 200);
+                write!(f, "the server has no tool `{name}` to enable or disable")
+            }
+            ToolChangeError::Store(e) => write!(f, "the tool's state was not kept: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ToolChangeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ToolChangeError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl Server {
+    /// Enables the tool `name` (see
+    /// [`ServerBuilder::changing_tools`](crate::server::ServerBuilder::changing_tools)):
+    /// kept in the tool state store, so that every instance sharing it lists
+    /// the tool, and each tells its clients
+    /// (`notifications/tools/list_changed`) when its list changed. An error,
+    /// and nothing changed, when the server's tools do not change, it has no
+    /// such tool, or the store does not answer; enabling an enabled tool is
+    /// no error.
+    pub async fn enable_tool(&self, name: &str) -> Result<(), ToolChangeError> {
+        self.set_tool_state(name, true).await
+    }
+
+    /// Disables the tool `name`, as [`Server::enable_tool`] enables one: it
+    /// is no longer listed, and a call to it gets "unknown tool" (a call
+    /// already running finishes).
+    pub async fn disable_tool(&self, name: &str) -> Result<(), ToolChangeError> {
+        self.set_tool_state(name, false).await
+    }
+
+    async fn set_tool_state(&self, name: &str, enabled: bool) -> Result<(), ToolChangeError> {
+        let inner = &self.inner;
+        if !inner.catalog.changing() {
+            return Err(ToolChangeError::NotChanging);
+        }
+        if !inner.catalog.knows(name) {
+            return Err(ToolChangeError::UnknownTool(name.to_owned()));
+        }
+        inner
+            .tool_states
+            .set_tool_state(name, enabled)
+            .await
+            .map_err(ToolChangeError::Store)?;
+        inner.reload_tool_states().await;
+        if let Some(fleet) = &inner.fleet {
+            fleet.publish(Change::ToolsChanged).await;
+        }
+        Ok(())
+    }
+
+    /// Registers a 2025-11-25 session's client to hear of list changes,
+    /// when the server's tools change.
+    pub(in crate::server) fn watch_tool_list(&self, peer: &Peer<RoleServer>) {
+        if !self.inner.catalog.changing() {
+            return;
+        }
+        if let Err(e) = self.inner.subscriptions.add(
+            self.subscriber,
+            &[Topic::ToolList],
+            &Target::Session(peer.clone()),
+        ) {
+            tracing::debug!("a session not told of tool list changes: {}", e.message);
+        }
+    }
+}
+
+impl Inner {
+    /// Reads which tools are enabled from the store and applies it; tells
+    /// this instance's clients when that changed the list. A store that
+    /// does not answer changes nothing (a WARN says so).
+    pub(in crate::server) async fn reload_tool_states(&self) {
+        if !self.catalog.changing() {
+            return;
+        }
+        let changed = {
+            let _one_at_a_time = self.applying.lock().await;
+            match self.tool_states.tool_states().await {
+                Ok(states) => self.catalog.apply(&states),
+                Err(e) => {
+                    tracing::warn!("which tools are enabled could not be read: {e}");
+                    false
+                }
+            }
+        };
+        if changed {
+            self.subscriptions.notify(&Topic::ToolList).await;
+        }
+    }
+}
