@@ -12,12 +12,20 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::Inner;
 use super::store::{Change, ChangeBus, Published};
-use super::subscriptions::Topic;
+use toolmetadata_core::BoxFuture;
 
 /// The longest pause between two attempts to listen again.
 const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// What a server does with what it hears on the bus.
+pub(super) trait Hears: Send + Sync + 'static {
+    /// Another instance made `change`: tell this one's clients.
+    fn heard(&self, change: Change) -> BoxFuture<'_, ()>;
+    /// The bus is listened to again (or for the first time): catch up with
+    /// what is kept elsewhere (the tools' states).
+    fn listening(&self) -> BoxFuture<'_, ()>;
+}
 
 /// A server's place on the bus.
 pub(super) struct Fleet {
@@ -74,7 +82,7 @@ impl Fleet {
 
     /// Starts delivering what the other instances publish to the server's
     /// subscribers, for as long as the server lives. Needs a Tokio runtime.
-    pub(super) fn listen(&self, server: Weak<Inner>) {
+    pub(super) fn listen(&self, server: Weak<dyn Hears>) {
         let (shared, stop) = (self.shared.clone(), self.stop.clone());
         tokio::spawn(async move {
             tokio::select! {
@@ -100,7 +108,7 @@ impl Shared {
         }
     }
 
-    async fn deliver(&self, server: Weak<Inner>) {
+    async fn deliver(&self, server: Weak<dyn Hears>) {
         let mut pause = Duration::from_millis(250);
         loop {
             match self.bus.listen().await {
@@ -110,7 +118,7 @@ impl Shared {
                     // What changed while nobody listened (this is also the
                     // first read after the server starts).
                     match server.upgrade() {
-                        Some(server) => server.reload_tool_states().await,
+                        Some(server) => server.listening().await,
                         None => return,
                     }
                     while let Some(message) = heard.recv().await {
@@ -120,12 +128,7 @@ impl Shared {
                         let Some(server) = server.upgrade() else {
                             return;
                         };
-                        match message.change {
-                            Change::ResourceUpdated { uri } => {
-                                server.subscriptions.notify(&Topic::Resource(uri)).await;
-                            }
-                            Change::ToolsChanged => server.reload_tool_states().await,
-                        }
+                        server.heard(message.change).await;
                     }
                     self.lost("it stopped delivering");
                 }

@@ -141,7 +141,8 @@ impl ServerBuilder {
         });
         if let Some(fleet) = &inner.fleet {
             // Reads the tools' states as it starts listening.
-            fleet.listen(Arc::downgrade(&inner));
+            let hears: Arc<dyn crate::server::fleet::Hears> = inner.clone();
+            fleet.listen(Arc::downgrade(&hears));
         } else if reads_states {
             let inner = Arc::downgrade(&inner);
             tokio::spawn(async move {

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::server::fleet::Hears;
 use crate::server::store::{Change, StoreError};
 use crate::server::subscriptions::{Target, Topic};
 use crate::server::{Inner, Server};
@@ -125,5 +126,22 @@ impl Inner {
         if changed {
             self.subscriptions.notify(&Topic::ToolList).await;
         }
+    }
+}
+
+impl Hears for Inner {
+    fn heard(&self, change: Change) -> toolmetadata_core::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            match change {
+                Change::ResourceUpdated { uri } => {
+                    self.subscriptions.notify(&Topic::Resource(uri)).await;
+                }
+                Change::ToolsChanged => self.reload_tool_states().await,
+            }
+        })
+    }
+
+    fn listening(&self) -> toolmetadata_core::BoxFuture<'_, ()> {
+        Box::pin(self.reload_tool_states())
     }
 }
