@@ -3,6 +3,7 @@
 //! allowed to; every tool is described by a metadata file in `tools/`, and
 //! rustc checks the handlers against them.
 
+mod admin;
 mod atomic;
 mod catalog;
 mod changes;
@@ -230,6 +231,15 @@ struct Cli {
     /// URL/v1/traces, metrics to URL/v1/metrics.
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// Serve the operator's door on this loopback address (such as
+    /// 127.0.0.1:9000): `GET /tools`, `POST /tools/NAME/enable`,
+    /// `POST /tools/NAME/disable`. With --store, a change is every instance's.
+    #[arg(long, value_name = "ADDR")]
+    admin: Option<SocketAddr>,
+    /// Start with this tool disabled (repeatable), until the operator's door
+    /// enables it on some instance sharing the --store.
+    #[arg(long = "disable-tool", value_name = "NAME")]
+    disabled_tools: Vec<String>,
     /// Print the tool catalog and exit.
     #[arg(long)]
     list: bool,
@@ -392,6 +402,9 @@ async fn server(cli: &Cli) -> Result<Server, Box<dyn std::error::Error>> {
             include_str!("tree_view.html"),
         )
         .show_all(cli.show_all)
+        // Tools change at run time through the operator's door: every
+        // instance follows the store, so each is built to.
+        .changing_tools(cli.disabled_tools.iter().cloned())
         .build()?;
     changes.tell(&server);
     Ok(server)
@@ -423,6 +436,10 @@ fn startup_roots(dirs: &[PathBuf]) -> Result<confinement::Confinement, String> {
 
 async fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let server = server(&cli).await?;
+    let _door = match cli.admin {
+        Some(addr) => Some(admin::open(addr, server.clone()).await?),
+        None => None,
+    };
     match cli.http {
         None => {
             if std::io::stdin().is_terminal() {

@@ -7,6 +7,10 @@
 //!   write to it, made through any instance, once each, on both protocol
 //!   generations (a 2025-11-25 session's stream, a 2026-07-28
 //!   `subscriptions/listen` stream);
+//! - a tool enabled or disabled through any instance's operator door is
+//!   listed or not by every instance, and the client's 2025-11-25 session
+//!   stream and 2026-07-28 listen stream hear one
+//!   `notifications/tools/list_changed` per change;
 //! - a session's stream cut mid-way and resumed with `Last-Event-ID` on
 //!   another instance gets exactly the events it missed, in order, none
 //!   twice, with the ids they were first sent with; resumed on its own
@@ -58,6 +62,42 @@ async fn drain(stream: &mut Sse) -> Vec<Event> {
     events
 }
 
+/// The tool names a 2026-07-28 `tools/list` through `url` shows.
+async fn tools_through(url: &str) -> Vec<String> {
+    let body = request_2026(2, "tools/list", json!({}));
+    let (status, answer) = post_2026(url, "tools/list", None, &[], body).await;
+    assert_eq!(status, 200, "{answer}");
+    let mut names: Vec<String> = message_of(&answer)["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The operator's door of `instance` (`--admin 127.0.0.1:0`), as it
+/// announced it: `http://127.0.0.1:PORT/tools`.
+fn door(instance: &HttpServer) -> String {
+    instance
+        .startup
+        .iter()
+        .find_map(|line| Some(line.split("operator's door on ").nth(1)?.trim().to_owned()))
+        .expect("the instance announces its operator's door")
+}
+
+/// Enables (or disables) `tool` through the operator's door at `door`.
+async fn switch(door: &str, tool: &str, enable: bool) {
+    let action = if enable { "enable" } else { "disable" };
+    let answer = reqwest::Client::new()
+        .post(format!("{door}/{tool}/{action}"))
+        .send()
+        .await
+        .expect("the door answers");
+    assert_eq!(answer.status(), 204, "{action} {tool}");
+}
+
 /// The session's own stream (`GET`), from `last_event_id` when given.
 async fn session_stream(url: &str, session: &str, last_event_id: Option<&str>) -> Sse {
     let mut request = reqwest::Client::new()
@@ -85,7 +125,17 @@ async fn scenario(store: &str) {
     let canonical = ws.path().canonicalize().expect("canonical");
     let uri = format!("file://{}", canonical.join("a.txt").display());
     let root = ws.path().display().to_string();
-    let args = ["--root", root.as_str(), "--store", store];
+    // `file_info` disabled to begin with; each instance with its door.
+    let args = [
+        "--root",
+        root.as_str(),
+        "--store",
+        store,
+        "--admin",
+        "127.0.0.1:0",
+        "--disable-tool",
+        "file_info",
+    ];
     let mut instances = Vec::new();
     for _ in 0..3 {
         instances.push(http_server(BIN, &args).await);
@@ -163,9 +213,9 @@ async fn scenario(store: &str) {
     assert!(told.iter().all(|e| e.data["params"]["uri"] == uri.as_str()));
 
     // 2026-07-28: a listen stream through the balancer (on whichever
-    // instance), told of a write through each.
+    // instance), told of a write through each, and of the tools' list.
     let (listener, _) = http_client_2026(&balancer.url()).await;
-    let mut filter = SubscriptionFilter::new();
+    let mut filter = SubscriptionFilter::builder().tools_list_changed().build();
     filter.resource_subscriptions = Some(vec![uri.clone()]);
     let mut listen = listener.listen(filter).await.expect("subscriptions/listen");
     // rmcp acknowledges before the server watches the stream: write until
@@ -205,6 +255,63 @@ async fn scenario(store: &str) {
         tokio::time::timeout(QUIET, listen.next()).await.is_err(),
         "an update told twice"
     );
+
+    // The tools' list: `file_info` enabled through the first instance's
+    // door, disabled through the second's, enabled through the third's
+    // (whichever holds the session, two changes cross instances). Each
+    // change reaches every instance's list and both streams once.
+    assert!(
+        !tools_through(&urls[1])
+            .await
+            .contains(&"file_info".to_owned())
+    );
+    for (i, instance) in instances.iter().enumerate() {
+        let enable = i != 1;
+        switch(&door(instance), "file_info", enable).await;
+        let started = Instant::now();
+        for url in &urls {
+            while tools_through(url).await.contains(&"file_info".to_owned()) != enable {
+                assert!(
+                    started.elapsed() < CROSSING,
+                    "{url} never follows change {i}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+    let mut heard = Vec::new();
+    let started = Instant::now();
+    let changed = |events: &[Event]| {
+        events
+            .iter()
+            .filter(|e| e.data["method"] == "notifications/tools/list_changed")
+            .count()
+    };
+    while changed(&heard) < 3 && started.elapsed() < CROSSING {
+        heard.extend(stream.next(Duration::from_millis(200)).await);
+    }
+    heard.extend(drain(&mut stream).await);
+    assert_eq!(changed(&heard), 3, "one per change: {heard:?}");
+    let mut told = 0;
+    while let Ok(Ok(Some(notification))) = tokio::time::timeout(CROSSING, listen.next()).await {
+        match notification {
+            ServerNotification::ToolListChangedNotification(_) => told += 1,
+            other => panic!("expected list changes only, got {other:?}"),
+        }
+        if told == 3 {
+            break;
+        }
+    }
+    assert_eq!(told, 3, "one list change per change on the listen stream");
+    assert!(
+        tokio::time::timeout(QUIET, listen.next()).await.is_err(),
+        "a list change told twice"
+    );
+    // The session lists it too, as its instance does now.
+    let list = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {}});
+    let (status, body) = send_2025(&balancer.url(), "POST", Some(&session), &[], Some(list)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"file_info\""), "{body}");
 
     // A session of the first instance's own: its stream cut after the first
     // update, two more writes, then resumed on the second instance.

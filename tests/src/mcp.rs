@@ -94,6 +94,8 @@ pub struct HttpServer {
     pub child: tokio::process::Child,
     /// `http://127.0.0.1:PORT/mcp`.
     pub url: String,
+    /// The lines the server wrote on stderr before announcing its address.
+    pub startup: Vec<String>,
     /// The lines the server wrote on stderr after announcing its address.
     pub logs: Arc<Mutex<Vec<String>>>,
 }
@@ -119,6 +121,7 @@ pub async fn http_server_with_env(bin: &str, args: &[&str], env: &[(&str, &str)]
         .expect("spawn the server");
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
+    let mut before = Vec::new();
     let url = loop {
         let line = lines
             .next_line()
@@ -128,6 +131,7 @@ pub async fn http_server_with_env(bin: &str, args: &[&str], env: &[(&str, &str)]
         if let Some(at) = line.find("listening on ") {
             break line[at + "listening on ".len()..].trim().to_owned();
         }
+        before.push(line);
     };
     // Keep draining the logs so the server never blocks on a full pipe; keep
     // the first ones for tests that look at what the server says.
@@ -141,7 +145,12 @@ pub async fn http_server_with_env(bin: &str, args: &[&str], env: &[(&str, &str)]
             }
         }
     });
-    HttpServer { child, url, logs }
+    HttpServer {
+        child,
+        url,
+        startup: before,
+        logs,
+    }
 }
 
 /// rmcp's client on Streamable HTTP at `url`.
