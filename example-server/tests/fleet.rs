@@ -11,6 +11,9 @@
 //!   listed or not by every instance, and the client's 2025-11-25 session
 //!   stream and 2026-07-28 listen stream hear one
 //!   `notifications/tools/list_changed` per change;
+//! - a task a 2025-11-25 session started on one instance and cancelled
+//!   through another ends, and the session's stream hears
+//!   `notifications/tasks/status` (cancelled);
 //! - a session's stream cut mid-way and resumed with `Last-Event-ID` on
 //!   another instance gets exactly the events it missed, in order, none
 //!   twice, with the ids they were first sent with; resumed on its own
@@ -135,6 +138,8 @@ async fn scenario(store: &str) {
         "127.0.0.1:0",
         "--disable-tool",
         "file_info",
+        "--allow-command",
+        "sleep",
     ];
     let mut instances = Vec::new();
     for _ in 0..3 {
@@ -312,6 +317,44 @@ async fn scenario(store: &str) {
     let (status, body) = send_2025(&balancer.url(), "POST", Some(&session), &[], Some(list)).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"file_info\""), "{body}");
+
+    // A task started by a session of the first instance, cancelled through
+    // the second (which picks the session up from the store): the runner
+    // sees the cancellation in the store and tells the session's stream.
+    let tasking = open_session_2025_declaring(&urls[0], &[], json!({"tasks": {}})).await;
+    let mut told = session_stream(&urls[0], &tasking, None).await;
+    let call = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
+        "name": "run_command", "arguments": {"program": "sleep", "args": ["30"]},
+        "task": {"ttl": 60_000}}});
+    let (status, body) = send_2025(&urls[0], "POST", Some(&tasking), &[], Some(call)).await;
+    assert_eq!(status, 200, "{body}");
+    let task = message_of(&body)["result"]["task"]["taskId"].clone();
+    assert!(task.is_string(), "{body}");
+    let cancel = json!({"jsonrpc": "2.0", "id": 21, "method": "tasks/cancel",
+                        "params": {"taskId": task}});
+    let (status, body) = send_2025(&urls[1], "POST", Some(&tasking), &[], Some(cancel)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(message_of(&body)["result"]["status"], "cancelled", "{body}");
+    let started = Instant::now();
+    let mut ended = Vec::new();
+    while started.elapsed() < CROSSING {
+        if let Some(event) = told.next(Duration::from_millis(200)).await
+            && event.data["method"] == "notifications/tasks/status"
+        {
+            ended.push(event);
+            break;
+        }
+    }
+    ended.extend(
+        drain(&mut told)
+            .await
+            .into_iter()
+            .filter(|e| e.data["method"] == "notifications/tasks/status"),
+    );
+    assert_eq!(ended.len(), 1, "told once: {ended:?}");
+    assert_eq!(ended[0].data["params"]["taskId"], task);
+    assert_eq!(ended[0].data["params"]["status"], "cancelled");
+    drop(told);
 
     // A session of the first instance's own: its stream cut after the first
     // update, two more writes, then resumed on the second instance.

@@ -187,6 +187,25 @@ impl Peer {
         }
     }
 
+    /// The next notification of the server's with `method` (on stdio), read
+    /// now or while waiting for an answer earlier.
+    pub async fn next_notification(&mut self, method: &str) -> Value {
+        let Peer::Stdio { child, unread } = self else {
+            panic!("next_notification reads a server's notifications on stdio only");
+        };
+        let told = |m: &Value| m["method"] == method && m.get("id").is_none();
+        if let Some(at) = unread.iter().position(told) {
+            return unread.remove(at).expect("found");
+        }
+        loop {
+            let message = child.next().await;
+            if told(&message) {
+                return message;
+            }
+            unread.push_back(message);
+        }
+    }
+
     /// A request; its response.
     pub async fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))

@@ -62,6 +62,11 @@ const FINISH_RETRY: Duration = Duration::from_millis(100);
 /// The longest wait between two tries to store a task's end.
 const FINISH_RETRY_MAX: Duration = Duration::from_secs(1);
 
+/// What is done with a task's last record when it ends on this instance
+/// (completed, failed or cancelled, here or on another instance): a
+/// 2025-11-25 session's client is sent `notifications/tasks/status`.
+pub(super) type OnEnd = Box<dyn FnOnce(TaskRecord) -> BoxFuture<'static, ()> + Send>;
+
 /// The server's tasks: the store, the time to live, and the handlers this
 /// instance runs.
 pub(super) struct Tasks {
@@ -81,6 +86,8 @@ struct Running {
     ended: Arc<tokio::sync::Notify>,
     /// Woken when the client answers what the handler asked.
     answered: Arc<tokio::sync::Notify>,
+    /// Told of the task's last record when it ends.
+    on_end: Option<OnEnd>,
 }
 
 /// How a task's handler reports progress: as the task's status message.
@@ -167,13 +174,15 @@ impl Tasks {
     /// in the store's quota, when that is someone else), kept for `ttl`, and runs what
     /// `run` makes of its cancellation and progress on a task of its own,
     /// until it ends or is cancelled (here, or on another instance through
-    /// the store). The record as created.
+    /// the store), then gives `on_end` its last record. The record as
+    /// created.
     pub(super) async fn start(
         self: &Arc<Self>,
         tool: &str,
         owner: Option<&str>,
         counted_as: Option<String>,
         ttl: Duration,
+        on_end: Option<OnEnd>,
         run: impl FnOnce(CancellationToken, TaskProgress, TaskInput) -> BoxFuture<'static, Ran>,
     ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
@@ -190,6 +199,7 @@ impl Tasks {
                 cancel: cancel.clone(),
                 ended: Arc::new(tokio::sync::Notify::new()),
                 answered: answered.clone(),
+                on_end,
             },
         );
         let handler = run(
@@ -242,22 +252,33 @@ impl Tasks {
     /// "working" forever either way.
     async fn finish(&self, id: &str, state: TaskState, lease_until_ms: u64) {
         let mut retry = FINISH_RETRY;
-        while let Err(e) = self
-            .store
-            .update(id, TaskChange::Finish(state.clone()))
-            .await
-        {
-            if unix_ms() >= lease_until_ms {
-                tracing::error!(task = %id, "the task's end could not be stored before its lease ran out: {e}");
-                break;
+        // The record as the store keeps it now: ended here, or already
+        // (cancelled on another instance).
+        let last = loop {
+            match self
+                .store
+                .update(id, TaskChange::Finish(state.clone()))
+                .await
+            {
+                Ok(last) => break last,
+                Err(e) if unix_ms() >= lease_until_ms => {
+                    tracing::error!(task = %id, "the task's end could not be stored before its lease ran out: {e}");
+                    break None;
+                }
+                Err(e) => {
+                    tracing::warn!(task = %id, "the task's end could not be stored yet: {e}");
+                    let left = Duration::from_millis(lease_until_ms.saturating_sub(unix_ms()));
+                    tokio::time::sleep(retry.min(left)).await;
+                    retry = (retry * 2).min(FINISH_RETRY_MAX);
+                }
             }
-            tracing::warn!(task = %id, "the task's end could not be stored yet: {e}");
-            let left = Duration::from_millis(lease_until_ms.saturating_sub(unix_ms()));
-            tokio::time::sleep(retry.min(left)).await;
-            retry = (retry * 2).min(FINISH_RETRY_MAX);
-        }
-        if let Some(running) = self.running().remove(id) {
-            running.ended.notify_waiters();
+        };
+        let Some(running) = self.running().remove(id) else {
+            return;
+        };
+        running.ended.notify_waiters();
+        if let (Some(on_end), Some(last)) = (running.on_end, last) {
+            on_end(last).await;
         }
     }
 

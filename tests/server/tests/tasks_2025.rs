@@ -204,6 +204,35 @@ async fn a_2025_11_25_session_over_stdio_asks_for_tasks_with_the_task_param() {
     the_old_task_flow(&mut Peer::stdio(BIN, &[]).await).await;
 }
 
+/// A 2025-11-25 session's client is told when its task ends
+/// (`notifications/tasks/status`, the task as `tasks/get` shows it):
+/// completed, and cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_11_25_session_is_told_when_its_task_ends() {
+    let mut peer = Peer::stdio(BIN, &[]).await;
+    peer.initialize().await;
+    let answer = peer
+        .request(2, "tools/call", task_call("job", json!({"seconds": 0})))
+        .await;
+    let done = answer["result"]["task"]["taskId"].clone();
+    let told = peer.next_notification("notifications/tasks/status").await;
+    assert_eq!(told["params"]["taskId"], done, "{told}");
+    assert_eq!(told["params"]["status"], "completed", "{told}");
+    assert!(told["params"]["ttl"].is_u64() && told["params"]["createdAt"].is_string());
+
+    let answer = peer
+        .request(3, "tools/call", task_call("job", json!({"seconds": 60})))
+        .await;
+    let long = answer["result"]["task"]["taskId"].clone();
+    let cancelled = peer
+        .request(4, "tasks/cancel", json!({"taskId": long}))
+        .await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let told = peer.next_notification("notifications/tasks/status").await;
+    assert_eq!(told["params"]["taskId"], long, "{told}");
+    assert_eq!(told["params"]["status"], "cancelled", "{told}");
+}
+
 /// A task that asks on a 2025-11-25 session asks through the session, as a
 /// plain call does: each request names its task (`related-task`), and the
 /// task shows `input_required` while they wait (SEP-1686).

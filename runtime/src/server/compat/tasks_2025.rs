@@ -2,7 +2,9 @@
 //! (SEP-1686). The client adds `"task": {"ttl": …}` to the params of
 //! `tools/call` and gets `{"task": …}` back at once; `tasks/get` answers the
 //! task's fields, `tasks/result` waits for the end and answers the call's own
-//! result, `tasks/cancel` answers the cancelled task. The server declares
+//! result, `tasks/cancel` answers the cancelled task, and when the task ends
+//! (here, or cancelled through another instance) the session's client is
+//! sent `notifications/tasks/status`. The server declares
 //! `capabilities.tasks` in its `initialize` answer.
 //!
 //! rmcp 3.11 speaks only the Tasks extension of 2026-07-28, which is not
@@ -19,9 +21,10 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolResult, ClientJsonRpcMessage, ClientRequest, CustomRequest, CustomResult,
-    JsonRpcMessage, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientRequest, CustomNotification, CustomRequest,
+    CustomResult, JsonRpcMessage, ServerJsonRpcMessage, ServerNotification, ServerResult,
 };
+use rmcp::service::{Peer, RoleServer};
 use serde_json::{Map, Value, json};
 
 use crate::server::generation::Generation;
@@ -125,6 +128,26 @@ pub(in crate::server) fn task_json(record: &TaskRecord) -> Value {
         task["statusMessage"] = Value::from(message.clone());
     }
     task
+}
+
+/// How long telling a client of its task's end may take: one that does not
+/// read is not waited for.
+const TELL_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Tells a session's client that its task ended
+/// (`notifications/tasks/status`, the task as `tasks/get` shows it).
+pub(in crate::server) async fn tell_status(peer: Peer<RoleServer>, record: TaskRecord) {
+    let notification = ServerNotification::CustomNotification(CustomNotification::new(
+        "notifications/tasks/status",
+        Some(task_json(&record)),
+    ));
+    match tokio::time::timeout(TELL_TIMEOUT, peer.send_notification(notification)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(task = %record.id, "the task's end not told: {e}"),
+        Err(_) => {
+            tracing::debug!(task = %record.id, "the task's end not told: the client does not read")
+        }
+    }
 }
 
 pub(in crate::server) fn task_id(params: Option<&Value>) -> Result<&str, ErrorData> {

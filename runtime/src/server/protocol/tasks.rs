@@ -9,7 +9,7 @@ use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::policy::access::Caller;
 use crate::server::store::{StoreError, TaskRecord};
-use crate::server::task::{NotStarted, wire_task};
+use crate::server::task::{NotStarted, OnEnd, wire_task};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, ErrorCode,
@@ -151,6 +151,7 @@ impl Server {
                 caller.owner().as_deref(),
                 caller.counted_as(),
                 ttl,
+                told_of_end(context),
                 move |cancel, progress, input| {
                     // The task outlives this request: its own cancellation,
                     // progress into the store rather than to a request that
@@ -180,6 +181,21 @@ impl Server {
             .await
             .map_err(NotStarted::Store)
     }
+}
+
+/// Who is told when a task started by `context` ends: a 2025-11-25
+/// session's client (`notifications/tasks/status`). On 2026-07-28 a client
+/// polls `tasks/get` (rmcp's `subscriptions/listen` carries no task status
+/// yet).
+fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
+    if !Generation::of(context).is_session() {
+        return None;
+    }
+    let peer = context.peer.clone();
+    Some(Box::new(move |record: TaskRecord| {
+        Box::pin(crate::server::compat::tasks_2025::tell_status(peer, record))
+            as toolmetadata_core::BoxFuture<'static, ()>
+    }))
 }
 
 /// The error for a task-only tool called as a plain call, in the words of the
