@@ -10,12 +10,15 @@
 //!
 //! Nothing here reads a body. Only this machine can connect, which is all
 //! the authorization the door has: bind it where only the operator can
-//! reach (a loopback address, in a container of its own).
+//! reach (a loopback address, in a container of its own). A browser on
+//! this machine is kept out: a request that carries an `Origin` (any page's
+//! `fetch`, even one that cannot read the answer) or names a `Host` other
+//! than a loopback one (a DNS rebinding) is refused with `403`.
 
 use std::net::SocketAddr;
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post};
 use toolmetadata::server::{Server, ToolChangeError};
 
@@ -47,19 +50,72 @@ pub(crate) async fn open(
     }))
 }
 
-async fn listed(State(server): State<Server>) -> String {
-    server
+/// Why a request is refused: it comes from a browser's page, or names a
+/// host that is not this machine's loopback.
+fn refused(headers: &HeaderMap) -> Option<(StatusCode, String)> {
+    if headers.contains_key(header::ORIGIN) {
+        return Some((
+            StatusCode::FORBIDDEN,
+            "the operator's door takes no requests from web pages\n".to_owned(),
+        ));
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(is_loopback_host) {
+        return Some((
+            StatusCode::FORBIDDEN,
+            "the operator's door answers to a loopback Host only (127.0.0.1, [::1], localhost)\n"
+                .to_owned(),
+        ));
+    }
+    None
+}
+
+/// Whether `host` (a `Host` header, port included) names a loopback
+/// address.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        // `[::1]:9000`, `127.0.0.1:9000`, `localhost:9000`
+        Some((name, port)) if !name.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let name = name.trim_start_matches('[').trim_end_matches(']');
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn listed(State(server): State<Server>, headers: HeaderMap) -> (StatusCode, String) {
+    if let Some(refused) = refused(&headers) {
+        return refused;
+    }
+    let names = server
         .listed_tools(false)
         .iter()
         .map(|t| format!("{}\n", t.name))
-        .collect()
+        .collect();
+    (StatusCode::OK, names)
 }
 
-async fn enable(State(server): State<Server>, Path(name): Path<String>) -> (StatusCode, String) {
+async fn enable(
+    State(server): State<Server>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> (StatusCode, String) {
+    if let Some(refused) = refused(&headers) {
+        return refused;
+    }
     answer(server.enable_tool(&name).await)
 }
 
-async fn disable(State(server): State<Server>, Path(name): Path<String>) -> (StatusCode, String) {
+async fn disable(
+    State(server): State<Server>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> (StatusCode, String) {
+    if let Some(refused) = refused(&headers) {
+        return refused;
+    }
     answer(server.disable_tool(&name).await)
 }
 
@@ -68,5 +124,33 @@ fn answer(outcome: Result<(), ToolChangeError>) -> (StatusCode, String) {
         Ok(()) => (StatusCode::NO_CONTENT, String::new()),
         Err(e @ ToolChangeError::UnknownTool(_)) => (StatusCode::NOT_FOUND, format!("{e}\n")),
         Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("{e}\n")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn only_loopback_hosts_pass() {
+        for host in [
+            "127.0.0.1:9000",
+            "localhost:9000",
+            "[::1]:9000",
+            "LOCALHOST",
+            "127.8.0.1",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "evil.example:9000",
+            "10.0.0.5:9000",
+            "",
+            ":9000",
+            "localhost.evil:1",
+            "[::2]:9000",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
     }
 }

@@ -270,6 +270,17 @@ async fn scenario(store: &str) {
             .await
             .contains(&"file_info".to_owned())
     );
+    // A web page cannot use the door (its `fetch` carries an Origin), nor a
+    // rebound name (another Host).
+    for (name, value) in [("origin", "http://evil.example"), ("host", "evil.example")] {
+        let refused = reqwest::Client::new()
+            .post(format!("{}/file_info/enable", door(&instances[0])))
+            .header(name, value)
+            .send()
+            .await
+            .expect("the door answers");
+        assert_eq!(refused.status(), 403, "{name}: {value}");
+    }
     for (i, instance) in instances.iter().enumerate() {
         let enable = i != 1;
         switch(&door(instance), "file_info", enable).await;

@@ -225,3 +225,31 @@ async fn a_tool_enabled_on_one_instance_is_listed_and_told_on_the_others() {
         );
     }
 }
+
+/// The tools' list a session hears of takes none of its 32 resource
+/// subscriptions.
+#[cfg(feature = "resources")]
+#[tokio::test]
+async fn the_tools_list_takes_no_resource_subscription() {
+    let mut builder = builder();
+    for n in 0..32 {
+        builder = builder.resource(format!("app://r{n}"), format!("r{n}"), "text/plain", "x");
+    }
+    let server = builder.build().expect("server");
+    let client = Client::builder()
+        .protocol(Protocol::V2025_11_25)
+        .connect(&server)
+        .await
+        .expect("connect");
+    client.watch_tool_list().await.expect("watch");
+    for n in 0..32 {
+        client
+            .subscribe(&format!("app://r{n}"))
+            .await
+            .unwrap_or_else(|e| panic!("subscription {n}: {e}"));
+    }
+    assert!(
+        client.subscribe("app://r0").await.is_ok(),
+        "again is no new one"
+    );
+}

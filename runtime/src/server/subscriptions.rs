@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::ErrorData;
@@ -48,7 +48,8 @@ impl Topic {
     }
 }
 
-/// How many topics one session or listen stream may watch. With the HTTP
+/// How many resources one session or listen stream may watch (the tools'
+/// list besides). With the HTTP
 /// limit of sessions per client, one client holds at most a few thousand.
 pub(super) const MAX_PER_SUBSCRIBER: usize = 32;
 /// How many subscriptions the instance keeps in all.
@@ -70,10 +71,16 @@ pub(super) enum Target {
     Listen(SubscriptionSink),
 }
 
+/// The size of the table from which gone sessions are swept out.
+const SWEEP_FROM: usize = 1_024;
+
 /// The subscriptions of this instance, by topic.
 #[derive(Default)]
 pub(super) struct Subscriptions {
     by_topic: Mutex<HashMap<Topic, HashMap<u64, Target>>>,
+    /// The table's size that starts the next sweep: twice what the last
+    /// one left, so that sweeping costs each entry a constant.
+    sweep_at: AtomicUsize,
 }
 
 impl Subscriptions {
@@ -88,10 +95,13 @@ impl Subscriptions {
         target: &Target,
     ) -> Result<(), ErrorData> {
         let mut table = self.table();
-        // A session gone without unsubscribing leaves its entries: they go
-        // when the table would otherwise refuse.
+        // A session gone without unsubscribing leaves its entries (every
+        // 2025-11-25 session of a server whose tools change watches their
+        // list): they go each time the table has doubled since the last
+        // sweep, and when it would otherwise refuse.
         let total: usize = table.values().map(HashMap::len).sum();
-        if total + topics.len() > MAX_SUBSCRIPTIONS {
+        let sweep_at = self.sweep_at.load(Ordering::Relaxed).max(SWEEP_FROM);
+        if total + topics.len() > MAX_SUBSCRIPTIONS.min(sweep_at) {
             table.retain(|_, subscribers| {
                 subscribers.retain(|_, target| match target {
                     Target::Session(peer) => !peer.is_transport_closed(),
@@ -99,11 +109,24 @@ impl Subscriptions {
                 });
                 !subscribers.is_empty()
             });
+            let left: usize = table.values().map(HashMap::len).sum();
+            self.sweep_at
+                .store(left.saturating_mul(2), Ordering::Relaxed);
         }
         let total: usize = table.values().map(HashMap::len).sum();
+        let resource = |topic: &Topic| matches!(topic, Topic::Resource(_));
         let own = table
-            .values()
-            .filter(|subscribers| subscribers.contains_key(&subscriber))
+            .iter()
+            .filter(|(topic, subscribers)| resource(topic) && subscribers.contains_key(&subscriber))
+            .count();
+        let fresh_resources = topics
+            .iter()
+            .filter(|topic| {
+                resource(topic)
+                    && !table
+                        .get(*topic)
+                        .is_some_and(|s| s.contains_key(&subscriber))
+            })
             .count();
         let fresh = topics
             .iter()
@@ -113,7 +136,7 @@ impl Subscriptions {
                     .is_some_and(|s| s.contains_key(&subscriber))
             })
             .count();
-        if own + fresh > MAX_PER_SUBSCRIBER {
+        if own + fresh_resources > MAX_PER_SUBSCRIBER {
             return Err(ErrorData::invalid_request(
                 format!(
                     "too many resource subscriptions: at most {MAX_PER_SUBSCRIBER} per session or stream; unsubscribe from some first"
@@ -123,7 +146,7 @@ impl Subscriptions {
         }
         if total + fresh > MAX_SUBSCRIPTIONS {
             return Err(ErrorData::invalid_request(
-                "the server keeps no more resource subscriptions now; try again later",
+                "the server keeps no more subscriptions now; try again later",
                 None,
             ));
         }

@@ -80,21 +80,44 @@ async fn the_task_exchange_on_2026_07_28_is_what_the_server_says() {
 
 /// Sends each `→` line of the README's exchange for `protocol` to a new
 /// server, and checks each answer against the `←` line after it. A
-/// `tasks/get` answered `working` is asked again, as a client polls.
+/// `tasks/get` answered `working` is asked again, as a client polls. A
+/// notification may come before the answer it is shown after (the server
+/// sends it when the task ends, beside that answer); every notification the
+/// server sent must be shown.
 async fn replay(protocol: &str) {
     let exchange = block_after(&readme(), &format!("<!-- wire: {protocol} -->"));
     let mut server = StdioChild::spawn(BIN, &[]);
     let mut bound = Map::new();
     let mut sent = String::new();
+    let mut notified: Vec<Value> = Vec::new();
     for line in exchange.lines() {
         if let Some(request) = line.strip_prefix("→ ") {
             sent = substitute(request, &bound);
             server.send_line(&sent).await;
         } else if let Some(expected) = line.strip_prefix("← ") {
             let expected: Value = serde_json::from_str(expected).expect("a JSON answer");
+            if expected.get("id").is_none() {
+                let at = notified
+                    .iter()
+                    .position(|n| n["method"] == expected["method"]);
+                let told = match at {
+                    Some(at) => notified.remove(at),
+                    None => server.next().await,
+                };
+                if let Err(at) = matches(&expected, &told, &mut bound, "") {
+                    panic!(
+                        "{protocol}: the README shows {expected}\nthe server said {told}\n(at {at})"
+                    );
+                }
+                continue;
+            }
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             let answer = loop {
                 let answer = server.next().await;
+                if answer.get("id").is_none() {
+                    notified.push(answer);
+                    continue;
+                }
                 let polling =
                     sent.contains("\"tasks/get\"") && answer["result"]["status"] == "working";
                 if !polling {
@@ -111,6 +134,10 @@ async fn replay(protocol: &str) {
             }
         }
     }
+    assert!(
+        notified.is_empty(),
+        "{protocol}: the server sent what the README does not show: {notified:?}"
+    );
 }
 
 /// `line` with the values of the placeholders bound so far.

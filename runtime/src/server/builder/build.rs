@@ -85,8 +85,8 @@ impl ServerBuilder {
         super::views::check_views(catalog.served(), &self.resources, &self.templates)?;
         #[cfg(not(feature = "resources"))]
         super::views::check_views(catalog.served())?;
-        // A bus is listened to, and a shared store of tool states read once
-        // at the start, on the runtime the server is built in.
+        // A bus is listened to, and a shared store of tool states read, on
+        // the runtime the server is built in.
         let reads_states = self.tool_states.is_some() && self.changing_tools.is_some();
         if (self.change_bus.is_some() || reads_states)
             && tokio::runtime::Handle::try_current().is_err()
@@ -140,16 +140,12 @@ impl ServerBuilder {
             fleet: self.change_bus.map(crate::server::fleet::Fleet::new),
         });
         if let Some(fleet) = &inner.fleet {
-            // Reads the tools' states as it starts listening.
+            // Reads the tools' states again each time it starts listening.
             let hears: Arc<dyn crate::server::fleet::Hears> = inner.clone();
             fleet.listen(Arc::downgrade(&hears));
-        } else if reads_states {
-            let inner = Arc::downgrade(&inner);
-            tokio::spawn(async move {
-                if let Some(inner) = inner.upgrade() {
-                    inner.reload_tool_states().await;
-                }
-            });
+        }
+        if reads_states {
+            crate::server::protocol::keep_reading_tool_states(Arc::downgrade(&inner));
         }
         Ok(Server {
             roots: Arc::default(),

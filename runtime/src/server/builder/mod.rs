@@ -269,8 +269,11 @@ impl ServerBuilder {
 
     /// Where the instances serving with this one keep which tools are
     /// enabled (see [`changing_tools`](Self::changing_tools));
-    /// [`store`](Self::store) sets it too. Without one, each instance
-    /// keeps its own.
+    /// [`store`](Self::store) sets it too. The server reads it as it
+    /// starts and every 30 seconds, and at once when the
+    /// [`change_bus`](Self::change_bus) says it changed. Without one, each
+    /// instance keeps its own. A tool the store names is enabled or not as
+    /// the store says, whatever `changing_tools` disables.
     pub fn tool_state_store(mut self, store: impl super::store::ToolStateStore) -> Self {
         self.tool_states = Some(Arc::new(store));
         self

@@ -239,9 +239,15 @@ impl Catalog {
             .map(Scope::Group)
     }
 
-    /// The tools of the group at `group` (its place), sorted by name.
+    /// The enabled tools of the group at `group` (its place), sorted by
+    /// name.
     pub(super) fn members(&self, group: usize) -> impl Iterator<Item = &Served> {
-        self.groups[group].members.iter().map(|&i| &self.tools[i])
+        let enabled = self.now();
+        self.groups[group]
+            .members
+            .iter()
+            .filter(move |&&i| enabled.is_on(i))
+            .map(|&i| &self.tools[i])
     }
 
     /// Whether the tool at `index` is seen in `scope`: enabled, and in it.

@@ -21,3 +21,4 @@ pub(super) use tasks::Dispatch;
 pub(super) use tasks_2025::serve as serve_2025_task_request;
 
 pub use tool_changes::ToolChangeError;
+pub(super) use tool_changes::keep_reading as keep_reading_tool_states;

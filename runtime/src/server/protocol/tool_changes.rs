@@ -4,12 +4,21 @@
 //! other instances, which read the store and tell theirs.
 
 use std::fmt;
+use std::sync::Weak;
+use std::time::Duration;
 
 use crate::server::fleet::Hears;
 use crate::server::store::{Change, StoreError};
 use crate::server::subscriptions::{Target, Topic};
 use crate::server::{Inner, Server};
 use rmcp::service::{Peer, RoleServer};
+
+/// How often a server whose tools change reads their states again, besides
+/// what the change bus tells it: a change whose message was lost (the bus
+/// out of reach, a publish that failed) reaches every instance within this.
+const READ_AGAIN: Duration = Duration::from_secs(30);
+/// How soon a read that failed is tried again.
+const READ_RETRY: Duration = Duration::from_secs(5);
 
 /// Why a tool could not be enabled or disabled.
 #[derive(Debug)]
@@ -53,11 +62,12 @@ impl Server {
     /// Enables the tool `name` (see
     /// [`ServerBuilder::changing_tools`](crate::server::ServerBuilder::changing_tools)):
     /// kept in the tool state store, so that every instance sharing it lists
-    /// the tool, and each tells its clients
+    /// the tool (at once through the change bus, within 30 seconds
+    /// without), and each tells its clients
     /// (`notifications/tools/list_changed`) when its list changed. An error,
     /// and nothing changed, when the server's tools do not change, it has no
-    /// such tool, or the store does not answer; enabling an enabled tool is
-    /// no error.
+    /// such tool, or the store does not take the change; enabling an enabled
+    /// tool is no error.
     pub async fn enable_tool(&self, name: &str) -> Result<(), ToolChangeError> {
         self.set_tool_state(name, true).await
     }
@@ -109,24 +119,41 @@ impl Inner {
     /// Reads which tools are enabled from the store and applies it; tells
     /// this instance's clients when that changed the list. A store that
     /// does not answer changes nothing (a WARN says so).
-    pub(in crate::server) async fn reload_tool_states(&self) {
+    /// Whether the store answered.
+    pub(in crate::server) async fn reload_tool_states(&self) -> bool {
         if !self.catalog.changing() {
-            return;
+            return true;
         }
-        let changed = {
+        let (read, changed) = {
             let _one_at_a_time = self.applying.lock().await;
             match self.tool_states.tool_states().await {
-                Ok(states) => self.catalog.apply(&states),
+                Ok(states) => (true, self.catalog.apply(&states)),
                 Err(e) => {
                     tracing::warn!("which tools are enabled could not be read: {e}");
-                    false
+                    (false, false)
                 }
             }
         };
         if changed {
             self.subscriptions.notify(&Topic::ToolList).await;
         }
+        read
     }
+}
+
+/// Reads the tools' states from the store now, then every [`READ_AGAIN`]
+/// (every [`READ_RETRY`] after a read that failed), for as long as the
+/// server lives. Needs a Tokio runtime.
+pub(in crate::server) fn keep_reading(server: Weak<Inner>) {
+    tokio::spawn(async move {
+        loop {
+            let read = match server.upgrade() {
+                Some(inner) => inner.reload_tool_states().await,
+                None => return,
+            };
+            tokio::time::sleep(if read { READ_AGAIN } else { READ_RETRY }).await;
+        }
+    });
 }
 
 impl Hears for Inner {
@@ -136,12 +163,16 @@ impl Hears for Inner {
                 Change::ResourceUpdated { uri } => {
                     self.subscriptions.notify(&Topic::Resource(uri)).await;
                 }
-                Change::ToolsChanged => self.reload_tool_states().await,
+                Change::ToolsChanged => {
+                    self.reload_tool_states().await;
+                }
             }
         })
     }
 
     fn listening(&self) -> toolmetadata_core::BoxFuture<'_, ()> {
-        Box::pin(self.reload_tool_states())
+        Box::pin(async move {
+            self.reload_tool_states().await;
+        })
     }
 }
