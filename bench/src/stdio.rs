@@ -117,9 +117,15 @@ async fn drive(binary: &Path, settings: &Settings, ticks: f64) -> Result<Run, St
     })
 }
 
+/// How many requests the pipelined client keeps unanswered at once: within
+/// the 128 the runtime answers at once on stdio (it refuses past them), the
+/// same for both servers.
+const WINDOW: usize = 100;
+
 /// Requests per second the server answers under load: rounds of `count`
-/// requests written back to back without waiting, the answers only counted,
-/// not parsed; the median of five rounds after a warm-up one. The sequential rmcp client above measures latency as a client sees
+/// requests written without waiting for their answers, [`WINDOW`] of them
+/// unanswered at a time, the answers only counted, not parsed; the median of
+/// five rounds after a warm-up one. The sequential rmcp client above measures latency as a client sees
 /// it, but its throughput is mostly that client parsing each response (200
 /// tools are 150 KB of JSON); this measures the server.
 async fn pipelined(
@@ -160,12 +166,34 @@ async fn pipelined(
     let mut rates = Vec::new();
     let mut next_id = 1;
     for round in 0..6 {
-        let requests: String = (next_id..next_id + count)
-            .map(|id| message(id, method, params))
-            .collect();
+        let first = next_id;
         next_id += count;
+        let window = tokio::sync::Semaphore::new(WINDOW);
         let start = Instant::now();
-        let writing = within("writing requests", stdin.write_all(requests.as_bytes()));
+        let writing = async {
+            // As many requests as the window has room for, in one write.
+            let mut id = first;
+            while id < first + count {
+                let room = window
+                    .acquire()
+                    .await
+                    .map_err(|e| format!("the window: {e}"))?;
+                room.forget();
+                let mut batch = 1;
+                while id + batch < first + count
+                    && let Ok(room) = window.try_acquire()
+                {
+                    room.forget();
+                    batch += 1;
+                }
+                let requests: String = (id..id + batch)
+                    .map(|id| message(id, method, params))
+                    .collect();
+                within("writing requests", stdin.write_all(requests.as_bytes())).await?;
+                id += batch;
+            }
+            Ok::<(), String>(())
+        };
         let (written, read) = tokio::join!(writing, async {
             // Only the head of each answer is looked at (`{"jsonrpc":"2.0",
             // "id":N,"result":…` or `"error":…`), so reading costs the client
@@ -182,6 +210,7 @@ async fn pipelined(
                 let head = String::from_utf8_lossy(&line[..line.len().min(64)]);
                 if head.contains("\"result\"") {
                     answered += 1;
+                    window.add_permits(1);
                 } else if head.contains("\"error\"") {
                     return Err(format!("{method}: expected a result, got {head}"));
                 }
