@@ -39,8 +39,7 @@ pub(crate) async fn open(
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
     let router = axum::Router::new()
         .route("/tools", get(listed))
-        .route("/tools/{name}/enable", post(enable))
-        .route("/tools/{name}/disable", post(disable))
+        .route("/tools/{name}/{action}", post(switch))
         .with_state(server);
     eprintln!("operator's door on http://{bound}/tools");
     Ok(tokio::spawn(async move {
@@ -97,29 +96,25 @@ async fn listed(State(server): State<Server>, headers: HeaderMap) -> (StatusCode
     (StatusCode::OK, names)
 }
 
-async fn enable(
+/// `POST /tools/{name}/enable` and `POST /tools/{name}/disable`.
+async fn switch(
     State(server): State<Server>,
     headers: HeaderMap,
-    Path(name): Path<String>,
+    Path((name, action)): Path<(String, String)>,
 ) -> (StatusCode, String) {
     if let Some(refused) = refused(&headers) {
         return refused;
     }
-    answer(server.enable_tool(&name).await)
-}
-
-async fn disable(
-    State(server): State<Server>,
-    headers: HeaderMap,
-    Path(name): Path<String>,
-) -> (StatusCode, String) {
-    if let Some(refused) = refused(&headers) {
-        return refused;
-    }
-    answer(server.disable_tool(&name).await)
-}
-
-fn answer(outcome: Result<(), ToolChangeError>) -> (StatusCode, String) {
+    let outcome = match action.as_str() {
+        "enable" => server.enable_tool(&name).await,
+        "disable" => server.disable_tool(&name).await,
+        _ => {
+            return (
+                StatusCode::NOT_FOUND,
+                "POST /tools/NAME/enable or /tools/NAME/disable\n".to_owned(),
+            );
+        }
+    };
     match outcome {
         Ok(()) => (StatusCode::NO_CONTENT, String::new()),
         Err(e @ ToolChangeError::UnknownTool(_)) => (StatusCode::NOT_FOUND, format!("{e}\n")),

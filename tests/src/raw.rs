@@ -171,35 +171,29 @@ impl Peer {
     /// The next request of the server's with `method` (on stdio), read now
     /// or while waiting for an answer earlier.
     pub async fn next_request(&mut self, method: &str) -> Value {
-        let Peer::Stdio { child, unread } = self else {
-            panic!("next_request reads a server's requests on stdio only");
-        };
-        let asked = |m: &Value| m["method"] == method && m.get("id").is_some();
-        if let Some(at) = unread.iter().position(asked) {
-            return unread.remove(at).expect("found");
-        }
-        loop {
-            let message = child.next().await;
-            if asked(&message) {
-                return message;
-            }
-            unread.push_back(message);
-        }
+        self.next_sent(|m| m["method"] == method && m.get("id").is_some())
+            .await
     }
 
     /// The next notification of the server's with `method` (on stdio), read
     /// now or while waiting for an answer earlier.
     pub async fn next_notification(&mut self, method: &str) -> Value {
+        self.next_sent(|m| m["method"] == method && m.get("id").is_none())
+            .await
+    }
+
+    /// The next message of the server's that is `wanted`, read now or while
+    /// waiting for an answer earlier; the others are kept for later.
+    async fn next_sent(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         let Peer::Stdio { child, unread } = self else {
-            panic!("next_notification reads a server's notifications on stdio only");
+            panic!("a server's own requests and notifications are read on stdio only");
         };
-        let told = |m: &Value| m["method"] == method && m.get("id").is_none();
-        if let Some(at) = unread.iter().position(told) {
+        if let Some(at) = unread.iter().position(&wanted) {
             return unread.remove(at).expect("found");
         }
         loop {
             let message = child.next().await;
-            if told(&message) {
+            if wanted(&message) {
                 return message;
             }
             unread.push_back(message);
