@@ -8,7 +8,9 @@ use std::sync::LazyLock;
 
 use redis::Script;
 use toolmetadata::server::BoxFuture;
-use toolmetadata::server::store::{MAX_TOOL_STATES, StoreError, ToolStateStore};
+use toolmetadata::server::store::{
+    MAX_TOOL_STATES, StoreError, TOO_MANY_TOOL_STATES, ToolStateStore,
+};
 
 use crate::redis::RedisStore;
 use crate::shared::bounded;
@@ -43,10 +45,7 @@ impl ToolStateStore for RedisStore {
             )
             .await?;
             let Some(fields) = read else {
-                return Err(StoreError::Full {
-                    of: "tool states",
-                    max: MAX_TOOL_STATES,
-                });
+                return Err(TOO_MANY_TOOL_STATES);
             };
             Ok(fields
                 .into_iter()

@@ -119,23 +119,16 @@ impl Subscriptions {
             .iter()
             .filter(|(topic, subscribers)| resource(topic) && subscribers.contains_key(&subscriber))
             .count();
-        let fresh_resources = topics
-            .iter()
-            .filter(|topic| {
-                resource(topic)
-                    && !table
-                        .get(*topic)
-                        .is_some_and(|s| s.contains_key(&subscriber))
-            })
-            .count();
-        let fresh = topics
+        let fresh: Vec<&Topic> = topics
             .iter()
             .filter(|topic| {
                 !table
                     .get(*topic)
                     .is_some_and(|s| s.contains_key(&subscriber))
             })
-            .count();
+            .collect();
+        let fresh_resources = fresh.iter().filter(|topic| resource(topic)).count();
+        let fresh = fresh.len();
         if own + fresh_resources > MAX_PER_SUBSCRIBER {
             return Err(ErrorData::invalid_request(
                 format!(

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use toolmetadata::server::BoxFuture;
-use toolmetadata::server::store::{MAX_TOOL_STATES, StoreError, ToolStateStore};
+use toolmetadata::server::store::{
+    MAX_TOOL_STATES, StoreError, TOO_MANY_TOOL_STATES, ToolStateStore,
+};
 
 use super::PostgresStore;
 use crate::shared::bounded;
@@ -24,10 +26,7 @@ impl ToolStateStore for PostgresStore {
             })
             .await?;
             if rows.len() > MAX_TOOL_STATES {
-                return Err(StoreError::Full {
-                    of: "tool states",
-                    max: MAX_TOOL_STATES,
-                });
+                return Err(TOO_MANY_TOOL_STATES);
             }
             Ok(rows
                 .iter()

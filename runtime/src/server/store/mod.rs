@@ -63,4 +63,4 @@ pub use rmcp::transport::streamable_http_server::session::store::{
 pub use shared::SharedStore;
 #[cfg(feature = "tasks")]
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore};
-pub use tool_states::{InMemoryToolStates, MAX_TOOL_STATES, ToolStateStore};
+pub use tool_states::{InMemoryToolStates, MAX_TOOL_STATES, TOO_MANY_TOOL_STATES, ToolStateStore};

@@ -15,6 +15,12 @@ use toolmetadata_core::BoxFuture;
 /// names of its own tools, so more is another program's data.
 pub const MAX_TOOL_STATES: usize = 10_000;
 
+/// What a store answers when it holds more than [`MAX_TOOL_STATES`] names.
+pub const TOO_MANY_TOOL_STATES: StoreError = StoreError::Full {
+    of: "tool states",
+    max: MAX_TOOL_STATES,
+};
+
 /// Where the instances of one server keep which tools are enabled.
 ///
 /// It holds the tools enabled or disabled at run time, by name, each with
@@ -77,10 +83,7 @@ impl ToolStateStore for InMemoryToolStates {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let outcome = if states.len() >= MAX_TOOL_STATES && !states.contains_key(tool) {
-            Err(StoreError::Full {
-                of: "tool states",
-                max: MAX_TOOL_STATES,
-            })
+            Err(TOO_MANY_TOOL_STATES)
         } else {
             states.insert(tool.to_owned(), enabled);
             Ok(())
