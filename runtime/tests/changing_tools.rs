@@ -253,3 +253,80 @@ async fn the_tools_list_takes_no_resource_subscription() {
         "again is no new one"
     );
 }
+
+/// Names nobody declared, as a hostile operator script or a confused one
+/// would send them: each is an unknown tool, the error stays short, and
+/// nothing changes.
+#[tokio::test]
+async fn names_of_no_tool_change_nothing() {
+    let server = builder().build().expect("server");
+    let huge = "x".repeat(1 << 20);
+    for name in [
+        "",
+        " export",
+        "EXPORT",
+        "export\0",
+        "tool_search",
+        "../export",
+        "ëxport",
+        huge.as_str(),
+    ] {
+        let refused = server.enable_tool(name).await.expect_err("unknown");
+        assert!(
+            matches!(refused, ToolChangeError::UnknownTool(_)),
+            "{name:?}"
+        );
+        assert!(
+            refused.to_string().len() < 400,
+            "an error the size of its name"
+        );
+    }
+    let names: Vec<String> = server
+        .listed_tools(false)
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["search"]);
+}
+
+/// Two instances switching one tool at once, many times: when the writes
+/// stop, both list what the store holds last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_switches_on_two_instances_converge_on_the_store() {
+    let bus = Arc::new(InMemoryBus::default());
+    let states = Arc::new(InMemoryToolStates::default());
+    let instance = || {
+        builder()
+            .change_bus(bus.clone() as Arc<dyn ChangeBus>)
+            .tool_state_store(states.clone())
+            .build()
+            .expect("server")
+    };
+    let (a, b) = (instance(), instance());
+    let mut racing = tokio::task::JoinSet::new();
+    for i in 0..64 {
+        let server = if i % 2 == 0 { a.clone() } else { b.clone() };
+        racing.spawn(async move {
+            if i % 3 == 0 {
+                server.enable_tool("export").await
+            } else {
+                server.disable_tool("export").await
+            }
+        });
+    }
+    while let Some(done) = racing.join_next().await {
+        done.expect("joined").expect("switched");
+    }
+    let last = states.tool_states().await.expect("read")["export"];
+    let lists = |server: &Server| server.listed_tools(false).len() == if last { 2 } else { 1 };
+    for _ in 0..300 {
+        if lists(&a) && lists(&b) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        lists(&a) && lists(&b),
+        "the instances follow the store's last state ({last})"
+    );
+}
