@@ -304,3 +304,52 @@ fn each_group_is_counted_as_its_endpoint_lists_it() {
         serde_json::json!([{"group": "notes", "tools": 2, "tokens": group}])
     );
 }
+
+/// Many tools described alike are one finding per tool, at the later one,
+/// naming the most alike earlier tool and counting the others: 40 tools
+/// are 39 findings, not the 780 pairs.
+#[test]
+fn near_duplicates_are_one_finding_per_tool_not_one_per_pair() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut builder = Builder::new()
+        .emit_cargo_directives(false)
+        .quality(Some(Severity::Warning));
+    for i in 0..40 {
+        let path = dir.path().join(format!("export_{i:02}.toml"));
+        let text = format!(
+            "description = \"Export every note of notebook {i:02} to a file in the chosen format\"\nreadOnly = true\n"
+        );
+        std::fs::write(&path, text).expect("write");
+        builder = builder.file(path);
+    }
+    let unlike = dir.path().join("weather.toml");
+    std::fs::write(
+        &unlike,
+        "description = \"Tell the weather of a city for the next three days\"\nreadOnly = true\n",
+    )
+    .expect("write");
+    let checked = builder.file(unlike).check().expect("checked");
+    let rendered = checked.diagnostics().render(false);
+    assert_eq!(
+        rendered.matches("[quality-duplicate]").count(),
+        39,
+        "{rendered}"
+    );
+    assert!(!rendered.contains("`weather`"), "{rendered}");
+    assert!(
+        rendered.contains(
+            "the descriptions of `export_00` and `export_01` are nearly the same (98% alike)\n"
+        ),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains(
+            "the descriptions of `export_09` and `export_39` are nearly the same (98% alike), and 38 more earlier tools are described nearly the same\n"
+        ),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("`export_02` are nearly the same (98% alike), and 1 more earlier tool is described nearly the same\n"),
+        "{rendered}"
+    );
+}

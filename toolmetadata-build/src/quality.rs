@@ -123,44 +123,127 @@ fn hinted(tool: &ToolMetadata, finding: &mut Finding<'_>) {
     }
 }
 
-/// `quality-duplicate`: each pair once, reported at the later tool.
+/// `quality-duplicate`: once per tool that is nearly the same as an earlier
+/// one, at the later tool, naming the most alike and counting the rest (200
+/// tools described alike are 200 findings, not 19,900).
 fn duplicates(
     tools: &[LoadedTool],
     files: &[Arc<SourceFile>],
     severity: Severity,
     found: &mut Vec<Diagnostic>,
 ) {
-    let words: Vec<String> = tools
+    let words: Vec<Vec<char>> = tools
         .iter()
-        .map(|t| t.tool.listed_description().to_lowercase())
+        .map(|t| t.tool.listed_description().to_lowercase().chars().collect())
         .collect();
     for (j, later) in tools.iter().enumerate() {
-        for (i, earlier) in tools.iter().enumerate().take(j) {
-            if words[i].is_empty() || words[j].is_empty() {
-                continue;
+        if words[j].is_empty() {
+            continue;
+        }
+        let alike_ones = (0..j).filter_map(|i| Some((i, similarity(&words[i], &words[j])?)));
+        let mut most: Option<(usize, f64)> = None;
+        let mut others = 0usize;
+        for (i, alike) in alike_ones {
+            match most {
+                Some((_, best)) if best >= alike => others += 1,
+                Some(_) => {
+                    others += 1;
+                    most = Some((i, alike));
+                }
+                None => most = Some((i, alike)),
             }
-            let alike = strsim::normalized_levenshtein(&words[i], &words[j]);
-            if alike < NEAR_DUPLICATE {
-                continue;
-            }
-            let mut diagnostic = Diagnostic::error(
-                Rule::QualityDuplicate,
-                files[j].clone(),
-                format!(
-                    "the descriptions of `{}` and `{}` are nearly the same ({:.0}% alike)",
-                    earlier.tool.name,
-                    later.tool.name,
-                    alike * 100.0
-                ),
-            )
+        }
+        let Some((i, alike)) = most else {
+            continue;
+        };
+        let mut message = format!(
+            "the descriptions of `{}` and `{}` are nearly the same ({:.0}% alike)",
+            tools[i].tool.name,
+            later.tool.name,
+            alike * 100.0
+        );
+        if others > 0 {
+            let (tools, is) = if others == 1 {
+                ("tool", "is")
+            } else {
+                ("tools", "are")
+            };
+            message.push_str(&format!(
+                ", and {others} more earlier {tools} {is} described nearly the same"
+            ));
+        }
+        let mut diagnostic = Diagnostic::error(Rule::QualityDuplicate, files[j].clone(), message)
             .with_help("a model cannot tell them apart: say what each does that the other does not")
             .with_severity(severity);
-            if let Some(span) = find_key(files[j].text(), "description") {
-                diagnostic = diagnostic.with_primary(span, "here");
+        if let Some(span) = find_key(files[j].text(), "description") {
+            diagnostic = diagnostic.with_primary(span, "here");
+        }
+        found.extend(crate::lints::leveled(&later.tool, diagnostic));
+    }
+}
+
+/// How alike two non-empty descriptions are, as strsim's
+/// `normalized_levenshtein` says, when it is at least [`NEAR_DUPLICATE`].
+fn similarity(a: &[char], b: &[char]) -> Option<f64> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let longest = a.len().max(b.len()) as f64;
+    // The most edits that can still be alike enough (rounded up; the exact
+    // test is below), so that the distance is computed only near the diagonal.
+    let limit = ((1.0 - NEAR_DUPLICATE) * longest).ceil() as usize;
+    let alike = 1.0 - distance_within(a, b, limit)? as f64 / longest;
+    (alike >= NEAR_DUPLICATE).then_some(alike)
+}
+
+/// The Levenshtein distance of `a` and `b` when it is at most `limit`.
+/// Only the cells within `limit` of the diagonal are computed, and it stops
+/// once a whole row is past `limit`: each description is compared with every
+/// other one, and build scripts run unoptimised in debug builds, where
+/// strsim's full table for 200 tools took seconds.
+fn distance_within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if b.len() - a.len() > limit {
+        return None;
+    }
+    // Any value over `limit` is as good as infinite: capped, nothing overflows.
+    let far = limit + 1;
+    // `row[j]`: the distance between `a[..i]` and `b[..j]`, for the `j`
+    // within the band; cells past the band's right end still hold `far`.
+    let mut row: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
+    for (i, &ca) in (1usize..).zip(a) {
+        let low = i.saturating_sub(limit).max(1);
+        let high = (i + limit).min(b.len());
+        let mut diagonal = row[low - 1];
+        let mut left = if low == 1 { i.min(far) } else { far };
+        row[low - 1] = left;
+        let mut best = left;
+        // Plain comparisons, not `min`: unoptimised, each call is a call.
+        for (cell, &cb) in row[low..=high].iter_mut().zip(&b[low - 1..high]) {
+            let above = *cell;
+            let mut value = if ca == cb { diagonal } else { diagonal + 1 };
+            if above + 1 < value {
+                value = above + 1;
             }
-            found.extend(crate::lints::leveled(&later.tool, diagnostic));
+            if left + 1 < value {
+                value = left + 1;
+            }
+            if value > far {
+                value = far;
+            }
+            if value < best {
+                best = value;
+            }
+            diagonal = above;
+            *cell = value;
+            left = value;
+        }
+        if best > limit {
+            return None;
         }
     }
+    let distance = row[b.len()];
+    (distance <= limit).then_some(distance)
 }
 
 /// Whether `description` says nothing but the words of `name`
@@ -179,7 +262,49 @@ fn repeats(description: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::repeats;
+    use super::{distance_within, repeats, similarity};
+
+    /// Strings of `a`, `b` and `é` from a fixed pseudo-random sequence.
+    fn strings() -> Vec<Vec<char>> {
+        let mut state = 0x2545_f491_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        (0..120)
+            .map(|_| {
+                let len = (next() % 14) as usize;
+                (0..len)
+                    .map(|_| ['a', 'b', 'é'][(next() % 3) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_banded_distance_is_strsims_wherever_it_is_within_the_limit() {
+        let strings = strings();
+        for a in &strings {
+            for b in &strings {
+                let (sa, sb): (String, String) = (a.iter().collect(), b.iter().collect());
+                let full = strsim::levenshtein(&sa, &sb);
+                for limit in 0..8 {
+                    let banded = distance_within(a, b, limit);
+                    assert_eq!(
+                        banded,
+                        (full <= limit).then_some(full),
+                        "{sa:?} {sb:?} {limit}"
+                    );
+                }
+                let alike = strsim::normalized_levenshtein(&sa, &sb);
+                let wanted = (!a.is_empty() && !b.is_empty() && alike >= super::NEAR_DUPLICATE)
+                    .then_some(alike);
+                assert_eq!(similarity(a, b), wanted, "{sa:?} {sb:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_description_of_only_the_names_words_repeats_it() {
