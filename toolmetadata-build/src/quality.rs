@@ -124,8 +124,9 @@ fn hinted(tool: &ToolMetadata, finding: &mut Finding<'_>) {
 }
 
 /// `quality-duplicate`: once per tool that is nearly the same as an earlier
-/// one, at the later tool, naming the most alike and counting the rest (200
-/// tools described alike are 200 findings, not 19,900).
+/// one, at the later tool, naming the first such (200 tools described alike
+/// are 199 findings, not 19,900, and a tool is compared with the earlier
+/// ones only until one is alike).
 fn duplicates(
     tools: &[LoadedTool],
     files: &[Arc<SourceFile>],
@@ -137,44 +138,23 @@ fn duplicates(
         .map(|t| t.tool.listed_description().to_lowercase().chars().collect())
         .collect();
     for (j, later) in tools.iter().enumerate() {
-        if words[j].is_empty() {
-            continue;
-        }
-        let alike_ones = (0..j).filter_map(|i| Some((i, similarity(&words[i], &words[j])?)));
-        let mut most: Option<(usize, f64)> = None;
-        let mut others = 0usize;
-        for (i, alike) in alike_ones {
-            match most {
-                Some((_, best)) if best >= alike => others += 1,
-                Some(_) => {
-                    others += 1;
-                    most = Some((i, alike));
-                }
-                None => most = Some((i, alike)),
-            }
-        }
-        let Some((i, alike)) = most else {
+        let Some((earlier, alike)) =
+            (0..j).find_map(|i| Some((&tools[i], similarity(&words[i], &words[j])?)))
+        else {
             continue;
         };
-        let mut message = format!(
-            "the descriptions of `{}` and `{}` are nearly the same ({:.0}% alike)",
-            tools[i].tool.name,
-            later.tool.name,
-            alike * 100.0
-        );
-        if others > 0 {
-            let (tools, is) = if others == 1 {
-                ("tool", "is")
-            } else {
-                ("tools", "are")
-            };
-            message.push_str(&format!(
-                ", and {others} more earlier {tools} {is} described nearly the same"
-            ));
-        }
-        let mut diagnostic = Diagnostic::error(Rule::QualityDuplicate, files[j].clone(), message)
-            .with_help("a model cannot tell them apart: say what each does that the other does not")
-            .with_severity(severity);
+        let mut diagnostic = Diagnostic::error(
+            Rule::QualityDuplicate,
+            files[j].clone(),
+            format!(
+                "the descriptions of `{}` and `{}` are nearly the same ({:.0}% alike)",
+                earlier.tool.name,
+                later.tool.name,
+                alike * 100.0
+            ),
+        )
+        .with_help("a model cannot tell them apart: say what each does that the other does not")
+        .with_severity(severity);
         if let Some(span) = find_key(files[j].text(), "description") {
             diagnostic = diagnostic.with_primary(span, "here");
         }
