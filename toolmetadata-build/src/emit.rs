@@ -3,8 +3,8 @@
 //! handler methods are called through the trait bound (`T::method`).
 //!
 //! The generated code binds no local a parameter name could shadow: a
-//! decoder's fields are taken into one tuple and named only inside the closure
-//! that builds the struct, where nothing else is used.
+//! decoder's fields are taken into locals named by their position
+//! (`field_0`), and parameter names appear only as the struct's fields.
 
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
@@ -170,36 +170,69 @@ fn args_struct(tool: &Tool) -> TokenStream {
     let fields = struct_fields(&tool.params);
     let count = Lit::usize_unsuffixed(tool.params.len());
     let specs = tool.params.iter().map(spec);
-    let takes = tool.params.iter().enumerate().map(|(i, f)| take(i, f));
-    let idents: Vec<Ident> = tool.params.iter().map(|f| ident(&f.ident)).collect();
-    // Required fields arrive as `Option`s, each `Some` once `finish` has found
-    // no error.
-    let values = tool.params.iter().zip(&idents).map(|(f, i)| {
-        if f.param.required {
-            quote!(#i: #i?)
-        } else {
-            quote!(#i)
-        }
-    });
+    let locals: Vec<Ident> = (0..tool.params.len())
+        .map(|i| format_ident!("field_{i}"))
+        .collect();
+    let takes = tool
+        .params
+        .iter()
+        .zip(&locals)
+        .enumerate()
+        .map(|(i, (f, local))| {
+            let take = take(i, f);
+            quote!(let #local = #take;)
+        });
+    let inits = tool
+        .params
+        .iter()
+        .zip(&locals)
+        .map(|(f, local)| {
+            let ident = ident(&f.ident);
+            quote!(#ident: #local)
+        });
+    let built = quote!(::core::result::Result::Ok(Self { #(#inits),* }));
+    // Required fields are taken as `Option`s, each `Some` once `finish` has
+    // found no error; one plain `match` unwraps them (no closure, nothing
+    // generic but the taking: this is compiled once per tool).
+    let required: Vec<&Ident> = tool
+        .params
+        .iter()
+        .zip(&locals)
+        .filter(|(f, _)| f.param.required)
+        .map(|(_, local)| local)
+        .collect();
+    let build = match required.as_slice() {
+        [] => built,
+        [one] => quote! {
+            match #one {
+                ::core::option::Option::Some(#one) => #built,
+                ::core::option::Option::None => ::core::result::Result::Err(::toolmetadata::codegen::incomplete(Self::TOOL)),
+            }
+        },
+        many => quote! {
+            match (#(#many),*) {
+                (#(::core::option::Option::Some(#many)),*) => #built,
+                _ => ::core::result::Result::Err(::toolmetadata::codegen::incomplete(Self::TOOL)),
+            }
+        },
+    };
     let derives = if tool.params.is_empty() {
         quote!(#[derive(Debug, Clone, PartialEq, Default)])
     } else {
         quote!(#[derive(Debug, Clone, PartialEq)])
     };
     let allow = allow();
-    let build = quote!(::core::option::Option::Some(Self { #(#values),* }));
     // A tool without parameters only checks that no argument was given.
-    let decode = if tool.params.is_empty() {
-        quote! {
-            let decoder = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
-            decoder.finish((), |()| #build)
-        }
+    let binding = if tool.params.is_empty() {
+        quote!(let decoder)
     } else {
-        quote! {
-            let mut decoder = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
-            let fields = (#(#takes,)*);
-            decoder.finish(fields, |(#(#idents,)*)| #build)
-        }
+        quote!(let mut decoder)
+    };
+    let decode = quote! {
+        #binding = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
+        #(#takes)*
+        decoder.finish()?;
+        #build
     };
     quote! {
         #struct_doc

@@ -158,34 +158,15 @@ impl<'a> Decoder<'a> {
         ArgErrors::new(self.tool, errors)
     }
 
-    /// The argument struct, built from the taken `fields` by `build`, or every
-    /// error of the call. Call it after taking every parameter.
+    /// Every error of the call, if any argument failed or was unknown.
+    /// Call it after taking every parameter: once it returns `Ok`, each
+    /// required parameter taken is `Some`.
     ///
-    /// `build` receives the fields only when no argument failed, so each
-    /// required one is `Some` and it can return `Some(Self { path: path?, … })`.
-    /// Taking the fields as one value and naming them only inside `build`
-    /// keeps the generated code free of locals a parameter name could shadow.
-    #[inline]
-    pub fn finish<V, S>(
-        self,
-        fields: V,
-        build: impl FnOnce(V) -> Option<S>,
-    ) -> Result<S, ArgErrors> {
-        // Generic code is compiled once per tool: only the call of `build`
-        // stays here, the rest is in `checked` and `incomplete`.
-        match self.checked() {
-            Ok(tool) => match build(fields) {
-                Some(args) => Ok(args),
-                None => Err(incomplete(tool)),
-            },
-            Err(errors) => Err(errors),
-        }
-    }
-
-    /// The tool's name when every argument decoded, or every error.
-    fn checked(self) -> Result<&'a str, ArgErrors> {
+    /// Not generic, so that what a generated decoder compiles per tool is
+    /// only its own taking of fields and building of the struct.
+    pub fn finish(self) -> Result<(), ArgErrors> {
         if self.is_ok() {
-            Ok(self.tool)
+            Ok(())
         } else {
             Err(self.into_errors())
         }
@@ -241,11 +222,12 @@ fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
     })
 }
 
-/// The error of a `build` that asked for more than was taken: every missing
-/// required argument was recorded as an error, so only a generated decoder
-/// that does not match its parameters gets here.
+/// The error of a generated decoder that finds a required field `None` after
+/// [`Decoder::finish`] returned `Ok`: every missing required argument was
+/// recorded as an error, so only a decoder that does not match its
+/// parameters gets here.
 #[cold]
-fn incomplete(tool: &str) -> ArgErrors {
+pub fn incomplete(tool: &str) -> ArgErrors {
     ArgErrors::new(
         tool,
         vec![ArgError::other(

@@ -52,7 +52,8 @@ impl DynamicParams {
                 values.insert(spec.name().to_owned(), v);
             }
         }
-        decoder.finish(values, Some)
+        decoder.finish()?;
+        Ok(values)
     }
 }
 

@@ -15,7 +15,7 @@ pub use enums::{enum_from_arg, not_one_of};
 pub use output::{Structured, ToJson, put_field};
 pub use serde_json;
 
-pub use crate::args::decoder::{Decoder, Params};
+pub use crate::args::decoder::{Decoder, Params, incomplete};
 pub use crate::args::spec::ParamSpec;
 pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
 pub use crate::boxed::BoxFuture;
