@@ -182,14 +182,10 @@ fn args_struct(tool: &Tool) -> TokenStream {
             let take = take(i, f);
             quote!(let #local = #take;)
         });
-    let inits = tool
-        .params
-        .iter()
-        .zip(&locals)
-        .map(|(f, local)| {
-            let ident = ident(&f.ident);
-            quote!(#ident: #local)
-        });
+    let inits = tool.params.iter().zip(&locals).map(|(f, local)| {
+        let ident = ident(&f.ident);
+        quote!(#ident: #local)
+    });
     let built = quote!(::core::result::Result::Ok(Self { #(#inits),* }));
     // Required fields are taken as `Option`s, each `Some` once `finish` has
     // found no error; one plain `match` unwraps them (no closure, nothing

@@ -1,4 +1,4 @@
-//! Streamable HTTP: rmcp's service mounted at `/mcp` on axum, behind the checks
+//! Streamable HTTP: rmcp's service at `/mcp` on hyper, behind the checks
 //! a local server needs: loopback by default, `Host` and `Origin` checked
 //! (DNS rebinding), bearer tokens checked by a [`TokenVerifier`] with the
 //! tools' scopes (`super::auth`), a request body limit, and a
@@ -12,6 +12,7 @@
 pub(super) mod body;
 mod card;
 mod clients;
+mod endpoint;
 mod etag;
 mod group_path;
 mod kept_events;
@@ -33,9 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::State;
 use axum::http::{HeaderMap, Request, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -50,7 +49,7 @@ use toolmetadata_core::BoxFuture;
 #[derive(Debug)]
 pub struct HttpServer {
     listener: tokio::net::TcpListener,
-    router: axum::Router,
+    endpoint: endpoint::Endpoint,
     cancel: CancellationToken,
     limits: serve::ConnectionLimits,
     proxies: Arc<proxies::TrustedProxies>,
@@ -82,7 +81,7 @@ impl HttpServer {
         };
         serve::serve(
             self.listener,
-            self.router,
+            self.endpoint,
             self.limits,
             self.proxies,
             Box::pin(signal),
@@ -265,15 +264,13 @@ pub(super) async fn bind<S: Serves>(
         streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
         card,
     });
-    let router = axum::Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(axum::middleware::from_fn_with_state(guard, check));
+    let endpoint = endpoint::Endpoint::new(guard, endpoint::Mcp::new(mcp));
     // The address bound, port 0 resolved: what a client connects to.
     let addr = listener.local_addr().unwrap_or(options.addr);
     tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
     Ok(HttpServer {
         listener,
-        router,
+        endpoint,
         cancel,
         limits: serve::ConnectionLimits {
             header_read_timeout: options.header_read_timeout,
@@ -290,7 +287,7 @@ pub(super) async fn serve<S: Serves>(server: S, options: HttpOptions) -> Result<
     bind(server, options).await?.run().await
 }
 
-async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response {
+async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -> Response {
     let headers = request.headers();
     // With two, a check could read one and a later reader the other.
     for name in [header::HOST, header::ORIGIN] {
@@ -527,17 +524,19 @@ fn with_principal(
 }
 
 /// The host name of a `Host` header or an origin's authority, without port.
-fn host_name(authority: &str) -> String {
-    let authority = authority.trim().to_ascii_lowercase();
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or_default().to_owned();
+fn host_name(authority: &str) -> &str {
+    let authority = authority.trim();
+    match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
     }
-    authority.split(':').next().unwrap_or_default().to_owned()
 }
 
+// Compared without copying: it runs on every request.
 fn host_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
     let host = headers.get(header::HOST)?.to_str().ok().map(host_name)?;
-    (!guard.hosts.contains(&host)).then(|| format!("the Host `{host}` is not allowed"))
+    let allowed = guard.hosts.iter().any(|h| h.eq_ignore_ascii_case(host));
+    (!allowed).then(|| format!("the Host `{}` is not allowed", host.to_ascii_lowercase()))
 }
 
 fn origin_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {

@@ -7,11 +7,43 @@
 use super::generation::Generation;
 
 /// A body: one JSON-RPC message, or a batch of them.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
 pub(super) enum OneOrMany {
     One(Peek),
     Many(Vec<Peek>),
+}
+
+// Told apart by the value's first token, read as it streams: serde's
+// `untagged` would first buffer the whole body (arguments and all) into a
+// tree of owned values to try each variant on, a copy of what the peek
+// exists to skip, and most of its cost per request.
+impl<'de> serde::Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Body;
+        impl<'de> serde::de::Visitor<'de> for Body {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC message or a batch of them")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<OneOrMany, A::Error> {
+                serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(OneOrMany::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<OneOrMany, A::Error> {
+                let mut batch = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(message) = seq.next_element::<Peek>()? {
+                    batch.push(message);
+                }
+                Ok(OneOrMany::Many(batch))
+            }
+        }
+        d.deserialize_any(Body)
+    }
 }
 
 /// The parts of a JSON-RPC message the HTTP layer looks at before rmcp (here,

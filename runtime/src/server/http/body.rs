@@ -33,7 +33,14 @@ pub(super) async fn buffered(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(0);
-    let bytes = match tokio::time::timeout(timeout, read(body, max_bytes, expected)).await {
+    let mut reading = std::pin::pin!(read(body, max_bytes, expected));
+    // A small body has usually arrived with its headers: read at once, it
+    // needs no timer (arming one is a good part of what a ping costs here).
+    let outcome = match futures_util::poll!(reading.as_mut()) {
+        std::task::Poll::Ready(read) => Ok(read),
+        std::task::Poll::Pending => tokio::time::timeout(timeout, reading).await,
+    };
+    let bytes = match outcome {
         Err(_) => {
             return Err((
                 StatusCode::REQUEST_TIMEOUT,

@@ -16,7 +16,6 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tower::ServiceExt;
 
 use super::super::ServerError;
 use super::clients::{ClientKey, Slots};
@@ -51,10 +50,10 @@ const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
 /// Why a connection over its address's share is closed.
 const REFUSAL: &str = "this address holds its share of connections; retry after one closes\n";
 
-/// Serves `router` on `listener` until `shutdown` resolves.
+/// Serves `endpoint` on `listener` until `shutdown` resolves.
 pub(super) async fn serve(
     listener: TcpListener,
-    router: axum::Router,
+    endpoint: super::endpoint::Endpoint,
     limits: ConnectionLimits,
     proxies: Arc<TrustedProxies>,
     shutdown: BoxFuture<'static, ()>,
@@ -93,7 +92,8 @@ pub(super) async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let (per_address, router, proxies) = (per_address.clone(), router.clone(), proxies.clone());
+        let (per_address, endpoint, proxies) =
+            (per_address.clone(), endpoint.clone(), proxies.clone());
         let builder = builder.clone();
         let watcher = graceful.watcher();
         tokio::spawn(async move {
@@ -129,7 +129,7 @@ pub(super) async fn serve(
                 // same way: the client a trusted proxy names, else the peer.
                 let client = proxies.client(client, request.headers());
                 request.extensions_mut().insert(ConnectInfo(client));
-                router.clone().oneshot(request)
+                endpoint.serve(request)
             });
             let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = connection.await {
