@@ -17,6 +17,7 @@ mod etag;
 mod group_path;
 mod kept_events;
 mod options;
+mod origins;
 mod owned_store;
 pub(super) mod polling;
 mod proxies;
@@ -29,7 +30,7 @@ use options::Verifier;
 pub(super) use sessions::digest as session_digest;
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,13 +47,22 @@ use super::{Server, ServerError, Serves};
 use toolmetadata_core::BoxFuture;
 
 /// A server bound to its address, not yet serving.
-#[derive(Debug)]
 pub struct HttpServer {
     listener: tokio::net::TcpListener,
-    endpoint: endpoint::Endpoint,
+    guard: Arc<Guard>,
+    mcp: endpoint::Mcp,
     cancel: CancellationToken,
     limits: serve::ConnectionLimits,
     proxies: Arc<proxies::TrustedProxies>,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let addr = self.listener.local_addr().ok();
+        f.debug_struct("HttpServer")
+            .field("addr", &addr)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HttpServer {
@@ -79,9 +89,10 @@ impl HttpServer {
             shutdown.await;
             cancel.cancel();
         };
+        let (guard, mcp) = (self.guard, self.mcp);
         serve::serve(
             self.listener,
-            self.endpoint,
+            move |request| check(guard.clone(), request, mcp.clone()),
             self.limits,
             self.proxies,
             Box::pin(signal),
@@ -264,13 +275,14 @@ pub(super) async fn bind<S: Serves>(
         streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
         card,
     });
-    let endpoint = endpoint::Endpoint::new(guard, endpoint::Mcp::new(mcp));
+    let mcp = endpoint::Mcp::new(mcp);
     // The address bound, port 0 resolved: what a client connects to.
     let addr = listener.local_addr().unwrap_or(options.addr);
     tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
     Ok(HttpServer {
         listener,
-        endpoint,
+        guard,
+        mcp,
         cancel,
         limits: serve::ConnectionLimits {
             header_read_timeout: options.header_read_timeout,
@@ -299,7 +311,7 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
                 .into_response();
         }
     }
-    if let Some(problem) = host_problem(&guard, headers) {
+    if let Some(problem) = origins::host_problem(&guard.hosts, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
     }
     // Public, for any origin: read before the Origin and token checks.
@@ -308,7 +320,7 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     {
         return card.answer(request.method(), headers);
     }
-    if let Some(problem) = origin_problem(&guard, headers) {
+    if let Some(problem) = origins::origin_problem(&guard.origins, headers) {
         return (StatusCode::FORBIDDEN, problem).into_response();
     }
     let principal = match &guard.gate {
@@ -521,40 +533,6 @@ fn with_principal(
         request.extensions_mut().insert(principal);
     }
     request
-}
-
-/// The host name of a `Host` header or an origin's authority, without port.
-fn host_name(authority: &str) -> &str {
-    let authority = authority.trim();
-    match authority.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
-        None => authority.split(':').next().unwrap_or_default(),
-    }
-}
-
-// Compared without copying: it runs on every request.
-fn host_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
-    let host = headers.get(header::HOST)?.to_str().ok().map(host_name)?;
-    let allowed = guard.hosts.iter().any(|h| h.eq_ignore_ascii_case(host));
-    (!allowed).then(|| format!("the Host `{}` is not allowed", host.to_ascii_lowercase()))
-}
-
-fn origin_problem(guard: &Guard, headers: &HeaderMap) -> Option<String> {
-    let origin = headers
-        .get(header::ORIGIN)?
-        .to_str()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    if guard.origins.contains(&origin) {
-        return None;
-    }
-    let loopback = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .map(host_name)
-        .is_some_and(|h| h == "localhost" || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()));
-    (!loopback).then(|| format!("the Origin `{origin}` is not allowed"))
 }
 
 /// `X-MCP-Show-All: true` or `?show_all=true` on the HTTP request.

@@ -1,13 +1,10 @@
-//! The one service every request of a connection goes to: [`check`]'s
-//! checks, then rmcp's Streamable HTTP service for what is at `/mcp` or
-//! beneath it, called directly. An axum router with the checks as a
-//! middleware cost a session's `ping` more than the checks themselves: the
-//! inner service cloned into a box per request, the nested path's URI
-//! rebuilt, an extension map grown, three more futures moved through.
-//!
-//! [`check`]: super::check
+//! rmcp's Streamable HTTP service at `/mcp`, as the checks call it once a
+//! request has passed them: directly, for what is at `/mcp` or beneath it.
+//! An axum router with the checks as a middleware cost a session's `ping`
+//! more than the checks themselves: the inner service cloned into a box per
+//! request, the nested path's URI rebuilt, an extension map grown, three
+//! more futures moved through.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -17,36 +14,7 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tower::ServiceExt;
 
-use super::Guard;
 use toolmetadata_core::BoxFuture;
-
-/// The server's endpoint: the checks' state and rmcp's service.
-#[derive(Clone)]
-pub(super) struct Endpoint {
-    guard: Arc<Guard>,
-    mcp: Mcp,
-}
-
-impl Endpoint {
-    pub(super) fn new(guard: Arc<Guard>, mcp: Mcp) -> Self {
-        Endpoint { guard, mcp }
-    }
-
-    /// The answer to `request`.
-    pub(super) fn serve(
-        &self,
-        request: Request<Body>,
-    ) -> impl Future<Output = Result<Response, Infallible>> + Send + use<> {
-        let checked = super::check(self.guard.clone(), request, self.mcp.clone());
-        async move { Ok(checked.await) }
-    }
-}
-
-impl std::fmt::Debug for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Endpoint")
-    }
-}
 
 /// rmcp's service behind `/mcp`, whatever handler it serves.
 #[derive(Clone)]

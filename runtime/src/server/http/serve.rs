@@ -7,8 +7,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::convert::Infallible;
+
 use axum::body::Body;
 use axum::extract::ConnectInfo;
+use axum::http::Request;
+use axum::response::Response;
+use futures_util::FutureExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -50,14 +55,19 @@ const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
 /// Why a connection over its address's share is closed.
 const REFUSAL: &str = "this address holds its share of connections; retry after one closes\n";
 
-/// Serves `endpoint` on `listener` until `shutdown` resolves.
-pub(super) async fn serve(
+/// Serves `endpoint` (the answer to each request) on `listener` until
+/// `shutdown` resolves.
+pub(super) async fn serve<E, F>(
     listener: TcpListener,
-    endpoint: super::endpoint::Endpoint,
+    endpoint: E,
     limits: ConnectionLimits,
     proxies: Arc<TrustedProxies>,
     shutdown: BoxFuture<'static, ()>,
-) -> Result<(), ServerError> {
+) -> Result<(), ServerError>
+where
+    E: Fn(Request<Body>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response> + Send + 'static,
+{
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let per_address = Slots::new(limits.max_connections, limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
@@ -129,7 +139,7 @@ pub(super) async fn serve(
                 // same way: the client a trusted proxy names, else the peer.
                 let client = proxies.client(client, request.headers());
                 request.extensions_mut().insert(ConnectInfo(client));
-                endpoint.serve(request)
+                endpoint(request).map(Ok::<_, Infallible>)
             });
             let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = connection.await {
