@@ -28,21 +28,40 @@ impl<'de> serde::Deserialize<'de> for OneOrMany {
                 self,
                 map: A,
             ) -> Result<OneOrMany, A::Error> {
-                serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(OneOrMany::One)
+                Peek::of_map(map).map(OneOrMany::One)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
             ) -> Result<OneOrMany, A::Error> {
                 let mut batch = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(message) = seq.next_element::<Peek>()? {
+                while let Some(Object(message)) = seq.next_element::<Object>()? {
                     batch.push(message);
                 }
                 Ok(OneOrMany::Many(batch))
             }
         }
         d.deserialize_any(Body)
+    }
+}
+
+/// A message of a batch: an object only. A derived struct reads an array as
+/// its fields in order, and `[["x","tools/call",…]]` is no message.
+struct Object(Peek);
+
+impl<'de> serde::Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Message;
+        impl<'de> serde::de::Visitor<'de> for Message {
+            type Value = Object;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC message (an object)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Object, A::Error> {
+                Peek::of_map(map).map(Object)
+            }
+        }
+        d.deserialize_map(Message)
     }
 }
 
@@ -74,14 +93,21 @@ pub(in crate::server) struct PeekParams {
 }
 
 /// The part of a message's `_meta` the HTTP layer reads: the protocol
-/// version a 2026-07-28 request names there.
+/// version a 2026-07-28 request names there. Any value: rmcp reads `_meta` as
+/// a map of anything, so a version that is no string must not make the peek
+/// fail (a message that cannot be peeked at skips the HTTP checks).
 #[derive(Debug, serde::Deserialize)]
 pub(in crate::server) struct PeekMeta {
     #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Option<rmcp::model::ProtocolVersion>,
+    protocol_version: Option<serde_json::Value>,
 }
 
 impl Peek {
+    /// The peek of a message read as the map it must be.
+    fn of_map<'de, A: serde::de::MapAccess<'de>>(map: A) -> Result<Peek, A::Error> {
+        serde::Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+    }
+
     /// The generation the message names in its `_meta`: stateless for a
     /// 2026-07-28 request, a session's otherwise.
     pub(in crate::server) fn generation(&self) -> Generation {
@@ -89,7 +115,7 @@ impl Peek {
             .params
             .as_ref()
             .and_then(|p| p.meta.as_ref())
-            .and_then(|m| m.protocol_version.clone());
+            .and_then(|m| serde_json::from_value(m.protocol_version.clone()?).ok());
         Generation::of_version(version)
     }
 }

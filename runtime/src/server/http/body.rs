@@ -185,6 +185,41 @@ mod tests {
         );
     }
 
+    /// A batch's messages are objects: an array in a batch is no message
+    /// (a derived struct would read it as its fields in order), and the
+    /// body goes to rmcp unread, which refuses it.
+    #[tokio::test]
+    async fn an_array_in_a_batch_is_not_read_as_a_message() {
+        let body = r#"[["x","tools/call",{"name":"read_file","arguments":"no"}]]"#;
+        let (_, messages) = buffered(post(body), 1000, Duration::from_secs(1))
+            .await
+            .expect("passed on to rmcp");
+        assert!(messages.is_empty());
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+        let (_, messages) = buffered(post(batch), 1000, Duration::from_secs(1))
+            .await
+            .expect("read");
+        let methods: Vec<_> = messages.iter().map(|m| m.method.as_deref()).collect();
+        assert_eq!(methods, [Some("ping"), Some("notifications/initialized")]);
+    }
+
+    /// rmcp reads `_meta` as a map of anything: a protocol version that is no
+    /// string does not make the peek fail, so the checks still see the call
+    /// (a message the peek cannot read skips them).
+    #[tokio::test]
+    async fn a_version_that_is_no_string_still_lets_the_call_be_checked() {
+        let body = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t","arguments":"no","_meta":{"io.modelcontextprotocol/protocolVersion":5}}}"#;
+        let refused = buffered(post(body), 1000, Duration::from_secs(1))
+            .await
+            .expect_err("refused");
+        let body = axum::body::to_bytes(refused.into_body(), 1000)
+            .await
+            .expect("body");
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(value["error"]["code"], -32602);
+        assert_eq!(value["id"], 6);
+    }
+
     #[tokio::test]
     async fn a_body_of_tiny_values_is_refused_before_it_is_parsed() {
         let body = format!(
