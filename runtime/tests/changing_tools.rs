@@ -49,6 +49,15 @@ async fn listed(client: &Client) -> Vec<String> {
 }
 
 /// How many list changes `client` heard.
+/// The names of the tools `server` lists, read on the server itself.
+fn served_names(server: &Server) -> Vec<String> {
+    server
+        .listed_tools(false)
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 fn heard(client: &Client) -> usize {
     client
         .notifications()
@@ -175,12 +184,7 @@ async fn a_store_that_refuses_changes_nothing() {
         .expect("server");
     let refused = server.enable_tool("export").await.expect_err("refused");
     assert!(matches!(refused, ToolChangeError::Store(_)), "{refused}");
-    let names: Vec<String> = server
-        .listed_tools(false)
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["search"]);
+    assert_eq!(served_names(&server), ["search"]);
 }
 
 /// Three instances sharing tool states and a bus: a tool enabled on one is
@@ -281,12 +285,7 @@ async fn names_of_no_tool_change_nothing() {
             "an error the size of its name"
         );
     }
-    let names: Vec<String> = server
-        .listed_tools(false)
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    assert_eq!(names, ["search"]);
+    assert_eq!(served_names(&server), ["search"]);
 }
 
 /// Two instances switching one tool at once, many times: when the writes

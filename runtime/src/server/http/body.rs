@@ -128,6 +128,14 @@ async fn read(body: Body, max: usize, expected: usize) -> Result<Bytes, axum::Er
 mod tests {
     use super::*;
 
+    /// A refusal's JSON-RPC answer.
+    async fn answer_json(refused: Response) -> serde_json::Value {
+        let body = axum::body::to_bytes(refused.into_body(), 10_000)
+            .await
+            .expect("body");
+        serde_json::from_slice(&body).expect("JSON")
+    }
+
     fn post(body: &'static str) -> Request<Body> {
         Request::post("/mcp")
             .header(header::CONTENT_TYPE, "application/json")
@@ -141,10 +149,7 @@ mod tests {
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-        let body = axum::body::to_bytes(refused.into_body(), 1000)
-            .await
-            .expect("body");
-        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        let value = answer_json(refused).await;
         assert_eq!(value["error"]["code"], -32700);
         assert_eq!(value["id"], serde_json::Value::Null);
     }
@@ -166,10 +171,7 @@ mod tests {
             let refused = buffered(request, 1000, Duration::from_secs(1))
                 .await
                 .expect_err("refused");
-            let body = axum::body::to_bytes(refused.into_body(), 1000)
-                .await
-                .expect("body");
-            let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+            let value = answer_json(refused).await;
             assert_eq!(value["error"]["code"], -32602, "{arguments}");
             assert_eq!(value["id"], 7);
             assert_eq!(
@@ -212,10 +214,7 @@ mod tests {
         let refused = buffered(post(body), 1000, Duration::from_secs(1))
             .await
             .expect_err("refused");
-        let body = axum::body::to_bytes(refused.into_body(), 1000)
-            .await
-            .expect("body");
-        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        let value = answer_json(refused).await;
         assert_eq!(value["error"]["code"], -32602);
         assert_eq!(value["id"], 6);
     }
@@ -234,10 +233,7 @@ mod tests {
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
-        let body = axum::body::to_bytes(refused.into_body(), 10_000)
-            .await
-            .expect("body");
-        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        let value = answer_json(refused).await;
         assert_eq!(value["id"], "x");
         assert_eq!(value["error"]["code"], -32600);
         let message = value["error"]["message"].as_str().expect("message");
