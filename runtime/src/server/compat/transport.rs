@@ -5,6 +5,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures_util::FutureExt;
+use futures_util::future::Either;
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
@@ -90,47 +92,51 @@ pub(in crate::server) struct Transport<T> {
     held: Option<ClientJsonRpcMessage>,
 }
 
-impl<T> Transport<T> {
-    /// An incoming message with 2025-11-25's task requests renamed (none
-    /// is without the feature `tasks`: no tool runs as a task).
-    fn incoming(&self, message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
-        if !self.compat.tasks {
-            return message;
-        }
-        let task = match &message {
-            JsonRpcMessage::Request(request) => match &request.request {
-                ClientRequest::CallToolRequest(call) => {
-                    self.task_param(&request.id, &call.extensions)
-                }
-                _ => None,
-            },
+/// An incoming message with 2025-11-25's task requests renamed (none is
+/// without the feature `tasks`: no tool runs as a task); on stdio, `lines`
+/// holds the `task` params the line gate read.
+fn incoming(
+    compat: &Compat,
+    lines: Option<&LineNotes>,
+    message: ClientJsonRpcMessage,
+) -> ClientJsonRpcMessage {
+    if !compat.tasks {
+        return message;
+    }
+    let task = match &message {
+        JsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CallToolRequest(call) => {
+                task_param(lines, &request.id, &call.extensions)
+            }
             _ => None,
-        };
-        #[cfg(feature = "tasks")]
-        return tasks_2025::reroute(message, task);
-        #[cfg(not(feature = "tasks"))]
-        {
-            let _ = task;
-            message
-        }
+        },
+        _ => None,
+    };
+    #[cfg(feature = "tasks")]
+    return tasks_2025::reroute(message, task);
+    #[cfg(not(feature = "tasks"))]
+    {
+        let _ = task;
+        message
     }
+}
 
-    /// The `task` param the transport read for the request `id`.
-    fn task_param(
-        &self,
-        id: &rmcp::model::RequestId,
-        extensions: &rmcp::model::Extensions,
-    ) -> Option<Value> {
-        if let Some(lines) = &self.lines {
-            return lines.tasks.as_ref()?.take(id);
-        }
-        #[cfg(feature = "http")]
-        if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
-            return parts.extensions.get::<TaskParams>()?.of(id);
-        }
-        let _ = extensions;
-        None
+/// The `task` param read for the request `id`: by the line gate on stdio,
+/// by the HTTP layer (in the request's extensions) over HTTP.
+fn task_param(
+    lines: Option<&LineNotes>,
+    id: &rmcp::model::RequestId,
+    extensions: &rmcp::model::Extensions,
+) -> Option<Value> {
+    if let Some(lines) = lines {
+        return lines.tasks.as_ref()?.take(id);
     }
+    #[cfg(feature = "http")]
+    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
+        return parts.extensions.get::<TaskParams>()?.of(id);
+    }
+    let _ = extensions;
+    None
 }
 
 impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer>
@@ -150,18 +156,44 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
             Some((in_flight, writing))
         });
         let item = self.compat.outgoing(item);
-        let send = self.inner.send(item);
-        async move {
-            let sent = send.await;
+        // Mapped rather than awaited in an `async` block, which would hold
+        // the inner future twice (as captured, and as awaited): rmcp's send
+        // futures hold the message, about 1.5 KiB, and rmcp spawns each
+        // answer's send, copying the future whole.
+        self.inner.send(item).map(move |sent| {
             if let Some((in_flight, writing)) = answered {
                 in_flight.written(writing);
             }
             sent
-        }
+        })
     }
 
     /// The next message, once there is room for it when it is a request.
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
+        if self.lines.is_none() && self.in_flight.is_none() {
+            // An HTTP session's messages, renamed as they come: rmcp makes a
+            // new `receive` future for every message and every other event
+            // of its loop, so this one stays as small as the inner one.
+            let compat = &self.compat;
+            let next = self.inner.receive();
+            return Either::Left(
+                next.map(move |message| message.map(|message| incoming(compat, None, message))),
+            );
+        }
+        // On stdio, boxed: the gates' state would make every future of this
+        // type (HTTP's above too) several KiB.
+        Either::Right(Box::pin(self.admitted()))
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
+    /// The next message on stdio, once there is room for it when it is a
+    /// request.
+    async fn admitted(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         let Some(in_flight) = self.in_flight.clone() else {
             return self.next().await;
         };
@@ -193,18 +225,12 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         }
     }
 
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
-    }
-}
-
-impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
     /// The next message; on stdio, the answers to the lines the gate
     /// refused are sent as they come, between messages.
     async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         let Some(lines) = self.lines.clone() else {
             let message = self.inner.receive().await?;
-            return Some(self.incoming(message));
+            return Some(incoming(&self.compat, None, message));
         };
         loop {
             // rmcp's line reading keeps a partial line across a cancelled
@@ -225,7 +251,7 @@ impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
                         }
                     });
                 }
-                Ok(Some(message)) => return Some(self.incoming(message)),
+                Ok(Some(message)) => return Some(incoming(&self.compat, Some(&lines), message)),
                 Ok(None) => {
                     // Lines refused just before the end are still answered.
                     while let Some(answer) = lines.refused.pop() {

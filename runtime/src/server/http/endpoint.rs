@@ -3,7 +3,9 @@
 //! An axum router with the checks as a middleware cost a session's `ping`
 //! more than the checks themselves: the inner service cloned into a box per
 //! request, the nested path's URI rebuilt, an extension map grown, three
-//! more futures moved through.
+//! more futures moved through. rmcp's service is called through `handle`,
+//! not tower's `oneshot`: as a tower service it clones itself (its config's
+//! lists of hosts and origins included) for every request.
 
 use std::sync::Arc;
 
@@ -12,7 +14,6 @@ use axum::http::{Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
-use tower::ServiceExt;
 
 use toolmetadata_core::BoxFuture;
 
@@ -26,14 +27,10 @@ impl Mcp {
         S: rmcp::ServerHandler + Send + 'static,
         M: SessionManager,
     {
+        let service = Arc::new(service);
         Mcp(Arc::new(move |request| {
-            let answer = service.clone().oneshot(request);
-            Box::pin(async move {
-                match answer.await {
-                    Ok(response) => response.map(Body::new),
-                    Err(never) => match never {},
-                }
-            })
+            let service = service.clone();
+            Box::pin(async move { service.handle(request).await.map(Body::new) })
         }))
     }
 

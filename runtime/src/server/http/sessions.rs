@@ -284,22 +284,22 @@ impl CappedSessions {
             .is_some_and(|entry| &entry.client != client)
     }
 
-    fn touch(&self, id: &SessionId) {
-        if let Some(entry) = self.table().get_mut(id) {
-            entry.last_used = Instant::now();
-        }
+    /// Notes the session `id` used now; its count of open streams, for
+    /// [`Self::counted`] (one lookup for both).
+    fn touch(&self, id: &SessionId) -> Option<Arc<AtomicUsize>> {
+        let mut table = self.table();
+        let entry = table.get_mut(id)?;
+        entry.last_used = Instant::now();
+        Some(entry.streams.clone())
     }
 
-    /// `stream`, counted as open on the session `id` until it is dropped.
+    /// `stream`, counted in `streams` (its session's, from [`Self::touch`])
+    /// as open until it is dropped.
     fn counted<S: Stream<Item = ServerSseMessage> + Send + Sync + 'static>(
-        &self,
-        id: &SessionId,
+        streams: Option<Arc<AtomicUsize>>,
         stream: S,
     ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
-        let open = self
-            .table()
-            .get(id)
-            .map(|entry| OpenStream::new(entry.streams.clone()));
+        let open = streams.map(OpenStream::new);
         stream.map(move |message| {
             let _open = &open;
             message
@@ -504,7 +504,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id);
+        let streams = self.touch(id);
         // As rmcp's manager does, the stream named in the request for its
         // handler to close (gap 7).
         let handle = self.inner.sessions.read().await.get(id).cloned();
@@ -518,13 +518,12 @@ impl SessionManager for CappedSessions {
             (receiver.http_request_id, &mut message)
             && matches!(request.request, ClientRequest::CallToolRequest(_))
         {
-            let streams = self.table().get(id).map(|entry| entry.streams.clone());
             let stream = self.closed.stream(
                 handle.clone(),
                 id.clone(),
                 http_request_id,
                 self.idle,
-                streams,
+                streams.clone(),
             );
             request.request.extensions_mut().insert(stream);
         }
@@ -532,7 +531,7 @@ impl SessionManager for CappedSessions {
             .push_message(message, receiver.http_request_id)
             .await
             .map_err(LocalSessionManagerError::from)?;
-        Ok(self.counted(id, ReceiverStream::new(receiver.inner)))
+        Ok(Self::counted(streams, ReceiverStream::new(receiver.inner)))
     }
 
     async fn accept_message(
@@ -548,9 +547,9 @@ impl SessionManager for CappedSessions {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id);
+        let streams = self.touch(id);
         let stream = self.inner.create_standalone_stream(id).await?;
-        Ok(self.counted(id, stream))
+        Ok(Self::counted(streams, stream))
     }
 
     async fn resume(
@@ -558,7 +557,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id);
+        let streams = self.touch(id);
         if self.events_kept {
             // Read from the store, whichever instance kept them (a handler
             // that closed its stream answered without waiting: its answer
@@ -566,11 +565,11 @@ impl SessionManager for CappedSessions {
             let stream = super::kept_events::resume(&self.inner, id, &last_event_id)
                 .await?
                 .ok_or(SessionsError::OtherStream)?;
-            return Ok(self.counted(id, stream.left_stream()));
+            return Ok(Self::counted(streams, stream.left_stream()));
         }
         let stream = self.inner.resume(id, last_event_id.clone()).await?;
         self.closed.resumed(id, &last_event_id);
-        Ok(self.counted(id, stream.right_stream()))
+        Ok(Self::counted(streams, stream.right_stream()))
     }
 
     /// A session another instance opened (rmcp found it in the session

@@ -72,8 +72,8 @@ async fn a_client_never_pushes_out_another_clients_active_session() {
     ));
     // Once Alice's session is quiet, it may go; one with a stream open
     // may not, however long it has been quiet.
-    let streaming = sessions.counted(
-        &mine[9],
+    let streaming = CappedSessions::counted(
+        sessions.touch(&mine[9]),
         futures_util::stream::pending::<ServerSseMessage>(),
     );
     tokio::time::advance(QUIET).await;
