@@ -7,6 +7,9 @@ use std::time::{Duration, Instant};
 
 use toolmetadata_bench::{Paths, Transport, tool_name, write_ours_on, write_plain, write_rmcp_on};
 
+/// The JSON-RPC requests the HTTP rows measure.
+pub(crate) const HTTP_REQUESTS: [&str; 3] = ["tools/call", "tools/list", "ping"];
+
 pub(crate) struct Settings {
     pub(crate) compile_runs: usize,
     /// Cold builds of each side and profile.
@@ -23,6 +26,9 @@ pub(crate) struct Settings {
     /// The numbers of tools of the serving rows (10, 50, 200 unless
     /// `--tools=N,…` says otherwise, for a shorter run while developing).
     pub(crate) tools: Vec<usize>,
+    /// The JSON-RPC requests of the HTTP rows (`tools/call`, `tools/list`,
+    /// `ping` unless `--requests=…` says otherwise).
+    pub(crate) requests: Vec<String>,
 }
 
 pub(crate) fn median(mut xs: Vec<f64>) -> f64 {

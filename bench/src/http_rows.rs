@@ -68,20 +68,31 @@ struct HttpRun {
 
 const HTTP_CLIENTS: [usize; 3] = [1, 16, 64];
 
-async fn drive_http(binary: &Path, n: usize, settings: &Settings) -> HttpRun {
-    let mut run = HttpRun {
+/// Both sides' servers (ours first), each phase measured on one and then
+/// the other, the order swapped from one phase to the next: a drift of the
+/// machine (its clock, another process) weighs on both sides alike.
+async fn drive_http(binaries: [&Path; 2], n: usize, settings: &Settings) -> [HttpRun; 2] {
+    let mut runs = [(); 2].map(|()| HttpRun {
         phases: Vec::new(),
         peak_rss_kib: f64::NAN,
         session_kib: Err("not measured".to_owned()),
-    };
-    let server = match start_http(binary).await {
-        Ok(server) => server,
-        Err(e) => {
-            eprintln!("  {e}");
-            run.session_kib = Err(e);
-            return run;
+    });
+    let mut servers = Vec::new();
+    for (binary, run) in binaries.iter().zip(&mut runs) {
+        match start_http(binary).await {
+            Ok(server) => servers.push(server),
+            Err(e) => {
+                eprintln!("  {e}");
+                run.session_kib = Err(e);
+            }
         }
-    };
+    }
+    if servers.len() < 2 {
+        for server in servers {
+            server.stop().await;
+        }
+        return runs;
+    }
     let calls = [
         http::Call {
             method: "tools/call",
@@ -99,46 +110,63 @@ async fn drive_http(binary: &Path, n: usize, settings: &Settings) -> HttpRun {
             name: None,
         },
     ];
+    let mut swapped = false;
     for mode in [http::Mode::Stateless, http::Mode::Session] {
         for call in &calls {
+            if !settings.requests.iter().any(|r| r == call.method) {
+                continue;
+            }
             if mode == http::Mode::Stateless && call.method == "ping" {
                 // 2026-07-28 has no ping (rmcp refuses it statelessly).
                 continue;
             }
             for clients in HTTP_CLIENTS {
-                let result = http::load(
-                    server.addr,
-                    server.pid,
-                    mode,
-                    call,
-                    clients,
-                    settings.http_warmup,
-                    settings.http_measure,
-                )
-                .await;
-                match &result {
-                    // The peak so far, to tell which phase sets the peak RSS row.
-                    Ok(m) => eprintln!(
-                        "  {} {} ×{clients}: {:.0}/s p50 {:.0} µs p99 {:.0} µs, server {:.0} µs/req, client {:.0} µs/req, peak RSS so far {:.1} MiB",
-                        mode.label(),
-                        call.method,
-                        m.per_s,
-                        m.p50_us,
-                        m.p99_us,
-                        m.server_cpu_us,
-                        m.client_cpu_us,
-                        peak_rss_kib(server.pid) / 1024.0
-                    ),
-                    Err(e) => eprintln!("  {} {} ×{clients}: {e}", mode.label(), call.method),
+                let order = if swapped { [1, 0] } else { [0, 1] };
+                swapped = !swapped;
+                for side in order {
+                    let server = &servers[side];
+                    let result = http::load(
+                        server.addr,
+                        server.pid,
+                        mode,
+                        call,
+                        clients,
+                        settings.http_warmup,
+                        settings.http_measure,
+                    )
+                    .await;
+                    let label = ["ours", "rmcp"][side];
+                    match &result {
+                        // The peak so far, to tell which phase sets the peak RSS row.
+                        Ok(m) => eprintln!(
+                            "  {label} {} {} ×{clients}: {:.0}/s p50 {:.0} µs p99 {:.0} µs, server {:.0} µs/req, client {:.0} µs/req, peak RSS so far {:.1} MiB",
+                            mode.label(),
+                            call.method,
+                            m.per_s,
+                            m.p50_us,
+                            m.p99_us,
+                            m.server_cpu_us,
+                            m.client_cpu_us,
+                            peak_rss_kib(server.pid) / 1024.0
+                        ),
+                        Err(e) => {
+                            eprintln!("  {label} {} {} ×{clients}: {e}", mode.label(), call.method)
+                        }
+                    }
+                    runs[side]
+                        .phases
+                        .push(((mode, call.method, clients), result));
                 }
-                run.phases.push(((mode, call.method, clients), result));
             }
         }
     }
-    run.peak_rss_kib = peak_rss_kib(server.pid);
-    run.session_kib = http::rss_per_session(server.addr, server.pid, settings.http_sessions).await;
-    server.stop().await;
-    run
+    for (server, run) in servers.into_iter().zip(&mut runs) {
+        run.peak_rss_kib = peak_rss_kib(server.pid);
+        run.session_kib =
+            http::rss_per_session(server.addr, server.pid, settings.http_sessions).await;
+        server.stop().await;
+    }
+    runs
 }
 
 fn phase(run: &HttpRun, key: PhaseKey) -> Option<http::Measured> {
@@ -156,16 +184,17 @@ pub(super) async fn http_rows(settings: &Settings, floors: &mut String) -> Strin
     let mut memory =
         String::from("\n| measure | ours | rmcp macros | ours / rmcp |\n|---|---|---|---|\n");
     for &n in &settings.tools {
-        let mut runs = Vec::new();
         let sides = sides(n, Transport::Http);
         build_release(&sides);
-        for side in sides {
-            eprintln!("http: {} ({n} tools)", side.label);
-            runs.push(drive_http(&side.release_binary(), n, settings).await);
-        }
+        eprintln!(
+            "http: {} and {} ({n} tools)",
+            sides[0].label, sides[1].label
+        );
+        let binaries = [sides[0].release_binary(), sides[1].release_binary()];
+        let runs = drive_http([&binaries[0], &binaries[1]], n, settings).await;
         let (o, r) = (&runs[0], &runs[1]);
         for mode in [http::Mode::Stateless, http::Mode::Session] {
-            for method in ["tools/call", "tools/list", "ping"] {
+            for method in HTTP_REQUESTS {
                 for clients in HTTP_CLIENTS {
                     let key = (mode, method, clients);
                     let (Some(a), Some(b)) = (phase(o, key), phase(r, key)) else {

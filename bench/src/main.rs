@@ -5,6 +5,7 @@
 //! cargo run --release -p toolmetadata-bench            # everything
 //! cargo run --release -p toolmetadata-bench -- --quick # fewer runs and calls, shorter phases
 //! cargo run --release -p toolmetadata-bench -- --http  # only the HTTP rows (also --compile, --stdio, --peer, --cold, --criterion, --policy)
+//! cargo run --release -p toolmetadata-bench -- --http --quick --tools=200 --requests=ping  # one request's rows
 //! ```
 //!
 //! It generates both servers for N = 10, 50, 200 tools under
@@ -135,7 +136,16 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |flag: &str| args.iter().any(|a| a == flag);
     let mut tools = vec![10, 50, 200];
+    let mut requests: Vec<String> = HTTP_REQUESTS.iter().map(|r| r.to_string()).collect();
     for a in &args {
+        if let Some(list) = a.strip_prefix("--requests=") {
+            requests = list
+                .split(',')
+                .filter(|r| HTTP_REQUESTS.contains(r))
+                .map(str::to_owned)
+                .collect();
+            continue;
+        }
         if let Some(list) = a.strip_prefix("--tools=") {
             tools = list
                 .split(',')
@@ -146,7 +156,7 @@ async fn main() {
         }
         if a != "--quick" && !SECTION_FLAGS.contains(&a.as_str()) {
             eprintln!(
-                "unknown argument {a:?}; expected --quick, --tools=10,50,200 and any of --compile, --stdio, --http, --peer, --cold, --criterion, --policy (none: all)"
+                "unknown argument {a:?}; expected --quick, --tools=10,50,200, --requests=tools/call,tools/list,ping and any of --compile, --stdio, --http, --peer, --cold, --criterion, --policy (none: all)"
             );
             std::process::exit(2);
         }
@@ -176,6 +186,7 @@ async fn main() {
             http_sessions: 200,
             peer_calls: 30,
             tools: Vec::new(),
+            requests: Vec::new(),
         }
     } else {
         Settings {
@@ -188,6 +199,7 @@ async fn main() {
             http_sessions: 500,
             peer_calls: 200,
             tools: Vec::new(),
+            requests: Vec::new(),
         }
     };
     let mut table =
@@ -199,6 +211,7 @@ async fn main() {
         generate(n);
     }
     settings.tools = tools;
+    settings.requests = requests;
 
     if sections.compile {
         for (what, [ours, rmcp, plain]) in compile_times(200, settings.compile_runs) {
