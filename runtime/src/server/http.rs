@@ -12,6 +12,7 @@
 pub(super) mod body;
 mod card;
 mod clients;
+mod coarse_timer;
 mod endpoint;
 mod etag;
 mod group_path;

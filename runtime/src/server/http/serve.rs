@@ -1,6 +1,7 @@
 //! The accept loop: hyper's HTTP/1 server on each connection, with a header
 //! read timeout (hyper applies it only with a timer, which `axum::serve` does
-//! not set, so idle and half-sent requests stayed open), a cap on open
+//! not set, so idle and half-sent requests stayed open; ours is coarse,
+//! `coarse_timer`), a cap on open
 //! connections (each client a share of them: the client a trusted proxy
 //! names, `proxies`), and a graceful shutdown that itself has a deadline.
 
@@ -16,7 +17,7 @@ use axum::response::Response;
 use futures_util::FutureExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -24,6 +25,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::super::ServerError;
 use super::clients::{ClientKey, Slots};
+use super::coarse_timer::CoarseTimer;
 use super::proxies::TrustedProxies;
 use crate::server::policy::identity::address_of;
 use toolmetadata_core::BoxFuture;
@@ -72,8 +74,11 @@ where
     let per_address = Slots::new(limits.max_connections, limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
+    // Within an eighth of the timeout, at most a second late.
+    let grain =
+        (limits.header_read_timeout / 8).clamp(Duration::from_millis(10), Duration::from_secs(1));
     builder
-        .timer(TokioTimer::new())
+        .timer(CoarseTimer::new(grain))
         .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
     let mut shutdown = shutdown;
