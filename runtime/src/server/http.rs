@@ -91,10 +91,12 @@ impl HttpServer {
             cancel.cancel();
         };
         let (guard, mcp) = (self.guard, self.mcp);
+        let timer = guard.timer.clone();
         serve::serve(
             self.listener,
             move |request| check(guard.clone(), request, mcp.clone()),
             self.limits,
+            timer,
             self.proxies,
             Box::pin(signal),
         )
@@ -152,6 +154,8 @@ struct Guard {
     gate: Option<Gate>,
     max_body_bytes: usize,
     body_read_timeout: Duration,
+    /// For the time limits of a request's headers and body, of seconds.
+    timer: coarse_timer::CoarseTimer,
     sessions: Arc<sessions::CappedSessions>,
     streams: clients::Slots,
     card: Option<card::ServerCard>,
@@ -272,6 +276,9 @@ pub(super) async fn bind<S: Serves>(
         gate,
         max_body_bytes: options.max_body_bytes,
         body_read_timeout: options.body_read_timeout,
+        timer: coarse_timer::CoarseTimer::within(
+            options.header_read_timeout.min(options.body_read_timeout),
+        ),
         sessions,
         streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
         card,
@@ -418,11 +425,17 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     }
     // rmcp limits a body's size too (the config above), but reads it with no
     // time limit: a client sending half a body would hold the connection.
-    let (mut request, messages) =
-        match body::buffered(request, guard.max_body_bytes, guard.body_read_timeout).await {
-            Ok(buffered) => buffered,
-            Err(refused) => return refused,
-        };
+    let (mut request, messages) = match body::buffered(
+        request,
+        guard.max_body_bytes,
+        guard.body_read_timeout,
+        &guard.timer,
+    )
+    .await
+    {
+        Ok(buffered) => buffered,
+        Err(refused) => return refused,
+    };
     // Over HTTP the gate answers 403 for a tool the principal lacks scopes
     // for, before rmcp sees the call.
     if let (Some(gate), Some(principal)) = (&guard.gate, &principal)

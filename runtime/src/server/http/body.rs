@@ -11,7 +11,10 @@ use axum::body::{Body, Bytes};
 use axum::http::{Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
+use futures_util::future::Either;
+use hyper::rt::Timer;
 
+use super::coarse_timer::CoarseTimer;
 use crate::server::compat;
 use crate::server::peek::{OneOrMany, Peek};
 use crate::server::policy::parse_budget;
@@ -25,6 +28,7 @@ pub(super) async fn buffered(
     request: Request<Body>,
     max_bytes: usize,
     timeout: Duration,
+    timer: &CoarseTimer,
 ) -> Result<(Request<Body>, Vec<Peek>), Response> {
     let (parts, body) = request.into_parts();
     let expected = parts
@@ -35,20 +39,27 @@ pub(super) async fn buffered(
         .unwrap_or(0);
     let mut reading = std::pin::pin!(read(body, max_bytes, expected));
     // A small body has usually arrived with its headers: read at once, it
-    // needs no timer (arming one is a good part of what a ping costs here).
+    // needs no timer. Otherwise the coarse timer's: a deadline of seconds,
+    // armed for nearly every request (hyper hands the body over only once
+    // it is asked for).
     let outcome = match futures_util::poll!(reading.as_mut()) {
-        std::task::Poll::Ready(read) => Ok(read),
-        std::task::Poll::Pending => tokio::time::timeout(timeout, reading).await,
+        std::task::Poll::Ready(read) => Some(read),
+        std::task::Poll::Pending => {
+            match futures_util::future::select(reading, timer.sleep(timeout)).await {
+                Either::Left((read, _)) => Some(read),
+                Either::Right(_) => None,
+            }
+        }
     };
     let bytes = match outcome {
-        Err(_) => {
+        None => {
             return Err((
                 StatusCode::REQUEST_TIMEOUT,
                 format!("the request body did not arrive within {timeout:?}"),
             )
                 .into_response());
         }
-        Ok(Err(_)) => {
+        Some(Err(_)) => {
             // Reading fails on the limit or on a broken connection; the
             // limit is the one a client can act on.
             return Err((
@@ -57,7 +68,7 @@ pub(super) async fn buffered(
             )
                 .into_response());
         }
-        Ok(Ok(bytes)) => bytes,
+        Some(Ok(bytes)) => bytes,
     };
     let json = parts
         .headers
@@ -128,6 +139,11 @@ async fn read(body: Body, max: usize, expected: usize) -> Result<Bytes, axum::Er
 mod tests {
     use super::*;
 
+    /// A timer as the server's, for a body deadline of 100 ms or more.
+    fn timer() -> CoarseTimer {
+        CoarseTimer::within(Duration::from_millis(100))
+    }
+
     /// A refusal's JSON-RPC answer.
     async fn answer_json(refused: Response) -> serde_json::Value {
         let body = axum::body::to_bytes(refused.into_body(), 10_000)
@@ -145,7 +161,7 @@ mod tests {
 
     #[tokio::test]
     async fn invalid_json_is_a_parse_error() {
-        let refused = buffered(post("{not json"), 100, Duration::from_secs(1))
+        let refused = buffered(post("{not json"), 100, Duration::from_secs(1), &timer())
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
@@ -168,7 +184,7 @@ mod tests {
                 .header(header::CONTENT_TYPE, "application/json")
                 .body(Body::from(body))
                 .expect("request");
-            let refused = buffered(request, 1000, Duration::from_secs(1))
+            let refused = buffered(request, 1000, Duration::from_secs(1), &timer())
                 .await
                 .expect_err("refused");
             let value = answer_json(refused).await;
@@ -181,7 +197,7 @@ mod tests {
         }
         let fine = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"a":[1]}}}"#;
         assert!(
-            buffered(post(fine), 1000, Duration::from_secs(1))
+            buffered(post(fine), 1000, Duration::from_secs(1), &timer())
                 .await
                 .is_ok()
         );
@@ -193,12 +209,12 @@ mod tests {
     #[tokio::test]
     async fn an_array_in_a_batch_is_not_read_as_a_message() {
         let body = r#"[["x","tools/call",{"name":"read_file","arguments":"no"}]]"#;
-        let (_, messages) = buffered(post(body), 1000, Duration::from_secs(1))
+        let (_, messages) = buffered(post(body), 1000, Duration::from_secs(1), &timer())
             .await
             .expect("passed on to rmcp");
         assert!(messages.is_empty());
         let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
-        let (_, messages) = buffered(post(batch), 1000, Duration::from_secs(1))
+        let (_, messages) = buffered(post(batch), 1000, Duration::from_secs(1), &timer())
             .await
             .expect("read");
         let methods: Vec<_> = messages.iter().map(|m| m.method.as_deref()).collect();
@@ -211,7 +227,7 @@ mod tests {
     #[tokio::test]
     async fn a_version_that_is_no_string_still_lets_the_call_be_checked() {
         let body = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t","arguments":"no","_meta":{"io.modelcontextprotocol/protocolVersion":5}}}"#;
-        let refused = buffered(post(body), 1000, Duration::from_secs(1))
+        let refused = buffered(post(body), 1000, Duration::from_secs(1), &timer())
             .await
             .expect_err("refused");
         let value = answer_json(refused).await;
@@ -229,7 +245,7 @@ mod tests {
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from(body))
             .expect("request");
-        let refused = buffered(request, 1 << 20, Duration::from_secs(1))
+        let refused = buffered(request, 1 << 20, Duration::from_secs(1), &timer())
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
@@ -242,20 +258,25 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_over_the_limit_or_late_are_refused() {
-        let refused = buffered(post("[1,2,3,4,5,6,7,8,9]"), 5, Duration::from_secs(1))
-            .await
-            .expect_err("refused");
+        let refused = buffered(
+            post("[1,2,3,4,5,6,7,8,9]"),
+            5,
+            Duration::from_secs(1),
+            &timer(),
+        )
+        .await
+        .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
         let (_tx, rx) = tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(1);
         let stalled = Request::post("/mcp")
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from_stream(tokio_stream_of(rx)))
             .expect("request");
-        let refused = buffered(stalled, 100, Duration::from_millis(100))
+        let refused = buffered(stalled, 100, Duration::from_millis(100), &timer())
             .await
             .expect_err("refused");
         assert_eq!(refused.status(), StatusCode::REQUEST_TIMEOUT);
-        let (passed, _) = buffered(post("{\"a\": 1}"), 100, Duration::from_secs(1))
+        let (passed, _) = buffered(post("{\"a\": 1}"), 100, Duration::from_secs(1), &timer())
             .await
             .expect("accepted");
         let body = axum::body::to_bytes(passed.into_body(), 100)

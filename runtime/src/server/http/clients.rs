@@ -49,8 +49,10 @@ impl ClientKey {
 
     /// Runs `work` as a request of this client: the session manager, called
     /// by rmcp inside it, reads the client with [`ClientKey::current`].
-    pub(in crate::server) async fn scope<F: Future>(self, work: F) -> F::Output {
-        CURRENT.scope(self, work).await
+    pub(in crate::server) fn scope<F: Future>(self, work: F) -> impl Future<Output = F::Output> {
+        // Not an `async fn`: it would hold `work` twice (as given, and
+        // inside the scope it awaits), copied with every request's future.
+        CURRENT.scope(self, work)
     }
 }
 

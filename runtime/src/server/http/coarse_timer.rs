@@ -82,9 +82,15 @@ impl Sleepers {
 }
 
 impl CoarseTimer {
+    /// A timer for sleeps of `shortest` or longer: each ends within an
+    /// eighth of that after its deadline (within 10 ms to 1 s).
+    pub(super) fn within(shortest: Duration) -> Self {
+        Self::new((shortest / 8).clamp(Duration::from_millis(10), Duration::from_secs(1)))
+    }
+
     /// A timer whose sleeps end within `grain` after their deadline; its
     /// task runs until the timer and every clone of it are dropped.
-    pub(super) fn new(grain: Duration) -> Self {
+    fn new(grain: Duration) -> Self {
         let sleepers = Arc::new(Sleepers::default());
         let weak = Arc::downgrade(&sleepers);
         tokio::spawn(async move {

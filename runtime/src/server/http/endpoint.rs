@@ -35,12 +35,14 @@ impl Mcp {
     }
 
     /// rmcp's answer for a request at `/mcp` or beneath it (`/mcp/<group>`:
-    /// its scope was read by the checks), and 404 for any other path.
-    pub(super) async fn run(&self, request: Request<Body>) -> Response {
+    /// its scope was read by the checks), and 404 for any other path; boxed
+    /// as it is made, since the checks' future holds it and is moved whole
+    /// with every request.
+    pub(super) fn run(&self, request: Request<Body>) -> BoxFuture<'static, Response> {
         let path = request.uri().path();
         if path != "/mcp" && !path.starts_with("/mcp/") {
-            return StatusCode::NOT_FOUND.into_response();
+            return Box::pin(std::future::ready(StatusCode::NOT_FOUND.into_response()));
         }
-        (self.0)(request).await
+        (self.0)(request)
     }
 }

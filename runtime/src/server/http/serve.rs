@@ -58,11 +58,12 @@ const REFUSAL_TIMEOUT: Duration = Duration::from_secs(1);
 const REFUSAL: &str = "this address holds its share of connections; retry after one closes\n";
 
 /// Serves `endpoint` (the answer to each request) on `listener` until
-/// `shutdown` resolves.
+/// `shutdown` resolves; `timer` times the headers' reading.
 pub(super) async fn serve<E, F>(
     listener: TcpListener,
     endpoint: E,
     limits: ConnectionLimits,
+    timer: CoarseTimer,
     proxies: Arc<TrustedProxies>,
     shutdown: BoxFuture<'static, ()>,
 ) -> Result<(), ServerError>
@@ -74,11 +75,8 @@ where
     let per_address = Slots::new(limits.max_connections, limits.max_connections_per_client);
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
-    // Within an eighth of the timeout, at most a second late.
-    let grain =
-        (limits.header_read_timeout / 8).clamp(Duration::from_millis(10), Duration::from_secs(1));
     builder
-        .timer(CoarseTimer::new(grain))
+        .timer(timer)
         .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
     let mut shutdown = shutdown;
