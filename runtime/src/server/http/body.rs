@@ -38,10 +38,10 @@ pub(super) async fn buffered(
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(0);
     let mut reading = std::pin::pin!(read(body, max_bytes, expected));
-    // A small body has usually arrived with its headers: read at once, it
-    // needs no timer. Otherwise the coarse timer's: a deadline of seconds,
-    // armed for nearly every request (hyper hands the body over only once
-    // it is asked for).
+    // A body already handed over is read without a timer. hyper hands one
+    // over only once it is asked for, so nearly every request waits here
+    // once: on the coarse timer, whose sleeps cost a lock, not an entry in
+    // the runtime's timer wheel.
     let outcome = match futures_util::poll!(reading.as_mut()) {
         std::task::Poll::Ready(read) => Some(read),
         std::task::Poll::Pending => {
