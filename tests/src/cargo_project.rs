@@ -98,11 +98,28 @@ toolmetadata-build = {{ path = {build:?}, features = {features:?} }}
     /// Runs `cargo build` with extra arguments and environment variables
     /// (the caller's `TOOLMETADATA_LOCKED` is not passed on: a test says
     /// whether its lock is frozen).
+    ///
+    /// Offline first: the workspace's own build has downloaded the crates
+    /// these projects use, and online, a change of a project's features made
+    /// cargo read the registry's index again, which once listed fewer
+    /// versions than the lock pins (the build failed on `cc`). Online only
+    /// when offline cargo says it lacks something.
     pub fn build_with_env(&self, extra: &[&str], env: &[(&str, &str)]) -> Output {
+        let offline = self.cargo_build(&[&["--offline"], extra].concat(), env);
+        if offline.status.success()
+            || !String::from_utf8_lossy(&offline.stderr).contains("--offline")
+        {
+            return offline;
+        }
+        self.cargo_build(extra, env)
+    }
+
+    /// One `cargo build` of this crate.
+    fn cargo_build(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         Command::new(cargo)
             .arg("build")
-            .args(extra)
+            .args(args)
             .current_dir(self.path())
             .env(
                 "CARGO_TARGET_DIR",
