@@ -97,41 +97,42 @@ toolmetadata-build = {{ path = {build:?}, features = {features:?} }}
 
     /// Runs `cargo build` with extra arguments and environment variables
     /// (the caller's `TOOLMETADATA_LOCKED` is not passed on: a test says
-    /// whether its lock is frozen).
-    ///
-    /// Offline first: the workspace's own build has downloaded the crates
-    /// these projects use, and online, a change of a project's features made
-    /// cargo read the registry's index again, which once listed fewer
-    /// versions than the lock pins (the build failed on `cc`). Online only
-    /// when offline cargo says it lacks something.
+    /// whether its lock is frozen), offline first ([`offline_first`]).
     pub fn build_with_env(&self, extra: &[&str], env: &[(&str, &str)]) -> Output {
-        let offline = self.cargo_build(&[&["--offline"], extra].concat(), env);
-        if offline.status.success()
-            || !String::from_utf8_lossy(&offline.stderr).contains("--offline")
-        {
-            return offline;
-        }
-        self.cargo_build(extra, env)
+        offline_first(|flags| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut command = Command::new(cargo);
+            command
+                .args(flags)
+                .arg("build")
+                .args(extra)
+                .current_dir(self.path())
+                .env(
+                    "CARGO_TARGET_DIR",
+                    workspace().join("target").join("real-cargo"),
+                )
+                .env_remove("RUSTFLAGS")
+                .env_remove("TOOLMETADATA_LOCKED")
+                .envs(env.iter().copied())
+                .env("CARGO_TERM_COLOR", "never");
+            command
+        })
     }
+}
 
-    /// One `cargo build` of this crate.
-    fn cargo_build(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        Command::new(cargo)
-            .arg("build")
-            .args(args)
-            .current_dir(self.path())
-            .env(
-                "CARGO_TARGET_DIR",
-                workspace().join("target").join("real-cargo"),
-            )
-            .env_remove("RUSTFLAGS")
-            .env_remove("TOOLMETADATA_LOCKED")
-            .envs(env.iter().copied())
-            .env("CARGO_TERM_COLOR", "never")
-            .output()
-            .expect("cargo runs")
+/// What the cargo command that `command` makes (given the flags to put
+/// first) printed, run with `--offline` first: the workspace's own build has
+/// downloaded the crates a test's crate uses, and online, a change of the
+/// crate's features made cargo read the registry's index again, which once
+/// listed fewer versions than the lock pins (the build failed on `cc`).
+/// Online only when offline cargo says it lacks something.
+pub fn offline_first(command: impl Fn(&[&str]) -> Command) -> Output {
+    let run = |flags: &[&str]| command(flags).output().expect("cargo runs");
+    let offline = run(&["--offline"]);
+    if offline.status.success() || !String::from_utf8_lossy(&offline.stderr).contains("--offline") {
+        return offline;
     }
+    run(&[])
 }
 
 /// The text cargo printed on stderr, with the two spaces cargo indents a build

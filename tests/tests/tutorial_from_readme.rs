@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use toolmetadata_tests::cargo_project::workspace;
+use toolmetadata_tests::cargo_project::{offline_first, workspace};
 use toolmetadata_tests::mcp::{call, http_client, next_log_line, text};
 
 /// The tutorial section of the README: from its heading to the next one.
@@ -59,17 +59,20 @@ fn paste(section: &str, dir: &Path) -> usize {
 }
 
 fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace().join("target").join("real-cargo"),
-        )
-        .env_remove("RUSTFLAGS")
-        .env("CARGO_TERM_COLOR", "never")
-        .output()
-        .expect("cargo runs")
+    offline_first(|flags| {
+        let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        command
+            .args(flags)
+            .args(args)
+            .current_dir(dir)
+            .env(
+                "CARGO_TARGET_DIR",
+                workspace().join("target").join("real-cargo"),
+            )
+            .env_remove("RUSTFLAGS")
+            .env("CARGO_TERM_COLOR", "never");
+        command
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
