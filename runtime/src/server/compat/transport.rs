@@ -57,11 +57,11 @@ impl Compat {
         Transport {
             inner,
             compat: self.clone(),
-            // stdio's requests in flight are bounded (gap 8); an HTTP
-            // session's, by the HTTP layer's limits.
-            in_flight: lines.as_ref().map(|_| Arc::default()),
+            stdio: lines.map(|lines| StdioGate {
+                lines,
+                in_flight: Arc::default(),
+            }),
             held: None,
-            lines,
         }
     }
 
@@ -85,11 +85,21 @@ impl Compat {
 pub(in crate::server) struct Transport<T> {
     inner: T,
     compat: Compat,
-    lines: Option<Arc<LineNotes>>,
-    in_flight: Option<Arc<in_flight::InFlight>>,
+    /// On stdio only; an HTTP session's messages pass straight through.
+    stdio: Option<StdioGate>,
     /// A request read while too many were in flight, handed on when one
     /// leaves.
     held: Option<ClientJsonRpcMessage>,
+}
+
+/// What stdio's messages pass on their way in.
+#[derive(Clone)]
+struct StdioGate {
+    /// What the line gate read beside the lines.
+    lines: Arc<LineNotes>,
+    /// stdio's requests in flight, bounded (gap 8); an HTTP session's are
+    /// bounded by the HTTP layer's limits.
+    in_flight: Arc<in_flight::InFlight>,
 }
 
 /// An incoming message with 2025-11-25's task requests renamed (none is
@@ -150,7 +160,8 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         // The id is free once its answer leaves (the client may reuse it
         // as soon as it reads it); the room, once the answer is written.
-        let answered = self.in_flight.clone().and_then(|in_flight| {
+        let answered = self.stdio.as_ref().and_then(|stdio| {
+            let in_flight = stdio.in_flight.clone();
             let id = in_flight::InFlight::answers(&item)?;
             let writing = in_flight.answering(&id)?;
             Some((in_flight, writing))
@@ -170,7 +181,7 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
 
     /// The next message, once there is room for it when it is a request.
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
-        if self.lines.is_none() && self.in_flight.is_none() {
+        let Some(stdio) = self.stdio.clone() else {
             // An HTTP session's messages, renamed as they come: rmcp makes a
             // new `receive` future for every message and every other event
             // of its loop, so this one stays as small as the inner one.
@@ -179,10 +190,10 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
             return Either::Left(
                 next.map(move |message| message.map(|message| incoming(compat, None, message))),
             );
-        }
-        // On stdio, boxed: the gates' state would make every future of this
+        };
+        // On stdio, boxed: the gate's state would make every future of this
         // type (HTTP's above too) several KiB.
-        Either::Right(Box::pin(self.admitted()))
+        Either::Right(Box::pin(self.admitted(stdio)))
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
@@ -193,16 +204,14 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
 impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
     /// The next message on stdio, once there is room for it when it is a
     /// request.
-    async fn admitted(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let Some(in_flight) = self.in_flight.clone() else {
-            return self.next().await;
-        };
+    async fn admitted(&mut self, stdio: StdioGate) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let StdioGate { lines, in_flight } = stdio;
         loop {
             // Kept in `held` across every await: rmcp drops this future
             // whenever it has something else to do.
             let message = match self.held.take() {
                 Some(message) => message,
-                None => self.next().await?,
+                None => self.next(&lines).await?,
             };
             match in_flight.admit(&message) {
                 in_flight::Admission::Pass => return Some(message),
@@ -225,13 +234,9 @@ impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
         }
     }
 
-    /// The next message; on stdio, the answers to the lines the gate
+    /// The next message on stdio; the answers to the lines the gate
     /// refused are sent as they come, between messages.
-    async fn next(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let Some(lines) = self.lines.clone() else {
-            let message = self.inner.receive().await?;
-            return Some(incoming(&self.compat, None, message));
-        };
+    async fn next(&mut self, lines: &LineNotes) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             // rmcp's line reading keeps a partial line across a cancelled
             // `receive`: dropping it for a refusal loses nothing.
@@ -251,7 +256,7 @@ impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
                         }
                     });
                 }
-                Ok(Some(message)) => return Some(incoming(&self.compat, Some(&lines), message)),
+                Ok(Some(message)) => return Some(incoming(&self.compat, Some(lines), message)),
                 Ok(None) => {
                     // Lines refused just before the end are still answered.
                     while let Some(answer) = lines.refused.pop() {

@@ -1,6 +1,7 @@
-//! hyper's timer, for its header read timeout, at a coarse grain.
+//! A timer at a coarse grain, for the deadlines of seconds that every
+//! request arms: hyper's header read timeout, and the body's (`body`).
 //!
-//! hyper arms the timeout anew for every request a connection waits for,
+//! hyper arms its timeout anew for every request a connection waits for,
 //! and drops it once the head has arrived: with tokio's timer that is an
 //! entry put in and taken out of the runtime's timer wheel per request, and
 //! when the wheel was empty as a worker parked, a wake-up of that worker
