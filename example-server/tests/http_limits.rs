@@ -1,6 +1,6 @@
 //! The HTTP resources of issue 15 (item 5), on raw connections: duplicated
 //! `Host`/`Origin` refused, invalid JSON answered with a JSON-RPC parse error,
-//! idle and half-sent requests closed after the timeout, the session cap
+//! idle, half-sent and trickled requests closed after the timeout, the session cap
 //! closing the least recently used session, and a 10 MB write accepted.
 
 use std::time::{Duration, Instant};
@@ -160,4 +160,68 @@ async fn a_ten_megabyte_write_fits_the_body_limit() {
         content.len() as u64
     );
     client.cancel().await.expect("close");
+}
+
+/// A slow peer that keeps sending, a byte at a time, never finishing its
+/// headers or its body: the time limits run from the start of each, not
+/// from the last byte (the timer is coarse, its grain an eighth of the
+/// limit), so trickling holds a connection no longer than silence does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickled_head_or_body_is_cut_off_at_the_timeout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().display().to_string();
+    let server = http_server(BIN, &["--root", &root, "--request-timeout-secs", "1"]).await;
+    let addr = address(&server.url);
+    let full = post(&addr, "", INITIALIZE);
+    let head_end = full.find("\r\n\r\n").expect("head") + 4;
+    // Everything but the last byte of the head; everything but the last
+    // byte of the body (after the whole head).
+    let (head, body) = (&full[..head_end - 1], &full[..full.len() - 1]);
+    let trickle = |text: &str, from: usize| {
+        let (addr, text) = (addr.clone(), text.to_owned());
+        async move {
+            let mut stream = TcpStream::connect(&addr).await.expect("connect");
+            stream
+                .write_all(&text.as_bytes()[..from])
+                .await
+                .expect("write");
+            let started = Instant::now();
+            for byte in text.as_bytes()[from..].iter().cycle() {
+                // Past the limit, the server has cut the connection: a write
+                // fails (or is refused after the close).
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if stream.write_all(&[*byte]).await.is_err()
+                    || started.elapsed() > Duration::from_secs(8)
+                {
+                    break;
+                }
+                let mut probe = [0u8; 1024];
+                // Closed (0 bytes) or answered (408): either way, cut off.
+                let read = tokio::time::timeout(Duration::from_millis(1), stream.read(&mut probe));
+                if let Ok(Ok(_)) = read.await {
+                    break;
+                }
+            }
+            started.elapsed()
+        }
+    };
+    // The head trickled from its first line on; the body from its start.
+    let (head_cut, body_cut) = tokio::join!(
+        trickle(head, "POST /mcp HTTP/1.1\r\n".len()),
+        trickle(body, head_end)
+    );
+    for (what, took) in [("head", head_cut), ("body", body_cut)] {
+        // Cut by the time limit, not refused at once.
+        assert!(
+            took >= Duration::from_millis(900),
+            "a trickled {what} was cut after {took:?}"
+        );
+        assert!(
+            took < Duration::from_secs(4),
+            "a trickled {what} held on for {took:?}"
+        );
+    }
+    // The server still serves.
+    let r = exchange(&addr, &full, b"").await;
+    assert_eq!(status(&r), "200", "{r}");
 }
