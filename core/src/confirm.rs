@@ -2,14 +2,13 @@
 //! question from the call's arguments and refuses the call when the person
 //! does not say yes, for generated and run-time tools alike.
 
-use crate::BoxFuture;
-use crate::args::{ArgErrors, Map};
+use crate::ToolError;
+use crate::args::Map;
 use crate::ask::{NotConfirmed, Question};
 use crate::confirm_plan::wording;
 use crate::context::Context;
 use crate::metadata::Unsupported;
-use crate::tool_set::CallFuture;
-use crate::{ToolError, ToolResult};
+use crate::tool_set::{CallFuture, Started};
 
 /// The question a call's `[confirm]` asks, worded from its arguments as
 /// sent, before decoding takes them apart; nothing for a tool without one.
@@ -36,7 +35,7 @@ impl Asking {
 
     /// The call whose handler `started` is, asked first when there is a
     /// question, or refused when its arguments did not decode.
-    pub fn then<'a>(self, started: Result<BoxFuture<'a, ToolResult>, ArgErrors>) -> CallFuture<'a> {
+    pub fn then<'a>(self, started: Started<'a>) -> CallFuture<'a> {
         match started {
             Ok(handler) => match self.0 {
                 None => CallFuture::running(handler),

@@ -291,9 +291,15 @@ pub struct Call {
     pub(crate) conversion: Conversion,
 }
 
+/// A call as a generated `dispatch` starts it: the handler's future, or the
+/// errors of arguments that did not decode (the handler never called). What
+/// comes after (asking the person, awaiting, the outcome) is the same for
+/// every tool and compiled once, in [`ToolSet::start`].
+pub type Started<'a> = Result<BoxFuture<'a, ToolResult>, ArgErrors>;
+
 /// The generated `dispatch` function of a tool set, for handler type `T`:
 /// `None` when the set has no tool of that name.
-pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<CallFuture<'a>>;
+pub type DispatchFn<T> = for<'a> fn(&'a T, &str, Call) -> Option<Started<'a>>;
 
 /// A generated tool set with its handler: what a server serves, made by the
 /// generated `tool_set(handler)`.
@@ -386,12 +392,13 @@ impl<T> ToolSet<T> {
         args: Map,
         cx: crate::Context,
     ) -> Option<CallFuture<'a>> {
+        let asking = crate::confirm::Asking::of(&cx, &args);
         let call = Call {
             args,
             cx,
             conversion: self.conversion,
         };
-        (self.dispatch)(&self.handler, name, call)
+        (self.dispatch)(&self.handler, name, call).map(|started| asking.then(started))
     }
 }
 

@@ -86,6 +86,11 @@ const NAMES: &[&str] = &[
     "compile_error",
     "not_one_of",
     "enum_from_arg",
+    "fail",
+    "field_0",
+    "Placeholder",
+    "PLACEHOLDER",
+    "Started",
     // Names of generated items of other tools.
     "Args",
     "Output",

@@ -2,9 +2,10 @@
 //! parameters named `Option`, `String` or `clone` cannot shadow anything, and
 //! handler methods are called through the trait bound (`T::method`).
 //!
-//! The generated code binds no local a parameter name could shadow: a
-//! decoder's fields are taken into locals named by their position
-//! (`field_0`), and parameter names appear only as the struct's fields.
+//! The generated code binds no local a parameter name could shadow: the
+//! decoder is `decoder`, the struct `value`, a required field of a user type
+//! is taken into a local named by its position (`field_0`), and parameter
+//! names appear only as the struct's fields.
 
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
@@ -81,7 +82,7 @@ pub(crate) fn module(module: &Module) -> TokenStream {
             handler: &'a T,
             name: &str,
             call: ::toolmetadata::codegen::Call,
-        ) -> ::core::option::Option<::toolmetadata::codegen::CallFuture<'a>> {
+        ) -> ::core::option::Option<::toolmetadata::codegen::Started<'a>> {
             #body
         }
     });
@@ -170,48 +171,41 @@ fn args_struct(tool: &Tool) -> TokenStream {
     let fields = struct_fields(&tool.params);
     let count = Lit::usize_unsuffixed(tool.params.len());
     let specs = tool.params.iter().map(spec);
-    let locals: Vec<Ident> = (0..tool.params.len())
-        .map(|i| format_ident!("field_{i}"))
-        .collect();
-    let takes = tool
+    // A required parameter of a user type has no stand-in value: it is taken
+    // first into a local, and unwrapped last in the struct expression, once
+    // every other parameter is taken (so every error is recorded).
+    let is_custom_required = |f: &Field| f.param.required && matches!(f.ty, FieldType::Custom(_));
+    let custom_required: Vec<(usize, &Field)> = tool
         .params
         .iter()
-        .zip(&locals)
         .enumerate()
-        .map(|(i, (f, local))| {
-            let take = take(i, f);
-            quote!(let #local = #take;)
-        });
-    let inits = tool.params.iter().zip(&locals).map(|(f, local)| {
-        let ident = ident(&f.ident);
-        quote!(#ident: #local)
+        .filter(|(_, f)| is_custom_required(f))
+        .collect();
+    let locals = custom_required.iter().map(|(i, _)| {
+        let local = format_ident!("field_{i}");
+        let index = Lit::usize_unsuffixed(*i);
+        quote!(let #local = decoder.required_custom(#index);)
     });
-    let built = quote!(::core::result::Result::Ok(Self { #(#inits),* }));
-    // Required fields are taken as `Option`s, each `Some` once `finish` has
-    // found no error; one plain `match` unwraps them (no closure, nothing
-    // generic but the taking: this is compiled once per tool).
-    let required: Vec<&Ident> = tool
+    let inits = tool
         .params
         .iter()
-        .zip(&locals)
-        .filter(|(f, _)| f.param.required)
-        .map(|(_, local)| local)
-        .collect();
-    let build = match required.as_slice() {
-        [] => built,
-        [one] => quote! {
-            match #one {
-                ::core::option::Option::Some(#one) => #built,
-                ::core::option::Option::None => ::core::result::Result::Err(::toolmetadata::codegen::incomplete(Self::TOOL)),
-            }
-        },
-        many => quote! {
-            match (#(#many),*) {
-                (#(::core::option::Option::Some(#many)),*) => #built,
-                _ => ::core::result::Result::Err(::toolmetadata::codegen::incomplete(Self::TOOL)),
-            }
-        },
-    };
+        .enumerate()
+        .filter(|(_, f)| !is_custom_required(f))
+        .map(|(i, f)| {
+            let ident = ident(&f.ident);
+            let take = take(i, f);
+            quote!(#ident: #take,)
+        });
+    let unwraps = custom_required.iter().map(|(i, f)| {
+        let ident = ident(&f.ident);
+        let local = format_ident!("field_{i}");
+        quote! {
+            #ident: match #local {
+                ::core::option::Option::Some(#local) => #local,
+                ::core::option::Option::None => return ::core::result::Result::Err(decoder.fail()),
+            },
+        }
+    });
     let derives = if tool.params.is_empty() {
         quote!(#[derive(Debug, Clone, PartialEq, Default)])
     } else {
@@ -224,11 +218,17 @@ fn args_struct(tool: &Tool) -> TokenStream {
     } else {
         quote!(let mut decoder)
     };
+    // One struct expression: a required argument that is missing or bad has
+    // a stand-in (its error recorded), and `finish` returns the errors
+    // instead of the struct. Nothing but the taking is compiled per tool.
     let decode = quote! {
-        #binding = PARAMS.decoder(Self::TOOL, args, &mut slots, conversion);
-        #(#takes)*
-        decoder.finish()?;
-        #build
+        #binding = PARAMS.decoder(Self::TOOL, args, conversion);
+        #(#locals)*
+        let value = Self {
+            #(#inits)*
+            #(#unwraps)*
+        };
+        decoder.finish(value)
     };
     quote! {
         #struct_doc
@@ -246,7 +246,6 @@ fn args_struct(tool: &Tool) -> TokenStream {
                 conversion: ::toolmetadata::codegen::Conversion,
             ) -> ::core::result::Result<Self, ::toolmetadata::codegen::ArgErrors> {
                 static PARAMS: ::toolmetadata::codegen::Params<#count> = ::toolmetadata::codegen::Params([#(#specs),*]);
-                let mut slots = PARAMS.slots();
                 #decode
             }
         }
@@ -310,7 +309,8 @@ fn scalar_name(s: ScalarType) -> &'static str {
 }
 
 /// Taking parameter `index` from the decoder, its default filled in. The
-/// value's type is inferred from the struct field it ends in.
+/// value's type is inferred from the struct field it ends in. A required
+/// argument is never absent once decoded, so its default is never used.
 fn take(index: usize, field: &Field) -> TokenStream {
     let index = Lit::usize_unsuffixed(index);
     let custom = matches!(field.ty, FieldType::Custom(_));
@@ -322,7 +322,7 @@ fn take(index: usize, field: &Field) -> TokenStream {
     };
     let call = quote!(decoder.#method(#index));
     match &field.param.default {
-        Some(default) => {
+        Some(default) if !field.param.required => {
             let value = literal(default, &field.ty);
             // Strings and vectors allocate, so only when needed; other defaults
             // are constants.
@@ -334,7 +334,7 @@ fn take(index: usize, field: &Field) -> TokenStream {
                 quote!(#call.unwrap_or(#value))
             }
         }
-        None => call,
+        _ => call,
     }
 }
 
@@ -406,6 +406,14 @@ fn enum_items(e: &Enum) -> TokenStream {
     let variants: Vec<Ident> = e.variants.iter().map(|(_, v)| ident(v)).collect();
     let variant_docs = values.iter().map(|v| doc(&format!("`{v}`")));
     let allow = allow();
+    // What stands in for a required argument that failed (never handled).
+    let placeholder = variants.first().map(|first| {
+        quote! {
+            impl ::toolmetadata::codegen::Placeholder for #name {
+                const PLACEHOLDER: Self = Self::#first;
+            }
+        }
+    });
     quote! {
         #enum_doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -458,6 +466,8 @@ fn enum_items(e: &Enum) -> TokenStream {
                 ::toolmetadata::codegen::serde_json::Value::from(self.as_str())
             }
         }
+
+        #placeholder
     }
 }
 

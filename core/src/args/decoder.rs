@@ -13,64 +13,81 @@ use super::spec::ParamSpec;
 pub struct Params<const N: usize>(pub [ParamSpec; N]);
 
 impl<const N: usize> Params<N> {
-    /// One empty slot per parameter, for [`Params::decoder`].
-    #[inline]
-    pub fn slots(&self) -> [Option<Value>; N] {
-        [const { None }; N]
-    }
-
     /// A decoder of `args` of `tool` against these parameters.
     #[inline]
     pub fn decoder<'a>(
         &'a self,
         tool: &'a str,
         args: Map<String, Value>,
-        slots: &'a mut [Option<Value>; N],
         conversion: Conversion,
     ) -> Decoder<'a> {
-        Decoder::new(tool, args, &self.0, slots, conversion)
+        Decoder::new(tool, args, &self.0, conversion)
     }
+}
+
+/// A value of one of the format's types that stands in for a required
+/// argument that is missing or bad, so that a generated decoder builds its
+/// struct in one expression. The error is recorded when the stand-in is
+/// made, and [`Decoder::finish`] then returns the errors instead of the
+/// struct: a handler never sees one.
+pub trait Placeholder {
+    /// The stand-in.
+    const PLACEHOLDER: Self;
+}
+
+impl Placeholder for String {
+    const PLACEHOLDER: Self = String::new();
+}
+
+impl Placeholder for i64 {
+    const PLACEHOLDER: Self = 0;
+}
+
+impl Placeholder for f64 {
+    const PLACEHOLDER: Self = 0.0;
+}
+
+impl Placeholder for bool {
+    const PLACEHOLDER: Self = false;
+}
+
+impl<T> Placeholder for Vec<T> {
+    const PLACEHOLDER: Self = Vec::new();
+}
+
+impl Placeholder for Value {
+    const PLACEHOLDER: Self = Value::Null;
 }
 
 /// Decodes the arguments of one call, parameter by parameter, collecting every
 /// error; [`Decoder::finish`] returns them all.
 ///
-/// The decoder takes the arguments apart in one pass, each value into its
-/// parameter's slot, and moves each out as its parameter is taken, so strings
-/// and arrays are not copied. Arguments the schema does not have
-/// (`additionalProperties: false`) are reported first.
+/// Each parameter's argument is moved out of the call's object as the
+/// parameter is taken, so strings and arrays are not copied, and what is
+/// left at the end is what the schema does not have
+/// (`additionalProperties: false`): those are reported first.
 #[derive(Debug)]
 pub struct Decoder<'a> {
     tool: &'a str,
-    slots: &'a mut [Option<Value>],
-    unknown: Vec<String>,
+    args: Map<String, Value>,
     params: &'a [ParamSpec],
     conversion: Conversion,
-    errors: Vec<ArgError>,
+    /// Each error with the index of its parameter, so that they are reported
+    /// in the metadata's order whatever order the parameters were taken in.
+    errors: Vec<(usize, ArgError)>,
 }
 
 impl<'a> Decoder<'a> {
-    /// Starts decoding `args` of `tool`, whose parameters are `params`; `slots`
-    /// (one `None` per parameter, on the caller's stack) receive the values
-    /// until each is taken, so decoding allocates nothing of its own.
+    /// Starts decoding `args` of `tool`, whose parameters are `params`.
     pub fn new(
         tool: &'a str,
         args: Map<String, Value>,
         params: &'a [ParamSpec],
-        slots: &'a mut [Option<Value>],
         conversion: Conversion,
     ) -> Self {
-        let mut unknown = Vec::new();
-        for (key, value) in args {
-            match index_of(params, &key).and_then(|i| slots.get_mut(i)) {
-                Some(slot) => *slot = Some(value),
-                None => unknown.push(key),
-            }
-        }
         Decoder {
             tool,
-            slots,
-            unknown,
+            args,
             params,
             conversion,
             errors: Vec::new(),
@@ -78,9 +95,11 @@ impl<'a> Decoder<'a> {
     }
 
     /// The argument for parameter `index`, brought to its schema type and
-    /// checked; `None` (after recording why) when it is missing or bad.
-    pub fn required<T: FromArg>(&mut self, index: usize) -> Option<T> {
+    /// checked; when it is missing or bad, the error is recorded and
+    /// [`Placeholder::PLACEHOLDER`] stands in for it.
+    pub fn required<T: FromArg + Placeholder>(&mut self, index: usize) -> T {
         self.take(index, true, Self::convert)
+            .unwrap_or(T::PLACEHOLDER)
     }
 
     /// The argument for parameter `index`, or `None` when it is absent (or bad,
@@ -90,7 +109,9 @@ impl<'a> Decoder<'a> {
     }
 
     /// Like [`Decoder::required`] for a user type, which receives the value as
-    /// the client sent it and does its own conversion and checks.
+    /// the client sent it and does its own conversion and checks. A user type
+    /// has no stand-in: `None` when the argument is missing or bad, the error
+    /// recorded (see [`Decoder::fail`]).
     pub fn required_custom<T: FromArg>(&mut self, index: usize) -> Option<T> {
         self.take(index, true, Self::custom)
     }
@@ -105,22 +126,28 @@ impl<'a> Decoder<'a> {
         &mut self,
         index: usize,
         required: bool,
-        convert: impl FnOnce(&mut Self, &'a ParamSpec, Value) -> Option<T>,
+        convert: impl FnOnce(&mut Self, usize, &'a ParamSpec, Value) -> Option<T>,
     ) -> Option<T> {
-        let spec = self.params.get(index)?;
+        let Some(spec) = self.params.get(index) else {
+            // Only a decoder that does not match its table gets here; the
+            // error keeps a stand-in from reaching the handler.
+            self.errors.push((
+                index,
+                ArgError::other(None, "the arguments are incomplete".to_owned()),
+            ));
+            return None;
+        };
         // `null` counts as absent.
-        match self
-            .slots
-            .get_mut(index)
-            .and_then(Option::take)
-            .filter(|v| !v.is_null())
-        {
-            Some(value) => convert(self, spec, value),
+        match self.args.remove(spec.name()).filter(|v| !v.is_null()) {
+            Some(value) => convert(self, index, spec, value),
             None => {
                 if required {
-                    self.errors.push(ArgError::other(
-                        Some(spec.name()),
-                        format!("missing required argument `{}`", spec.name()),
+                    self.errors.push((
+                        index,
+                        ArgError::other(
+                            Some(spec.name()),
+                            format!("missing required argument `{}`", spec.name()),
+                        ),
                     ));
                 }
                 None
@@ -131,15 +158,19 @@ impl<'a> Decoder<'a> {
     /// True when, every parameter taken, no argument failed and none was left
     /// unknown.
     fn is_ok(&self) -> bool {
-        self.errors.is_empty() && self.unknown.is_empty()
+        self.errors.is_empty() && self.args.is_empty()
     }
 
-    /// Every error: unknown arguments first, then the parameters' in order.
-    fn into_errors(self) -> ArgErrors {
+    /// Every error of the call: unknown arguments first, then the parameters'
+    /// in the metadata's order. For a generated decoder that stops at a
+    /// required argument of a user type that is missing or bad, after taking
+    /// every other parameter.
+    #[cold]
+    pub fn fail(self) -> ArgErrors {
         let names: Vec<&str> = self.params.iter().map(ParamSpec::name).collect();
         let mut errors: Vec<ArgError> = self
-            .unknown
-            .iter()
+            .args
+            .keys()
             .map(|key| {
                 let message = match crate::text::closest(key, &names) {
                     Some(meant) => format!("unknown argument `{key}`; did you mean `{meant}`?"),
@@ -154,29 +185,36 @@ impl<'a> Decoder<'a> {
                 ArgError::other(Some(key), message)
             })
             .collect();
-        errors.extend(self.errors);
+        let mut taken = self.errors;
+        taken.sort_by_key(|(index, _)| *index);
+        errors.extend(taken.into_iter().map(|(_, error)| error));
         ArgErrors::new(self.tool, errors)
     }
 
-    /// Every error of the call, if any argument failed or was unknown.
-    /// Call it after taking every parameter: once it returns `Ok`, each
-    /// required parameter taken is `Some`.
-    ///
-    /// Not generic, so that what a generated decoder compiles per tool is
-    /// only its own taking of fields and building of the struct.
-    pub fn finish(self) -> Result<(), ArgErrors> {
-        if self.is_ok() {
-            Ok(())
-        } else {
-            Err(self.into_errors())
+    /// `value`, built from the parameters taken, when no argument failed and
+    /// none was unknown; otherwise every error. Call it after taking every
+    /// parameter.
+    pub fn finish<T>(self, value: T) -> Result<T, ArgErrors> {
+        // Compiled once per tool: the decoder is consumed by a call that is not.
+        match self.into_errors() {
+            None => Ok(value),
+            Some(errors) => Err(errors),
         }
     }
 
-    fn convert<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
+    fn into_errors(self) -> Option<ArgErrors> {
+        if self.is_ok() {
+            None
+        } else {
+            Some(self.fail())
+        }
+    }
+
+    fn convert<T: FromArg>(&mut self, index: usize, spec: &ParamSpec, value: Value) -> Option<T> {
         // Most arguments already have their type and most parameters have no
         // constraint: move the value straight into the field.
         if spec.is_unconstrained() && convert::has_type(&value, spec.ty()) {
-            return self.record(spec, T::from_arg_owned(value));
+            return self.record(index, spec, T::from_arg_owned(value));
         }
         let result = match convert::normalize(&value, spec.ty(), self.conversion) {
             Err(problem) => Err(problem),
@@ -189,52 +227,29 @@ impl<'a> Decoder<'a> {
                 },
             },
         };
-        self.record(spec, result)
+        self.record(index, spec, result)
     }
 
-    fn custom<T: FromArg>(&mut self, spec: &ParamSpec, value: Value) -> Option<T> {
+    fn custom<T: FromArg>(&mut self, index: usize, spec: &ParamSpec, value: Value) -> Option<T> {
         let result = T::from_arg_owned(value);
-        self.record(spec, result)
+        self.record(index, spec, result)
     }
 
-    fn record<T>(&mut self, spec: &ParamSpec, result: Result<T, ArgProblem>) -> Option<T> {
+    fn record<T>(
+        &mut self,
+        index: usize,
+        spec: &ParamSpec,
+        result: Result<T, ArgProblem>,
+    ) -> Option<T> {
         match result {
             Ok(v) => Some(v),
             Err(problem) => {
-                self.errors.push(ArgError::new(spec.name(), problem));
+                self.errors
+                    .push((index, ArgError::new(spec.name(), problem)));
                 None
             }
         }
     }
-}
-
-/// The parameter named `key`. Names are short and rarely share their length
-/// and first byte, so comparing those first leaves the byte comparison to
-/// the parameter that matches, instead of a `memcmp` call per parameter of
-/// the same length.
-fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
-    let key = key.as_bytes();
-    params.iter().position(|p| {
-        let name = p.name().as_bytes();
-        name.len() == key.len()
-            && name.first() == key.first()
-            && name.iter().zip(key).all(|(a, b)| a == b)
-    })
-}
-
-/// The error of a generated decoder that finds a required field `None` after
-/// [`Decoder::finish`] returned `Ok`: every missing required argument was
-/// recorded as an error, so only a decoder that does not match its
-/// parameters gets here.
-#[cold]
-pub fn incomplete(tool: &str) -> ArgErrors {
-    ArgErrors::new(
-        tool,
-        vec![ArgError::other(
-            None,
-            "the arguments are incomplete".to_owned(),
-        )],
-    )
 }
 
 #[cfg(test)]
@@ -242,20 +257,83 @@ mod tests {
     use super::*;
     use crate::metadata::{ParamType, ScalarType};
 
+    const STRING: ParamType = ParamType::Scalar(ScalarType::String);
+    const INTEGER: ParamType = ParamType::Scalar(ScalarType::Integer);
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn messages(errors: &ArgErrors) -> Vec<String> {
+        errors.errors().iter().map(ToString::to_string).collect()
+    }
+
     #[test]
-    fn index_of_tells_apart_names_of_one_length_and_first_byte() {
-        let ty = ParamType::Scalar(ScalarType::String);
+    fn a_stand_in_never_leaves_the_decoder() {
         let params = [
-            ParamSpec::new("scope", ty),
-            ParamSpec::new("score", ty),
-            ParamSpec::new("s", ty),
-            ParamSpec::new("", ty),
+            ParamSpec::new("q", STRING).required(),
+            ParamSpec::new("n", INTEGER).required(),
         ];
-        assert_eq!(index_of(&params, "scope"), Some(0));
-        assert_eq!(index_of(&params, "score"), Some(1));
-        assert_eq!(index_of(&params, "s"), Some(2));
-        assert_eq!(index_of(&params, ""), Some(3));
-        assert_eq!(index_of(&params, "scopf"), None);
-        assert_eq!(index_of(&params, "scopes"), None);
+        let mut d = Decoder::new(
+            "t",
+            args(serde_json::json!({"n": "x"})),
+            &params,
+            Conversion::Lenient,
+        );
+        let value: (String, i64) = (d.required(0), d.required(1));
+        assert_eq!(value, (String::new(), 0), "stand-ins");
+        let errors = d.finish(value).expect_err("both arguments failed");
+        let messages = messages(&errors);
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0].contains("missing required argument `q`"),
+            "{messages:?}"
+        );
+        assert!(messages[1].contains("`n`"), "{messages:?}");
+    }
+
+    #[test]
+    fn errors_come_in_the_metadatas_order_unknown_arguments_first() {
+        let params = [
+            ParamSpec::new("a", INTEGER).required(),
+            ParamSpec::new("b", INTEGER).required(),
+        ];
+        let mut d = Decoder::new(
+            "t",
+            args(serde_json::json!({"a": "x", "b": "y", "c": 1})),
+            &params,
+            Conversion::Strict,
+        );
+        // Taken out of order, as a generated decoder takes a user type's
+        // required parameter before the others.
+        let b: Option<i64> = d.required_custom(1);
+        let a: i64 = d.required(0);
+        assert_eq!((a, b), (0, None));
+        let messages = messages(&d.fail());
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("unknown argument `c`"), "{messages:?}");
+        assert!(messages[1].contains("`a`"), "{messages:?}");
+        assert!(messages[2].contains("`b`"), "{messages:?}");
+    }
+
+    #[test]
+    fn a_parameter_the_table_lacks_is_an_error_not_a_stand_in() {
+        let params = [ParamSpec::new("q", STRING)];
+        let mut d = Decoder::new("t", Map::new(), &params, Conversion::Lenient);
+        let q: String = d.required(3);
+        assert!(d.finish(q).is_err());
+    }
+
+    #[test]
+    fn null_is_absent_and_every_argument_is_moved_out() {
+        let params = [ParamSpec::new("q", STRING), ParamSpec::new("n", INTEGER)];
+        let mut d = Decoder::new(
+            "t",
+            args(serde_json::json!({"q": null, "n": 2})),
+            &params,
+            Conversion::Lenient,
+        );
+        let value: (Option<String>, Option<i64>) = (d.optional(0), d.optional(1));
+        assert_eq!(d.finish(value).ok(), Some((None, Some(2))));
     }
 }

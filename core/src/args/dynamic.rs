@@ -39,21 +39,21 @@ impl DynamicParams {
     /// type and checked, defaults filled in, absent optional parameters left
     /// out; or every error at once.
     pub fn decode(&self, args: Map, conversion: Conversion) -> Result<Map, ArgErrors> {
-        let mut slots = vec![None; self.specs.len()];
-        let mut decoder = Decoder::new(&self.tool, args, &self.specs, &mut slots, conversion);
+        let mut decoder = Decoder::new(&self.tool, args, &self.specs, conversion);
         let mut values = Map::new();
         for (i, spec) in self.specs.iter().enumerate() {
             let value = if spec.is_required() {
-                decoder.required::<Value>(i)
+                Some(decoder.required::<Value>(i))
             } else {
-                decoder.optional::<Value>(i)
+                decoder
+                    .optional::<Value>(i)
+                    .or_else(|| self.defaults.get(i).cloned().flatten())
             };
-            if let Some(v) = value.or_else(|| self.defaults.get(i).cloned().flatten()) {
+            if let Some(v) = value {
                 values.insert(spec.name().to_owned(), v);
             }
         }
-        decoder.finish()?;
-        Ok(values)
+        decoder.finish(values)
     }
 }
 

@@ -15,7 +15,7 @@ pub use enums::{enum_from_arg, not_one_of};
 pub use output::{Structured, ToJson, put_field};
 pub use serde_json;
 
-pub use crate::args::decoder::{Decoder, Params, incomplete};
+pub use crate::args::decoder::{Decoder, Params, Placeholder};
 pub use crate::args::spec::ParamSpec;
 pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
 pub use crate::boxed::BoxFuture;
@@ -23,7 +23,7 @@ pub use crate::context::Context;
 pub use crate::metadata::{FailureClass, TaskSupport, Unsupported};
 pub use crate::result::{ToolError, ToolOutput, ToolResult};
 pub use crate::tool_set::{
-    BoundEntry, Call, CallFuture, ConfirmEntry, DispatchFn, ToolEntry, ToolSet,
+    BoundEntry, Call, CallFuture, ConfirmEntry, DispatchFn, Started, ToolEntry, ToolSet,
 };
 
 /// A tool set: what the generated `tool_set(handler)` returns. The crate name
@@ -54,23 +54,23 @@ pub fn run<'a, H, A, F>(
     handler: &'a H,
     method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
-) -> CallFuture<'a>
+) -> Started<'a>
 where
     A: FromArguments,
     F: Future<Output = ToolResult> + Send + 'a,
 {
     // Compiled once per tool: only what depends on the tool is here (no
-    // closure, whose body would be generic too); the confirmation is not.
+    // closure, whose body would be generic too); asking the person and
+    // awaiting are not.
     let Call {
         args,
         cx,
         conversion,
     } = call;
-    let asking = crate::confirm::Asking::of(&cx, &args);
-    asking.then(match A::from_arguments(args, conversion) {
+    match A::from_arguments(args, conversion) {
         Ok(args) => Ok(Box::pin(method(handler, args, cx))),
         Err(errors) => Err(errors),
-    })
+    }
 }
 
 /// [`run`] for a tool with `[[output]]`: its output struct becomes structured
@@ -79,7 +79,7 @@ pub fn run_structured<'a, H, A, O, F>(
     handler: &'a H,
     method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
-) -> CallFuture<'a>
+) -> Started<'a>
 where
     A: FromArguments,
     O: Structured + 'a,
@@ -95,7 +95,7 @@ pub fn run_with_text<'a, H, A, O, F>(
     method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
     template: &'static str,
-) -> CallFuture<'a>
+) -> Started<'a>
 where
     A: FromArguments,
     O: Structured + 'a,
@@ -111,7 +111,7 @@ fn run_output<'a, H, A, O, F>(
     method: impl FnOnce(&'a H, A, Context) -> F,
     call: Call,
     template: Option<&'static str>,
-) -> CallFuture<'a>
+) -> Started<'a>
 where
     A: FromArguments,
     O: Structured + 'a,
@@ -189,7 +189,11 @@ mod tests {
     }
 
     /// Every future here completes on its first poll.
-    fn ready(mut call: CallFuture<'_>) -> CallOutcome {
+    fn ready(started: Started<'_>) -> CallOutcome {
+        let mut call = match started {
+            Ok(handler) => CallFuture::running(handler),
+            Err(errors) => CallFuture::invalid(errors),
+        };
         let mut cx = TaskContext::from_waker(Waker::noop());
         match Pin::new(&mut call).poll(&mut cx) {
             Poll::Ready(outcome) => outcome,
@@ -237,7 +241,7 @@ mod tests {
     fn a_direct_call_follows_what_confirm_says_when_nobody_can_answer() {
         use crate::metadata::Unsupported;
         use crate::tool_set::{ToolEntry, ToolSet};
-        fn dispatch<'a>(h: &'a Handler, name: &str, call: Call) -> Option<CallFuture<'a>> {
+        fn dispatch<'a>(h: &'a Handler, name: &str, call: Call) -> Option<Started<'a>> {
             (name == "count").then(|| run(h, Handler::count, call))
         }
         const ENTRY: &str = r#"{"name": "count", "inputSchema": {"type": "object",

@@ -170,7 +170,7 @@ mod tests {
 
     use super::*;
     use crate::args::{ArgErrors, Conversion, FromArguments};
-    use crate::codegen::{self, Call, CallFuture, ToolEntry};
+    use crate::codegen::{self, Call, Started, ToolEntry};
 
     /// The arguments as they came.
     struct Raw(Map);
@@ -207,7 +207,7 @@ mod tests {
         .confirm("Drop it?", crate::metadata::Unsupported::Refuse),
     ];
 
-    fn dispatch<'a>(handler: &'a Echo, name: &str, call: Call) -> Option<CallFuture<'a>> {
+    fn dispatch<'a>(handler: &'a Echo, name: &str, call: Call) -> Option<Started<'a>> {
         let name = name.to_owned();
         Some(codegen::run(
             handler,

@@ -6,7 +6,7 @@
 //! # mod tools {
 //! #     pub fn tool_set<T: Send + Sync + 'static>(t: T) -> toolmetadata::ToolSet<T> {
 //! #         fn dispatch<'a, T>(_: &'a T, _: &str, _: toolmetadata::codegen::Call)
-//! #             -> Option<toolmetadata::codegen::CallFuture<'a>> { None }
+//! #             -> Option<toolmetadata::codegen::Started<'a>> { None }
 //! #         toolmetadata::codegen::tool_set(t, &[], dispatch::<T>,
 //! #             toolmetadata::args::Conversion::Lenient, "demo", "0.1.0")
 //! #     }
