@@ -20,11 +20,10 @@ mod tokens;
 use extras::{failure_enum, manifests};
 use tokens::{allow, doc, ident};
 
-pub(crate) fn module(module: &Module) -> TokenStream {
-    // Extending with owned streams moves their tokens; interpolating them in
-    // `quote!` would copy every token of every tool once more.
+/// The items of the set as a whole: the handler trait, the `tools/list`
+/// entries, `tool_set` and `dispatch` (each tool's own are [`tool_items`]).
+pub(crate) fn set_items(module: &Module) -> TokenStream {
     let mut out = TokenStream::new();
-    out.extend(module.tools.iter().map(tool_items));
     let trait_methods = module.tools.iter().map(trait_method);
     let entries = module.tools.iter().map(entry);
     let arms = module.tools.iter().map(dispatch_arm);
@@ -89,7 +88,8 @@ pub(crate) fn module(module: &Module) -> TokenStream {
     out
 }
 
-fn tool_items(tool: &Tool) -> TokenStream {
+/// One tool's items: its enums, argument struct, output struct and failures.
+pub(crate) fn tool_items(tool: &Tool) -> TokenStream {
     let mut out = TokenStream::new();
     out.extend(tool.enums.iter().map(enum_items));
     out.extend(args_struct(tool));

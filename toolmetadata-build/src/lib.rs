@@ -395,8 +395,7 @@ impl Builder {
             .map_err(|d| self.bad_metadata(d))?;
             module.manifests = Some(manifests);
         }
-        let source =
-            write::render(emit::module(&module), &module.sources).map_err(Error::config)?;
+        let source = write::render(&module).map_err(Error::config)?;
         if write {
             let dir = match &self.out_dir {
                 Some(dir) => dir.clone(),
