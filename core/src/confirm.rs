@@ -5,10 +5,10 @@
 use crate::ToolError;
 use crate::args::Map;
 use crate::ask::{NotConfirmed, Question};
+use crate::call_future::{CallFuture, Started};
 use crate::confirm_plan::wording;
 use crate::context::Context;
 use crate::metadata::Unsupported;
-use crate::tool_set::{CallFuture, Started};
 
 /// The question a call's `[confirm]` asks, worded from its arguments as
 /// sent, before decoding takes them apart; nothing for a tool without one.

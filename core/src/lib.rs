@@ -21,6 +21,7 @@
 pub mod args;
 pub mod ask;
 mod boxed;
+mod call_future;
 #[doc(hidden)]
 pub mod codegen;
 mod confirm;
@@ -41,6 +42,7 @@ mod text;
 mod tool_set;
 
 pub use boxed::BoxFuture;
+pub use call_future::CallOutcome;
 pub use context::{ClientCapability, Context};
 #[cfg(feature = "load")]
 pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
@@ -49,7 +51,7 @@ pub use log_level::LogLevel;
 pub use metadata::Loader;
 pub use metadata::ToolMetadata;
 pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
-pub use tool_set::{CallOutcome, ToolSet};
+pub use tool_set::ToolSet;
 // The "did you mean" of the format's own diagnostics, for the build
 // script's across files; not user API.
 #[doc(hidden)]

@@ -62,14 +62,16 @@ impl Placeholder for Value {
 /// Decodes the arguments of one call, parameter by parameter, collecting every
 /// error; [`Decoder::finish`] returns them all.
 ///
-/// Each parameter's argument is moved out of the call's object as the
-/// parameter is taken, so strings and arrays are not copied, and what is
-/// left at the end is what the schema does not have
-/// (`additionalProperties: false`): those are reported first.
+/// The decoder takes the arguments apart in one pass, each value into its
+/// parameter's slot (cheaper than looking each parameter up in the object),
+/// and moves each out as its parameter is taken, so strings and arrays are
+/// not copied. Arguments the schema does not have
+/// (`additionalProperties: false`) are reported first.
 #[derive(Debug)]
 pub struct Decoder<'a> {
     tool: &'a str,
-    args: Map<String, Value>,
+    slots: Vec<Option<Value>>,
+    unknown: Vec<String>,
     params: &'a [ParamSpec],
     conversion: Conversion,
     /// Each error with the index of its parameter, so that they are reported
@@ -85,9 +87,19 @@ impl<'a> Decoder<'a> {
         params: &'a [ParamSpec],
         conversion: Conversion,
     ) -> Self {
+        let mut slots = Vec::with_capacity(params.len());
+        slots.resize_with(params.len(), || None);
+        let mut unknown = Vec::new();
+        for (key, value) in args {
+            match index_of(params, &key).and_then(|i| slots.get_mut(i)) {
+                Some(slot) => *slot = Some(value),
+                None => unknown.push(key),
+            }
+        }
         Decoder {
             tool,
-            args,
+            slots,
+            unknown,
             params,
             conversion,
             errors: Vec::new(),
@@ -138,7 +150,12 @@ impl<'a> Decoder<'a> {
             return None;
         };
         // `null` counts as absent.
-        match self.args.remove(spec.name()).filter(|v| !v.is_null()) {
+        match self
+            .slots
+            .get_mut(index)
+            .and_then(Option::take)
+            .filter(|v| !v.is_null())
+        {
             Some(value) => convert(self, index, spec, value),
             None => {
                 if required {
@@ -158,7 +175,7 @@ impl<'a> Decoder<'a> {
     /// True when, every parameter taken, no argument failed and none was left
     /// unknown.
     fn is_ok(&self) -> bool {
-        self.errors.is_empty() && self.args.is_empty()
+        self.errors.is_empty() && self.unknown.is_empty()
     }
 
     /// Every error of the call: unknown arguments first, then the parameters'
@@ -169,8 +186,8 @@ impl<'a> Decoder<'a> {
     pub fn fail(self) -> ArgErrors {
         let names: Vec<&str> = self.params.iter().map(ParamSpec::name).collect();
         let mut errors: Vec<ArgError> = self
-            .args
-            .keys()
+            .unknown
+            .iter()
             .map(|key| {
                 let message = match crate::text::closest(key, &names) {
                     Some(meant) => format!("unknown argument `{key}`; did you mean `{meant}`?"),
@@ -252,6 +269,20 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// The parameter named `key`. Names are short and rarely share their length
+/// and first byte, so comparing those first leaves the byte comparison to
+/// the parameter that matches, instead of a `memcmp` call per parameter of
+/// the same length.
+fn index_of(params: &[ParamSpec], key: &str) -> Option<usize> {
+    let key = key.as_bytes();
+    params.iter().position(|p| {
+        let name = p.name().as_bytes();
+        name.len() == key.len()
+            && name.first() == key.first()
+            && name.iter().zip(key).all(|(a, b)| a == b)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +297,22 @@ mod tests {
 
     fn messages(errors: &ArgErrors) -> Vec<String> {
         errors.errors().iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn index_of_tells_apart_names_of_one_length_and_first_byte() {
+        let params = [
+            ParamSpec::new("scope", STRING),
+            ParamSpec::new("score", STRING),
+            ParamSpec::new("s", STRING),
+            ParamSpec::new("", STRING),
+        ];
+        assert_eq!(index_of(&params, "scope"), Some(0));
+        assert_eq!(index_of(&params, "score"), Some(1));
+        assert_eq!(index_of(&params, "s"), Some(2));
+        assert_eq!(index_of(&params, ""), Some(3));
+        assert_eq!(index_of(&params, "scopf"), None);
+        assert_eq!(index_of(&params, "scopes"), None);
     }
 
     #[test]

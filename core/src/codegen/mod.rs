@@ -19,12 +19,11 @@ pub use crate::args::decoder::{Decoder, Params, Placeholder};
 pub use crate::args::spec::ParamSpec;
 pub use crate::args::{ArgErrors, ArgProblem, Conversion, FromArg, FromArguments, Map};
 pub use crate::boxed::BoxFuture;
+pub use crate::call_future::{CallFuture, Started};
 pub use crate::context::Context;
 pub use crate::metadata::{FailureClass, TaskSupport, Unsupported};
 pub use crate::result::{ToolError, ToolOutput, ToolResult};
-pub use crate::tool_set::{
-    BoundEntry, Call, CallFuture, ConfirmEntry, DispatchFn, Started, ToolEntry, ToolSet,
-};
+pub use crate::tool_set::{BoundEntry, Call, ConfirmEntry, DispatchFn, ToolEntry, ToolSet};
 
 /// A tool set: what the generated `tool_set(handler)` returns. The crate name
 /// and version name the server by default.
@@ -140,7 +139,7 @@ mod tests {
     use super::*;
     use crate::ToolError;
     use crate::args::{ArgError, ArgErrors};
-    use crate::tool_set::CallOutcome;
+    use crate::call_future::CallOutcome;
 
     /// Arguments with one required integer `n`, decoded by hand.
     struct Count(i64);

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::{Export, Profile};
 use crate::args::Map;
+use crate::call_future::CallOutcome;
 use crate::metadata::Unsupported;
-use crate::tool_set::{CallOutcome, ToolSet};
+use crate::tool_set::ToolSet;
 use crate::{Context, ToolError};
 
 impl<T> ToolSet<T> {
