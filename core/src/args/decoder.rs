@@ -363,6 +363,33 @@ mod tests {
         assert!(messages[2].contains("`b`"), "{messages:?}");
     }
 
+    /// A hostile call: thousands of arguments the tool does not have, beside
+    /// a required one given as `null`. Each is refused by name, once, and
+    /// the stand-in for the missing one never comes back as a value.
+    #[test]
+    fn a_flood_of_unknown_arguments_is_refused_whole() {
+        let params = [ParamSpec::new("q", STRING).required()];
+        let mut flood: Map<String, Value> = (0..5_000)
+            .map(|i| (format!("x{i}"), Value::from(i)))
+            .collect();
+        flood.insert("q".to_owned(), Value::Null);
+        let mut d = Decoder::new("t", flood, &params, Conversion::Lenient);
+        let q: String = d.required(0);
+        let errors = d.finish(q).expect_err("unknown and missing arguments");
+        let messages = messages(&errors);
+        assert_eq!(messages.len(), 5_001);
+        assert!(
+            messages[..5_000]
+                .iter()
+                .all(|m| m.contains("unknown argument `x"))
+        );
+        assert!(
+            messages[5_000].contains("missing required argument `q`"),
+            "{}",
+            messages[5_000]
+        );
+    }
+
     #[test]
     fn a_parameter_the_table_lacks_is_an_error_not_a_stand_in() {
         let params = [ParamSpec::new("q", STRING)];
