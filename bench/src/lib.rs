@@ -320,15 +320,24 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
 }
 
 /// What every server on rmcp compiles before any code of its own: rmcp and
-/// tokio with the features the runtime's `server` feature asks for, and a
-/// `main` that only names one of rmcp's items. The floor of a cold build:
-/// a server on the runtime cannot build faster than this crate does.
-pub fn write_rmcp_floor(dir: &Path) -> std::io::Result<()> {
+/// tokio with the features the runtime's `server` feature asks for. With
+/// `serve` false, a `main` that only names one of rmcp's items: the floor of
+/// a cold build, which a server on the runtime cannot build faster than.
+/// With `serve` true, a `main` that serves a handler with nothing in it on
+/// stdio: rmcp's service and its messages' serde compiled for one handler,
+/// what any server on rmcp compiles too, macros or not (the serving floor).
+pub fn write_rmcp_floor(dir: &Path, serve: bool) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
+    let name = if serve {
+        "bench-rmcp-serve-floor"
+    } else {
+        "bench-rmcp-floor"
+    };
     std::fs::write(
         dir.join("Cargo.toml"),
-        r#"[package]
-name = "bench-rmcp-floor"
+        format!(
+            r#"[package]
+name = "{name}"
 version = "0.1.0"
 edition = "2024"
 publish = false
@@ -337,16 +346,19 @@ publish = false
 # the minimal server compiles: `ask` adds rmcp's request-state), and the
 # servers' own tokio features.
 [dependencies]
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
-tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
+rmcp = {{ version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }}
+tokio = {{ version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }}
 
 [workspace]
-"#,
+"#
+        ),
     )?;
-    std::fs::write(
-        dir.join("src/main.rs"),
-        "fn main() {\n    println!(\"{:?}\", rmcp::model::ProtocolVersion::LATEST);\n}\n",
-    )
+    let main = if serve {
+        "struct Empty;\n\nimpl rmcp::ServerHandler for Empty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::ServiceExt;\n    let running = Empty.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n"
+    } else {
+        "fn main() {\n    println!(\"{:?}\", rmcp::model::ProtocolVersion::LATEST);\n}\n"
+    };
+    std::fs::write(dir.join("src/main.rs"), main)
 }
 
 /// The compile-time floor: the same handlers as plain `async fn`s over

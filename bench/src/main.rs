@@ -57,11 +57,12 @@ struct Sections {
 /// A user's first build of a 10-tool stdio server, nothing cached, debug and
 /// release, wall and CPU time: ours with only the features its tools use
 /// (the minimal server), the same with every protocol feature (the server of
-/// the earlier rows), and rmcp's macros; and rmcp alone with the minimal
-/// server's features (the floor),
-/// what any server on the runtime compiles first. The four builds of a
-/// profile alternate, `runs` times each, and each row is their median: the
-/// machine's speed drifts over minutes.
+/// the earlier rows), and rmcp's macros; rmcp alone with the minimal
+/// server's features (the floor), what any server on the runtime compiles
+/// first; and the same serving a handler with nothing in it (the serving
+/// floor), what any server on rmcp compiles, with macros or without. The
+/// five builds of a profile alternate, `runs` times each, and each row is
+/// their median: the machine's speed drifts over minutes.
 fn cold_rows(table: &mut String, runs: usize) {
     let [ours, rmcp] = sides(10, toolmetadata_bench::Transport::Stdio);
     let full = workspace_target().join("bench-work").join("ours-full-10");
@@ -73,24 +74,26 @@ fn cold_rows(table: &mut String, runs: usize) {
     .expect("write the full-featured server");
     let _ = std::fs::copy(workspace_root().join("Cargo.lock"), full.join("Cargo.lock"));
     let floor = workspace_target().join("bench-work").join("rmcp-floor");
-    write_rmcp_floor(&floor).expect("write the rmcp floor");
-    let _ = std::fs::copy(
-        workspace_root().join("Cargo.lock"),
-        floor.join("Cargo.lock"),
-    );
+    let serving = workspace_target()
+        .join("bench-work")
+        .join("rmcp-serve-floor");
+    for (dir, serve) in [(&floor, false), (&serving, true)] {
+        write_rmcp_floor(dir, serve).expect("write an rmcp floor");
+        let _ = std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock"));
+    }
     let target = workspace_target().join("bench-work").join("cold-target");
     for (profile, release) in [("debug", false), ("release", true)] {
-        let mut costs: [Vec<cold::Cost>; 4] = Default::default();
+        let mut costs: [Vec<cold::Cost>; 5] = Default::default();
         for run in 0..runs {
             eprintln!("cold build, 10 tools, {profile} ({}/{runs})", run + 1);
-            for (i, dir) in [&ours.dir, &rmcp.dir, &floor, &full]
+            for (i, dir) in [&ours.dir, &rmcp.dir, &floor, &full, &serving]
                 .into_iter()
                 .enumerate()
             {
                 costs[i].push(cold::cold_build(dir, &target, release));
             }
         }
-        let [a, b, f, full] = costs.map(|c| {
+        let [a, b, f, full, serve] = costs.map(|c| {
             (
                 median(c.iter().map(|c| c.wall).collect()),
                 median(c.iter().map(|c| c.cpu).collect()),
@@ -113,6 +116,18 @@ fn cold_rows(table: &mut String, runs: usize) {
                     "cold build, rmcp alone with the minimal server's features ({profile}), {what}"
                 ),
                 floor,
+                rmcp,
+                "s",
+                1,
+            );
+        }
+        for (what, serve, rmcp) in [("wall", serve.0, b.0), ("CPU", serve.1, b.1)] {
+            row(
+                table,
+                &format!(
+                    "cold build, rmcp serving an empty handler with those features ({profile}), {what}"
+                ),
+                serve,
                 rmcp,
                 "s",
                 1,
