@@ -9,9 +9,9 @@
 //!
 //! - [`args`]: [`args::FromArg`] for your own parameter types, and the argument
 //!   errors a call can end with.
-//! - [`metadata`]: the format itself; with the feature `load`, loading tools
-//!   at run time (from a database, an API) with every check of the build, and
-//!   `Diagnostic`, which renders a problem like rustc.
+//! - [`metadata`]: the format itself (loading it, with every check of the
+//!   build, is toolmetadata-load's, and `toolmetadata`'s with its feature
+//!   `load`).
 //! - [`ToolOutput`], [`ToolError`] and [`ToolResult`]: what a handler returns.
 //! - [`Context`]: what a handler knows of its call and how it talks back; a
 //!   server plugs itself in behind it ([`seam`]), and without one a context
@@ -27,8 +27,6 @@ pub mod codegen;
 mod confirm;
 mod confirm_plan;
 mod context;
-#[cfg(feature = "load")]
-pub mod diagnostic;
 pub mod fingerprint;
 mod log_level;
 pub mod metadata;
@@ -44,15 +42,11 @@ mod tool_set;
 pub use boxed::BoxFuture;
 pub use call_future::CallOutcome;
 pub use context::{ClientCapability, Context};
-#[cfg(feature = "load")]
-pub use diagnostic::{Diagnostic, Diagnostics, Rule, Severity, SourceFile, Span};
 pub use log_level::LogLevel;
-#[cfg(feature = "load")]
-pub use metadata::Loader;
 pub use metadata::ToolMetadata;
 pub use result::{Content, Failure, IntoToolOutput, ToolError, ToolOutput, ToolResult};
 pub use tool_set::ToolSet;
-// The "did you mean" of the format's own diagnostics, for the build
-// script's across files; not user API.
+// The "did you mean" of the format's diagnostics and the loader's other
+// text helpers, for toolmetadata-load and the build script; not user API.
 #[doc(hidden)]
-pub use text::closest;
+pub use text::{closest, exact_integer, shorten};

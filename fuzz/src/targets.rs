@@ -8,6 +8,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use serde_json::Value;
 use toolmetadata::Severity;
 use toolmetadata::args::{Conversion, DynamicParams, Map};
+use toolmetadata::metadata::Load as _;
 use toolmetadata::metadata::{Format, Loader, ToolMetadata};
 
 /// The JSON reader, through the whole loader.

@@ -173,18 +173,22 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The layer below the server, re-exported whole: what a handler and the
+// The layers below the server, re-exported whole: what a handler and the
 // generated code use is the same at `toolmetadata::` as at
-// `toolmetadata_core::`.
+// `toolmetadata_core::`, and with `load` the loader is at `toolmetadata::`
+// as at `toolmetadata_load::` (its `metadata` is core's with the loader).
 #[doc(hidden)]
 pub use toolmetadata_core::codegen;
-#[cfg(feature = "load")]
-#[doc(inline)]
-pub use toolmetadata_core::diagnostic;
 #[doc(inline)]
 pub use toolmetadata_core::fingerprint;
+#[cfg(not(feature = "load"))]
 #[doc(inline)]
-pub use toolmetadata_core::{args, ask, metadata, profile, roots, sampling};
+pub use toolmetadata_core::metadata;
+#[doc(inline)]
+pub use toolmetadata_core::{args, ask, profile, roots, sampling};
+#[cfg(feature = "load")]
+#[doc(inline)]
+pub use toolmetadata_load::{diagnostic, metadata};
 
 #[cfg(feature = "server")]
 pub mod server;
@@ -200,7 +204,7 @@ pub use toolmetadata_core::{
     ToolMetadata, ToolOutput, ToolResult, ToolSet,
 };
 #[cfg(feature = "load")]
-pub use toolmetadata_core::{Diagnostic, Diagnostics, Loader, Rule, Severity, SourceFile, Span};
+pub use toolmetadata_load::{Diagnostic, Diagnostics, Loader, Rule, Severity, SourceFile, Span};
 
 /// Includes the code `toolmetadata-build` generated into `OUT_DIR`, like
 /// `tonic::include_proto!`.

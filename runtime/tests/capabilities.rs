@@ -8,6 +8,7 @@ mod common;
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::RunningService;
 use rmcp::{ClientHandler, RoleClient};
+use toolmetadata::metadata::Load as _;
 use toolmetadata::server::Server;
 use toolmetadata::{ClientCapability, Context, ToolMetadata};
 

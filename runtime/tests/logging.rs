@@ -10,6 +10,7 @@ mod common;
 
 use common::connect;
 use std::sync::{Arc, Mutex};
+use toolmetadata::metadata::Load as _;
 
 use rmcp::model::{
     CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams,

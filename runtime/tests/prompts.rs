@@ -16,6 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::{ClientLifecycleMode, RequestContext, ServiceError};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
+use toolmetadata::metadata::Load as _;
 use toolmetadata::sampling::Sampling;
 use toolmetadata::server::Server;
 use toolmetadata::{Context, ToolError, ToolMetadata};

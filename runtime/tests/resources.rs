@@ -7,6 +7,7 @@
 mod common;
 
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, Resource, ResourceContents};
+use toolmetadata::metadata::Load as _;
 use toolmetadata::server::Server;
 use toolmetadata::{Content, ToolMetadata, ToolOutput};
 

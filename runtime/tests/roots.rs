@@ -12,6 +12,7 @@ mod common;
 use common::connect;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use toolmetadata::metadata::Load as _;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, ListRootsResult, Root, RootsCapabilities};
 use rmcp::service::{RequestContext, RunningService};

@@ -9,6 +9,7 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
+use toolmetadata::metadata::Load as _;
 
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, CreateMessageRequestParams, CreateMessageResult,

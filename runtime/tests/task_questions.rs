@@ -7,6 +7,7 @@
 mod common;
 
 use std::time::{Duration, Instant};
+use toolmetadata::metadata::Load as _;
 
 use rmcp::ClientHandler;
 use rmcp::model::{

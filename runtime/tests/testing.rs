@@ -3,6 +3,7 @@
 //! cancel on both protocol generations, and a resource's update heard.
 
 use std::sync::{Arc, Mutex};
+use toolmetadata::metadata::Load as _;
 
 use toolmetadata::server::Server;
 use toolmetadata::testing::{Client, Error, Person, Protocol, Reply, TaskStatus, json};

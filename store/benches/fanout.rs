@@ -16,6 +16,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use toolmetadata::metadata::Load as _;
 
 use toolmetadata::ToolMetadata;
 use toolmetadata::server::Server;

@@ -10,6 +10,7 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use toolmetadata::metadata::Load as _;
 
 use common::{Names, clean};
 use serde_json::{Value, json};

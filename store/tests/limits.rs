@@ -9,6 +9,7 @@ mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use toolmetadata::metadata::Load as _;
 
 use tokio::sync::Notify;
 

@@ -6,6 +6,7 @@
 #![cfg(all(feature = "redis", feature = "postgres"))]
 
 use std::time::{Duration, Instant};
+use toolmetadata::metadata::Load as _;
 
 use toolmetadata::server::store::{StoreError, TaskRecord, TaskStore};
 use toolmetadata_store::{Options, connect};

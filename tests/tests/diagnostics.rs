@@ -1,6 +1,7 @@
 //! Snapshots of the rendered diagnostics of every corpus file that has errors:
 //! what a user sees in `cargo build` and `toolmetadata check`.
 
+use toolmetadata::metadata::Load as _;
 use toolmetadata::metadata::{Format, Loader, tool_name};
 use toolmetadata_tests::conformance;
 

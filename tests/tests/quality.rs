@@ -3,6 +3,7 @@
 //! findings as rendered, located in the file; a file that breaks none has
 //! none, and the CLI reports them without failing.
 
+use toolmetadata::metadata::Load as _;
 use toolmetadata_build::{Builder, Severity};
 
 fn findings(files: &[&str]) -> String {

@@ -4,6 +4,7 @@
 //! builds and tests.
 
 use std::path::Path;
+use toolmetadata::metadata::Load as _;
 
 /// Checks each block of `text` marked `<!-- file: PATH -->` against PATH;
 /// how many there were.

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use toolmetadata_core::metadata::names;
-use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
+use toolmetadata_load::metadata::names;
+use toolmetadata_load::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::Error;
 use crate::load::{LoadedTool, shown};

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use toolmetadata_core::metadata::ToolMetadata;
-use toolmetadata_core::{Diagnostic, Diagnostics, Severity};
+use toolmetadata_load::metadata::ToolMetadata;
+use toolmetadata_load::{Diagnostic, Diagnostics, Severity};
 
 use crate::{load, lock};
 

@@ -9,7 +9,7 @@
 
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
-use toolmetadata_core::metadata::{
+use toolmetadata_load::metadata::{
     Literal, Number, ParamType, ScalarType, TaskSupport, Unsupported,
 };
 
@@ -343,7 +343,7 @@ fn literal(value: &Literal, ty: &FieldType) -> TokenStream {
     match (value, ty) {
         (Literal::String(s), FieldType::Enum(name)) => {
             let name = ident(name);
-            let variant = ident(&toolmetadata_core::metadata::names::variant_name(s));
+            let variant = ident(&toolmetadata_load::metadata::names::variant_name(s));
             quote!(#name::#variant)
         }
         (Literal::String(s), _) => quote!(::std::string::String::from(#s)),
@@ -549,10 +549,10 @@ fn entry(tool: &Tool) -> TokenStream {
             .bound
             .iter()
             .map(|(param, source, required)| match source {
-                toolmetadata_core::metadata::Source::Claim(key) => {
+                toolmetadata_load::metadata::Source::Claim(key) => {
                     quote!(::toolmetadata::codegen::BoundEntry::claim(#param, #key, #required))
                 }
-                toolmetadata_core::metadata::Source::Header(key) => {
+                toolmetadata_load::metadata::Source::Header(key) => {
                     quote!(::toolmetadata::codegen::BoundEntry::header(#param, #key, #required))
                 }
             });

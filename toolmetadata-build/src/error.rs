@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use toolmetadata_core::Diagnostics;
+use toolmetadata_load::Diagnostics;
 
 /// Why generating failed: bad metadata (every diagnostic of every file), a file
 /// that could not be read or written, or a builder option that does not fit.
@@ -38,7 +38,7 @@ impl Error {
     pub(crate) fn metadata_shown(diagnostics: Diagnostics) -> Self {
         for error in diagnostics
             .iter()
-            .filter(|d| d.severity() == toolmetadata_core::Severity::Error)
+            .filter(|d| d.severity() == toolmetadata_load::Severity::Error)
         {
             eprintln!("{}\n", error.render(false));
         }
@@ -90,7 +90,7 @@ impl fmt::Debug for Error {
         if let ErrorKind::Shown(d) = &self.kind {
             let errors = d
                 .iter()
-                .filter(|d| d.severity() == toolmetadata_core::Severity::Error)
+                .filter(|d| d.severity() == toolmetadata_load::Severity::Error)
                 .count();
             let plural = if errors == 1 { "" } else { "s" };
             return write!(f, "tool metadata has {errors} error{plural} (shown above)");

@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use toolmetadata_core::metadata::{Source, TaskSupport, ToolMetadata};
-use toolmetadata_core::{Diagnostic, Rule, SourceFile};
+use toolmetadata_load::metadata::{Source, TaskSupport, ToolMetadata};
+use toolmetadata_load::{Diagnostic, Rule, SourceFile};
 
 use crate::load::LoadedTool;
 use crate::locate::{find_key, find_param};
@@ -218,6 +218,7 @@ impl Need {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolmetadata_load::metadata::Load;
 
     fn tool(toml: &str) -> ToolMetadata {
         ToolMetadata::from_toml_str("t", toml).expect("a tool")

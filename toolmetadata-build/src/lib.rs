@@ -54,10 +54,10 @@ use std::path::{Path, PathBuf};
 
 pub use checked::Checked;
 pub use error::Error;
-pub use toolmetadata_core::Severity;
-use toolmetadata_core::metadata::ToolMetadata;
 pub use toolmetadata_core::profile::Profile;
-use toolmetadata_core::{Diagnostic, Diagnostics};
+pub use toolmetadata_load::Severity;
+use toolmetadata_load::metadata::ToolMetadata;
+use toolmetadata_load::{Diagnostic, Diagnostics};
 
 /// Generates `OUT_DIR/tools.rs` from the metadata files of `dir`, with the
 /// default options: the one call a `build.rs` needs.
@@ -418,7 +418,7 @@ impl Builder {
     /// The error of bad metadata: in a build script its errors are printed
     /// on stderr at once, first and alone, and `main`'s `Error: ` line adds
     /// only their count.
-    fn bad_metadata(&self, diagnostics: toolmetadata_core::Diagnostics) -> Error {
+    fn bad_metadata(&self, diagnostics: toolmetadata_load::Diagnostics) -> Error {
         if self.emit_cargo {
             Error::metadata_shown(diagnostics)
         } else {

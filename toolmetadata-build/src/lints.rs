@@ -2,8 +2,8 @@
 //! `[lints]` are to rustc's: a rule allowed is not reported, warned is a
 //! warning, denied an error.
 
-use toolmetadata_core::metadata::{LintLevel, ToolMetadata};
-use toolmetadata_core::{Diagnostic, Severity};
+use toolmetadata_load::metadata::{LintLevel, ToolMetadata};
+use toolmetadata_load::{Diagnostic, Severity};
 
 /// `finding` about `tool` at the level the tool's `[lints]` gives its
 /// rule; `None` when it allows it.

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use toolmetadata_core::Severity;
-use toolmetadata_core::metadata::{self, Loader, ToolMetadata, tool_files};
-use toolmetadata_core::{Diagnostic, SourceFile};
+use toolmetadata_load::Severity;
+use toolmetadata_load::metadata::{self, Loader, ToolMetadata, tool_files};
+use toolmetadata_load::{Diagnostic, SourceFile};
 
 /// Where the builder reads tools from, in the order given.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! the formats: for diagnostics about a tool as a whole (its lock, its
 //! provider profiles) rather than about one value the reader saw.
 
-use toolmetadata_core::diagnostic::Span;
+use toolmetadata_load::diagnostic::Span;
 
 /// The line of `key` (TOML `key = …` or a `[key]` table, YAML `key: …`,
 /// JSON `"key": …`): the first place it starts a line, or else is quoted as

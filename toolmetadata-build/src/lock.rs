@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 use toolmetadata_core::fingerprint::fingerprint;
-use toolmetadata_core::metadata::ToolMetadata;
+use toolmetadata_load::metadata::ToolMetadata;
 
 pub use change::{Change, Class};
 

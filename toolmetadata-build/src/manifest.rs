@@ -59,8 +59,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use toolmetadata_core::metadata::group::GROUPS_META;
-use toolmetadata_core::{Diagnostic, Diagnostics, Rule, SourceFile, ToolMetadata};
+use toolmetadata_load::metadata::ToolMetadata;
+use toolmetadata_load::metadata::group::GROUPS_META;
+use toolmetadata_load::{Diagnostic, Diagnostics, Rule, SourceFile};
 
 use inputs::{Argument, ServerTable, Variable};
 

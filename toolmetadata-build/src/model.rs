@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use toolmetadata_core::metadata::{
+use toolmetadata_load::metadata::{
     Confirm, ParamType, ScalarType, TaskSupport, ToolMetadata, ToolParameter, names,
 };
 
@@ -40,11 +40,11 @@ pub(crate) struct Tool {
     /// The groups it belongs to (`toolGroups`).
     pub(crate) groups: Vec<String>,
     /// `[limits]`.
-    pub(crate) limits: toolmetadata_core::metadata::Limits,
+    pub(crate) limits: toolmetadata_load::metadata::Limits,
     /// The bound parameters (`from`): name, source, required.
-    pub(crate) bound: Vec<(String, toolmetadata_core::metadata::Source, bool)>,
+    pub(crate) bound: Vec<(String, toolmetadata_load::metadata::Source, bool)>,
     /// `[[failures]]`, and the enum that names them.
-    pub(crate) failures: Vec<toolmetadata_core::metadata::DeclaredFailure>,
+    pub(crate) failures: Vec<toolmetadata_load::metadata::DeclaredFailure>,
     pub(crate) failure_type: String,
     pub(crate) confirm: Option<Confirm>,
     pub(crate) task: TaskSupport,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use toolmetadata_core::profile::{Export, Profile, Violation};
-use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
+use toolmetadata_load::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::load::{LoadedTool, shown};
 use crate::locate::find_param;

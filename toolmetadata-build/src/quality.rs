@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use toolmetadata_core::metadata::ToolMetadata;
-use toolmetadata_core::{Diagnostic, Rule, Severity, SourceFile};
+use toolmetadata_load::metadata::ToolMetadata;
+use toolmetadata_load::{Diagnostic, Rule, Severity, SourceFile};
 
 use crate::load::{LoadedTool, source};
 use crate::locate::{find_key, find_param};

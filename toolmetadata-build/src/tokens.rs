@@ -56,7 +56,7 @@ pub struct Counts {
 impl Counts {
     /// The counts of `checked`'s tools (those without errors).
     pub fn of(checked: &Checked) -> Counts {
-        let tools: Vec<&toolmetadata_core::metadata::ToolMetadata> = checked
+        let tools: Vec<&toolmetadata_load::metadata::ToolMetadata> = checked
             .files()
             .iter()
             .filter(|f| checked.errors_of(f).is_empty())

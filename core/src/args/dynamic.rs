@@ -57,18 +57,31 @@ impl DynamicParams {
     }
 }
 
-// The tools under test are loaded from metadata text.
-#[cfg(all(test, feature = "load"))]
+#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metadata::{Literal, ParamType, ScalarType, ToolParameter};
 
+    /// `count`: a required integer `n` and a string `unit` that defaults to `m`.
     fn params() -> DynamicParams {
-        let tool = ToolMetadata::from_toml_str(
-            "count",
-            "[[parameters]]\nname = \"n\"\ntype = \"int\"\nrequired = true\n\n\
-             [[parameters]]\nname = \"unit\"\ntype = \"string\"\ndefault = \"m\"\n",
-        )
-        .expect("valid metadata");
+        let tool = ToolMetadata {
+            name: "count".into(),
+            parameters: vec![
+                ToolParameter {
+                    name: "n".into(),
+                    ty: ParamType::Scalar(ScalarType::Integer),
+                    required: true,
+                    ..ToolParameter::default()
+                },
+                ToolParameter {
+                    name: "unit".into(),
+                    ty: ParamType::Scalar(ScalarType::String),
+                    default: Some(Literal::String("m".into())),
+                    ..ToolParameter::default()
+                },
+            ],
+            ..ToolMetadata::default()
+        };
         DynamicParams::new(&tool)
     }
 

@@ -550,7 +550,7 @@ pub fn message_parts(message: &str) -> Result<Vec<MessagePart<'_>>, String> {
 }
 
 /// A float as TOML and JSON write it: `1.0`, not `1`.
-pub(crate) fn format_float(x: f64) -> String {
+pub fn format_float(x: f64) -> String {
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
         format!("{x:.1}")
     } else {

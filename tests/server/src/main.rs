@@ -11,6 +11,7 @@ mod handler;
 mod tools;
 
 use std::process::ExitCode;
+use toolmetadata::metadata::Load as _;
 
 use toolmetadata::ToolMetadata;
 use toolmetadata::server::{Arguments, HttpOptions, Server};

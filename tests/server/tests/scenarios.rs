@@ -3,6 +3,7 @@
 //! handler errors and panics, cancellation, progress, discovery.
 
 use std::time::Duration;
+use toolmetadata::metadata::Load as _;
 
 use toolmetadata_tests::mcp::*;
 

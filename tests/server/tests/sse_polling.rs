@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::time::Duration;
+use toolmetadata::metadata::Load as _;
 
 use rmcp::model::{GetPromptResult, Prompt, PromptMessage, Role};
 use serde_json::{Value, json};

@@ -1,4 +1,5 @@
 use toolmetadata::ToolMetadata;
+use toolmetadata::metadata::Load as _;
 
 fn main() -> Result<(), toolmetadata::Diagnostics> {
     let text = r#"{

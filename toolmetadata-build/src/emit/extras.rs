@@ -44,14 +44,14 @@ pub(super) fn failure_enum(tool: &Tool) -> TokenStream {
     let variants: Vec<Ident> = tool
         .failures
         .iter()
-        .map(|f| ident(&toolmetadata_core::metadata::names::variant_name(&f.code)))
+        .map(|f| ident(&toolmetadata_load::metadata::names::variant_name(&f.code)))
         .collect();
     let docs = tool.failures.iter().map(|f| doc(&f.description));
     let codes: Vec<&str> = tool.failures.iter().map(|f| f.code.as_str()).collect();
     let classes = tool.failures.iter().map(|f| match f.class {
-        toolmetadata_core::metadata::FailureClass::Capability => quote!(Capability),
-        toolmetadata_core::metadata::FailureClass::Reliability => quote!(Reliability),
-        toolmetadata_core::metadata::FailureClass::Governance => quote!(Governance),
+        toolmetadata_load::metadata::FailureClass::Capability => quote!(Capability),
+        toolmetadata_load::metadata::FailureClass::Reliability => quote!(Reliability),
+        toolmetadata_load::metadata::FailureClass::Governance => quote!(Governance),
     });
     let retryable = tool.failures.iter().map(|f| f.retryable);
     let (v1, v2) = (variants.iter(), variants.iter());

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use toolmetadata_core::metadata::group::GROUPS_META;
+use toolmetadata_load::metadata::group::GROUPS_META;
 
 use super::{Change, Class};
 

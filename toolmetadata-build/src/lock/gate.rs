@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use toolmetadata_core::diagnostic::{Rule, SourceFile, Span};
-use toolmetadata_core::metadata::Version;
-use toolmetadata_core::{Diagnostic, Severity};
+use toolmetadata_load::diagnostic::{Rule, SourceFile, Span};
+use toolmetadata_load::metadata::Version;
+use toolmetadata_load::{Diagnostic, Severity};
 
 use super::{Change, Class, Lock, version};
 use crate::load::{LoadedTool, shown};

@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use toolmetadata_core::metadata::Version;
+use toolmetadata_load::metadata::Version;
 
 use super::Class;
 

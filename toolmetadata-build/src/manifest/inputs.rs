@@ -3,7 +3,7 @@
 //! registry's entry and a bundle's configuration.
 
 use serde_json::{Map, Value, json};
-use toolmetadata_core::Span;
+use toolmetadata_load::Span;
 
 /// A value and where it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toml::de::{DeTable, DeValue};
-use toolmetadata_core::{Diagnostic, Diagnostics, Rule, SourceFile, Span};
+use toolmetadata_load::{Diagnostic, Diagnostics, Rule, SourceFile, Span};
 
 use super::inputs::{Argument, Kind, Located, Remote, ServerTable, Setting, Variable};
 

@@ -1,6 +1,7 @@
 use std::path::Path;
 
 use super::*;
+use toolmetadata_load::metadata::Load;
 
 const CARGO_TOML: &str = r#"[package]
 name = "notes-server"

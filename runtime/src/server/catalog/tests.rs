@@ -1,6 +1,7 @@
 //! The catalog: lists and their tags, groups, tools enabled and disabled.
 
 use super::{Scope, list_tag};
+use crate::metadata::Load as _;
 use crate::server::Server;
 use crate::server::policy::access::Caller;
 use crate::{Context, ToolMetadata};

@@ -125,7 +125,7 @@ fn catalog_at(rev: &str, dir: &str, base: &Builder) -> Result<Lock, String> {
     let result = (|| {
         for name in listed.split(|&b| b == 0).filter(|n| !n.is_empty()) {
             let name = String::from_utf8_lossy(name).into_owned();
-            if toolmetadata_core::metadata::Format::from_path(Path::new(&name)).is_none() {
+            if toolmetadata_load::metadata::Format::from_path(Path::new(&name)).is_none() {
                 continue;
             }
             let text = git(&["cat-file", "blob", &format!("{tree}:{name}")])?;

@@ -57,3 +57,41 @@ pub(crate) const LINT_KEYS: &[&str] = &[
 ];
 pub(crate) const FAILURE_KEYS: &[&str] = &["code", "class", "retryable", "description"];
 pub(crate) const ICON_KEYS: &[&str] = &["src", "mimeType", "sizes", "theme"];
+
+/// The "did you mean" of an unknown top-level key.
+#[cfg(test)]
+mod tests {
+    use super::TOP_KEYS;
+    use toolmetadata_core::closest;
+
+    #[test]
+    fn suggests_what_was_meant() {
+        for (input, expected) in [
+            ("desc", "description"),
+            ("read_only", "readOnly"),
+            ("readOnlyHint", "readOnly"),
+            ("dis_coverable", "discoverable"),
+            ("key_words", "keywords"),
+            ("deſcription", "description"),
+            ("params", "parameters"),
+            ("Dis-coverable", "discoverable"),
+        ] {
+            assert_eq!(closest(input, TOP_KEYS), Some(expected), "{input}");
+        }
+    }
+
+    #[test]
+    fn stays_quiet_when_nothing_is_close() {
+        for input in [
+            "author",
+            "enabled",
+            "extra",
+            "x-custom",
+            "_meta",
+            "",
+            "annotations",
+        ] {
+            assert_eq!(closest(input, TOP_KEYS), None, "{input}");
+        }
+    }
+}

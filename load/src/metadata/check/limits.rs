@@ -7,7 +7,7 @@ use super::Checker;
 use crate::diagnostic::Rule;
 use crate::metadata::read::{RawLimits, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{Limits, Rate};
+use crate::metadata::{Limits, Rate};
 
 /// The longest timeout and rate window: a day.
 const LONGEST: Duration = Duration::from_secs(24 * 3600);
@@ -117,6 +117,7 @@ fn rate(text: &str) -> Option<Rate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metadata::Load;
 
     #[test]
     fn durations_and_rates_read_as_written() {

@@ -1,7 +1,7 @@
 //! The document tree both formats are read into: values with the span of every
 //! key and value, keys in source order, duplicates kept (so they can be reported).
 
-use super::types::format_float;
+use super::format_float;
 use crate::diagnostic::Span;
 
 /// A value and where it is.
@@ -69,7 +69,7 @@ impl Value {
     pub(crate) fn literal(&self, limit: usize) -> String {
         let mut out = String::new();
         self.write_literal(&mut out);
-        crate::text::shorten(&out, limit)
+        toolmetadata_core::shorten(&out, limit)
     }
 
     fn write_literal(&self, out: &mut String) {

@@ -11,7 +11,7 @@ use super::{Checker, two_places};
 use crate::diagnostic::Rule;
 use crate::metadata::read::{RawParam, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{ParamType, ScalarType, Source, TaskSupport, ToolParameter};
+use crate::metadata::{ParamType, ScalarType, Source, TaskSupport, ToolParameter};
 
 /// Headers a parameter may not take its value from: the protocol's, the
 /// credentials, the connection's.
@@ -249,7 +249,7 @@ impl Checker<'_> {
         let lower = task.value.trim().to_ascii_lowercase();
         let help = match TaskSupport::parse(&lower)
             .map(TaskSupport::as_str)
-            .or_else(|| crate::text::closest(&lower, &valid))
+            .or_else(|| toolmetadata_core::closest(&lower, &valid))
         {
             Some(meant) => format!(
                 "did you mean \"{meant}\"? `task` is one of: {}",
@@ -276,6 +276,7 @@ impl Checker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metadata::Load;
 
     #[test]
     fn tokens_follow_rfc_9110() {

@@ -7,8 +7,8 @@ use crate::diagnostic::{Rule, Span};
 use crate::metadata::read::{RawParam, Sp};
 use crate::metadata::report::Report;
 use crate::metadata::tree::{Node, Value, quote};
-use crate::metadata::types::{Constraints, Literal, Number, ParamType, ScalarType, ToolParameter};
-use crate::text::{exact_integer, shorten};
+use crate::metadata::{Constraints, Literal, Number, ParamType, ScalarType, ToolParameter};
+use toolmetadata_core::{exact_integer, shorten};
 
 impl Checker<'_> {
     pub(super) fn check_constraints(
@@ -281,7 +281,7 @@ impl Checker<'_> {
 /// A bound shown as written: `1.0` for float parameters, `1` for int ones.
 fn shown(x: f64, float: bool) -> String {
     if float {
-        crate::metadata::types::format_float(x)
+        crate::metadata::format_float(x)
     } else {
         Number::Integer(x as i64).to_string()
     }
@@ -466,7 +466,7 @@ fn pattern_matches(_: &str, _: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::diagnostic::Rule;
-    use crate::metadata::ToolMetadata;
+    use crate::metadata::{Load, ToolMetadata};
 
     const PATTERN: &str = "description = \"d\"\n[[parameters]]\nname = \"code\"\ntype = \"string\"\npattern = \"^[A-Z]{3}$\"\ndefault = \"ABC\"\n";
 

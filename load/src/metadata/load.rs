@@ -259,16 +259,18 @@ fn shift(node: &mut tree::Node, by: usize) {
     }
 }
 
-impl ToolMetadata {
+/// Loading one tool with the default options, as methods of
+/// [`ToolMetadata`]: `ToolMetadata::from_toml_str(…)` once this trait is in
+/// scope. (They were inherent methods while the loader was a feature of
+/// toolmetadata-core; a trait lets the loader be a crate of its own.)
+pub trait Load: Sized {
     /// Loads a tool from a `.toml` or `.json` file with the default options.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<ToolMetadata, Diagnostics> {
-        Loader::new().load_file(path.as_ref()).map(|l| l.tool)
-    }
+    fn from_file(path: impl AsRef<Path>) -> Result<Self, Diagnostics>;
 
     /// Loads the tool `name` from TOML text (diagnostics show it as `name.toml`).
     ///
     /// ```
-    /// use toolmetadata_core::metadata::ToolMetadata;
+    /// use toolmetadata_load::metadata::{Load, ToolMetadata};
     ///
     /// let tool = ToolMetadata::from_toml_str("get_user", r#"
     /// description = "Look up a user"
@@ -287,24 +289,37 @@ impl ToolMetadata {
     /// let err = ToolMetadata::from_toml_str("get_user", "[[parameters]]\nname = \"id\"\ntype = \"strin\"\n")
     ///     .unwrap_err();
     /// assert!(err.to_string().contains("did you mean `string`?"));
-    /// # Ok::<(), toolmetadata_core::Diagnostics>(())
+    /// # Ok::<(), toolmetadata_load::Diagnostics>(())
     /// ```
-    pub fn from_toml_str(name: &str, text: &str) -> Result<ToolMetadata, Diagnostics> {
+    fn from_toml_str(name: &str, text: &str) -> Result<Self, Diagnostics>;
+
+    /// Loads the tool `name` from JSON text (diagnostics show it as `name.json`).
+    fn from_json_str(name: &str, text: &str) -> Result<Self, Diagnostics>;
+
+    /// Loads the tool `name` from YAML text (diagnostics show it as `name.yaml`).
+    #[cfg(feature = "yaml")]
+    fn from_yaml_str(name: &str, text: &str) -> Result<Self, Diagnostics>;
+}
+
+impl Load for ToolMetadata {
+    fn from_file(path: impl AsRef<Path>) -> Result<Self, Diagnostics> {
+        Loader::new().load_file(path.as_ref()).map(|l| l.tool)
+    }
+
+    fn from_toml_str(name: &str, text: &str) -> Result<Self, Diagnostics> {
         Loader::new()
             .load_bytes(&format!("{name}.toml"), name, Format::Toml, text.as_bytes())
             .map(|l| l.tool)
     }
 
-    /// Loads the tool `name` from JSON text (diagnostics show it as `name.json`).
-    pub fn from_json_str(name: &str, text: &str) -> Result<ToolMetadata, Diagnostics> {
+    fn from_json_str(name: &str, text: &str) -> Result<Self, Diagnostics> {
         Loader::new()
             .load_bytes(&format!("{name}.json"), name, Format::Json, text.as_bytes())
             .map(|l| l.tool)
     }
 
-    /// Loads the tool `name` from YAML text (diagnostics show it as `name.yaml`).
     #[cfg(feature = "yaml")]
-    pub fn from_yaml_str(name: &str, text: &str) -> Result<ToolMetadata, Diagnostics> {
+    fn from_yaml_str(name: &str, text: &str) -> Result<Self, Diagnostics> {
         Loader::new()
             .load_bytes(&format!("{name}.yaml"), name, Format::Yaml, text.as_bytes())
             .map(|l| l.tool)

@@ -5,7 +5,7 @@ use super::Checker;
 use crate::diagnostic::{Rule, Span};
 use crate::metadata::output_text::{Shown, TextPart, text_parts};
 use crate::metadata::read::Sp;
-use crate::metadata::types::{ParamType, ScalarType, ToolParameter};
+use crate::metadata::{ParamType, ScalarType, ToolParameter};
 
 const PLACEHOLDERS: &str = "placeholders are `{field}`, `{field:count}` (an array's length), `{field:lines}` (its items one per line) or `{field:.2}` (a float's decimals); `{{` and `}}` are literal braces";
 
@@ -50,7 +50,7 @@ impl Checker<'_> {
             let Some(field) = output.iter().find(|f| f.name == name) else {
                 ok = false;
                 let names: Vec<&str> = output.iter().map(|f| f.name.as_str()).collect();
-                let help = match crate::text::closest(name, &names) {
+                let help = match toolmetadata_core::closest(name, &names) {
                     Some(meant) => format!("did you mean `{{{meant}}}`?"),
                     None => format!("the output fields are: {}", names.join(", ")),
                 };

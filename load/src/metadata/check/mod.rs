@@ -21,8 +21,8 @@ use super::names;
 use super::read::{RawParam, RawTool, Sp};
 use super::report::Report;
 use super::tree::quote;
-use super::types::{Hints, ToolMetadata, ToolParameter};
 use crate::diagnostic::{Diagnostic, Rule, Span};
+use crate::metadata::{Hints, ToolMetadata, ToolParameter};
 
 const NAME_RULE: &str = "1 to 64 characters from A-Z a-z 0-9 _ - ., at least one a letter or digit";
 const TOOL_NAME_RULE: &str =

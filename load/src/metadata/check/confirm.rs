@@ -5,7 +5,7 @@ use super::Checker;
 use crate::diagnostic::Rule;
 use crate::metadata::read::{RawConfirm, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{Confirm, MessagePart, ToolParameter, Unsupported, message_parts};
+use crate::metadata::{Confirm, MessagePart, ToolParameter, Unsupported, message_parts};
 
 impl Checker<'_> {
     pub(super) fn check_confirm(
@@ -77,7 +77,7 @@ impl Checker<'_> {
             }
             ok = false;
             let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-            let help = match crate::text::closest(name, &names) {
+            let help = match toolmetadata_core::closest(name, &names) {
                 Some(meant) => format!("did you mean `{{{meant}}}`?"),
                 None if names.is_empty() => "the tool has no parameters to name".to_owned(),
                 None => format!("the parameters are: {}", names.join(", ")),

@@ -4,8 +4,8 @@ use super::Checker;
 use crate::diagnostic::Rule;
 use crate::metadata::read::{RawIcon, RawUi, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{Icon, Theme, UiMeta, Visibility};
 use crate::metadata::uri;
+use crate::metadata::{Icon, Theme, UiMeta, Visibility};
 
 impl Checker<'_> {
     pub(super) fn check_ui(&mut self, ui: &Sp<RawUi>) -> Option<UiMeta> {

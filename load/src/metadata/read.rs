@@ -2,12 +2,12 @@
 //! the format's keys, every value's type checked, spans kept for the checks that
 //! follow. Unknown, repeated and mistyped keys are reported here.
 
+use super::Number;
 use super::keys::{
     CONFIRM_KEYS, FAILURE_KEYS, ICON_KEYS, LIMITS_KEYS, LINT_KEYS, PARAM_KEYS, TOP_KEYS, UI_KEYS,
 };
 use super::report::Report;
 use super::tree::{Entry, Node, Value, quote};
-use super::types::Number;
 use crate::diagnostic::{Rule, Severity, Span};
 
 /// A value with the span of its key and of itself.
@@ -251,7 +251,7 @@ impl Reader<'_> {
         let hints = ["readOnly", "destructive", "idempotent", "openWorld"];
         if known == TOP_KEYS && entry.key.eq_ignore_ascii_case("annotations") {
             d = d.with_help(format!("hints are top-level keys: {}", hints.join(", ")));
-        } else if let Some(meant) = crate::text::closest(&entry.key, known) {
+        } else if let Some(meant) = toolmetadata_core::closest(&entry.key, known) {
             d = d.with_help(format!("did you mean `{meant}`?"));
         } else {
             d = d.with_help(format!("the keys {place} are: {}", known.join(", ")));

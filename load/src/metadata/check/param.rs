@@ -7,7 +7,7 @@ use crate::diagnostic::Rule;
 use crate::metadata::names;
 use crate::metadata::read::{Item, RawParam};
 use crate::metadata::tree::quote;
-use crate::metadata::types::{ParamType, ScalarType, ToolParameter};
+use crate::metadata::{ParamType, ScalarType, ToolParameter};
 
 impl Checker<'_> {
     pub(super) fn check_param(&mut self, p: &RawParam) -> ToolParameter {

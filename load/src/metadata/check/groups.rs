@@ -3,10 +3,10 @@
 
 use super::Checker;
 use crate::diagnostic::Rule;
+use crate::metadata::LintLevel;
 use crate::metadata::group::{GROUP_NAME_RULE, group_name_problem};
 use crate::metadata::read::{Item, Sp};
 use crate::metadata::tree::quote;
-use crate::metadata::types::LintLevel;
 
 impl Checker<'_> {
     /// The groups, in the order written, leaving out the ones reported.

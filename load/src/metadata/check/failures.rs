@@ -7,7 +7,7 @@ use super::{Checker, two_places};
 use crate::diagnostic::Rule;
 use crate::metadata::read::RawFailure;
 use crate::metadata::tree::quote;
-use crate::metadata::types::{DeclaredFailure, FailureClass};
+use crate::metadata::{DeclaredFailure, FailureClass};
 
 /// The codes the server gives the failures it reports itself.
 const RESERVED: &[&str] = &["timeout", "busy", "rate_limited", "internal_error"];
@@ -125,7 +125,7 @@ impl Checker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::metadata::{FailureClass, ToolMetadata};
+    use crate::metadata::{FailureClass, Load, ToolMetadata};
 
     const TOOL: &str = "description = \"d\"\n\n[[failures]]\ncode = \"not_allowed\"\nclass = \"governance\"\ndescription = \"Not on the allow list\"\n\n[[failures]]\ncode = \"directory_down\"\nclass = \"reliability\"\nretryable = true\ndescription = \"Try again\"\n";
 
