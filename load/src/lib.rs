@@ -2,10 +2,10 @@
 //! feature `yaml`), every check of the format, and [`Diagnostic`]s rendered
 //! like rustc's (file, line, column, the source line and a suggestion).
 //!
-//! Use it through `toolmetadata` (feature `load`), to load tools at run time
-//! from a database or an API, or through `toolmetadata-build` in a build
-//! script; both re-export it. The format's types are toolmetadata-core's,
-//! re-exported in [`metadata`] beside the loader.
+//! Use it through `toolmetadata` (feature `load`, which re-exports it at the
+//! same paths) to load tools at run time from a database or an API; a build
+//! script uses it through `toolmetadata-build`. The format's types are
+//! toolmetadata-core's, re-exported in [`metadata`] beside the loader.
 //!
 //! ```
 //! use toolmetadata_load::metadata::{Load, ToolMetadata};

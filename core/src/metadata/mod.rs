@@ -28,8 +28,8 @@ pub use types::{
     UiMeta, UnknownType, Unsupported, Visibility,
 };
 pub use version::Version;
-// The shortest text that reads back as the same float, for the loader's
-// diagnostics; not user API.
+// A float as TOML and JSON write it, for the loader's diagnostics; not user
+// API.
 #[doc(hidden)]
 pub use types::format_float;
 // The parts of a `[confirm]` message, for the build script's check and the
