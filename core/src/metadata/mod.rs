@@ -16,6 +16,8 @@
 // Naming rules the build script shares with the checks; not user API.
 pub mod group;
 pub mod output_text;
+// Compiled patterns, only for a build that matches them.
+#[cfg(feature = "regex")]
 pub(crate) mod pattern;
 mod policy;
 mod render;

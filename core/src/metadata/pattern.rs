@@ -3,7 +3,6 @@
 
 /// The regex of a `pattern`, for the argument decoder (the loader has
 /// checked that it compiles).
-#[cfg(feature = "regex")]
 pub(crate) fn compiled(pattern: &str) -> Option<regex::Regex> {
     regex::Regex::new(pattern).ok()
 }
