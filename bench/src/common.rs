@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use toolmetadata_bench::{Paths, Transport, tool_name, write_ours_on, write_plain, write_rmcp_on};
+use toolmetadata_bench::{
+    Paths, Transport, tool_name, write_ours_on, write_plain, write_plain_served, write_rmcp_on,
+};
 
 /// The JSON-RPC requests the HTTP rows measure.
 pub(crate) const HTTP_REQUESTS: [&str; 3] = ["tools/call", "tools/list", "ping"];
@@ -146,6 +148,12 @@ pub(crate) fn plain(n: usize) -> Side {
     Side::new("plain", format!("plain-{n}"))
 }
 
+/// The same handlers in an empty server on rmcp: the floor of any server on
+/// rmcp with them.
+pub(crate) fn plain_served(n: usize) -> Side {
+    Side::new("plain, served", format!("plain-served-{n}"))
+}
+
 pub(crate) fn generate(n: usize) {
     let paths = Paths::workspace();
     let lock = workspace_root().join("Cargo.lock");
@@ -157,18 +165,22 @@ pub(crate) fn generate(n: usize) {
             let _ = std::fs::copy(&lock, dir.join("Cargo.lock"));
         }
     }
-    let plain = plain(n);
+    let [plain, served] = [plain(n), plain_served(n)];
     write_plain(&plain.dir, n).expect("write plain");
-    let _ = std::fs::copy(&lock, plain.dir.join("Cargo.lock"));
+    write_plain_served(&served.dir, n).expect("write plain, served");
+    for dir in [&plain.dir, &served.dir] {
+        let _ = std::fs::copy(&lock, dir.join("Cargo.lock"));
+    }
 }
 
 /// Compile times of the handler crates (dependencies built): scratch, touch,
-/// edit; for ours, rmcp's macros and the plain-handler floor, in that order.
-pub(crate) fn compile_times(n: usize, runs: usize) -> Vec<(String, [f64; 3])> {
+/// edit; for ours, rmcp's macros, the plain-handler floor and the same
+/// handlers served by rmcp, in that order.
+pub(crate) fn compile_times(n: usize, runs: usize) -> Vec<(String, [f64; 4])> {
     let mut rows = Vec::new();
     let mut results: Vec<[f64; 3]> = Vec::new();
     let [ours, rmcp] = sides(n, Transport::Stdio);
-    for side in [ours, rmcp, plain(n)] {
+    for side in [ours, rmcp, plain(n), plain_served(n)] {
         eprintln!("compile: {} ({n} tools)", side.label);
         timed_cargo(&side.dir, &["build"]);
         let main = side.dir.join("src/main.rs");
@@ -206,7 +218,7 @@ pub(crate) fn compile_times(n: usize, runs: usize) -> Vec<(String, [f64; 3])> {
     {
         rows.push((
             format!("compile {n} tools, {what}"),
-            [results[0][i], results[1][i], results[2][i]],
+            [results[0][i], results[1][i], results[2][i], results[3][i]],
         ));
     }
     rows

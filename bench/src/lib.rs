@@ -367,43 +367,65 @@ tokio = {{ version = "1", features = ["rt", "rt-multi-thread", "macros", "signal
 /// no serde and no schema at all. Its only dependency is tokio, to run the
 /// handlers' futures.
 pub fn write_plain(dir: &Path, n: usize) -> std::io::Result<()> {
+    let manifest = r#"[dependencies]
+tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
+"#;
+    let main = "#[tokio::main]\nasync fn main() {\n    run_by_name().await;\n}\n";
+    write_plain_crate(dir, &format!("bench-plain-{n}"), manifest, n, main)
+}
+
+/// The plain handlers of [`write_plain`] in a server on rmcp that serves
+/// an empty `ServerHandler` on stdio (the serving floor of
+/// [`write_rmcp_floor`]), the handlers run by name when the binary is given
+/// an argument. What any server on rmcp with these handlers compiles and
+/// links at least, however it routes and decodes their calls: a floor for
+/// the compile rows that a bare handler crate, linking no MCP at all, is not.
+pub fn write_plain_served(dir: &Path, n: usize) -> std::io::Result<()> {
+    let manifest = r#"[dependencies]
+rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
+tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
+"#;
+    let main = "struct Empty;\n\nimpl rmcp::ServerHandler for Empty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    if std::env::args().nth(1).is_some() {\n        run_by_name().await;\n        return Ok(());\n    }\n    use rmcp::ServiceExt;\n    let running = Empty.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n";
+    write_plain_crate(dir, &format!("bench-plain-served-{n}"), manifest, n, main)
+}
+
+/// A crate of `n` plain handlers, `run_by_name` calling the one a line of
+/// stdin names, and `main`.
+fn write_plain_crate(
+    dir: &Path,
+    name: &str,
+    dependencies: &str,
+    n: usize,
+    main: &str,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            r#"[package]
-name = "bench-plain-{n}"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
-
-[workspace]
-"#
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n{dependencies}\n[workspace]\n"
         ),
     )?;
-    let mut main = String::new();
+    let mut source = String::new();
     for i in 0..n {
         let (name, args, body) = (tool_name(i), args_type(i), handler_body(i));
         let _ = write!(
-            main,
+            source,
             "#[derive(Debug, Clone, PartialEq)]\npub struct {args} {{\n    pub query: String,\n    pub scope: String,\n    pub limit: Option<i64>,\n    pub ratio: Option<f64>,\n    pub verbose: Option<bool>,\n    pub tags: Option<Vec<String>>,\n}}\n\nasync fn {name}(a: {args}) -> String {{\n    {body}\n}}\n\n"
         );
     }
-    main.push_str("#[tokio::main]\nasync fn main() {\n    let mut line = String::new();\n    let _ = std::io::stdin().read_line(&mut line);\n    let mut words = line.split_whitespace();\n    let tool = words.next().unwrap_or_default().to_owned();\n    let query = words.next().unwrap_or_default().to_owned();\n    let scope = words.next().unwrap_or_default().to_owned();\n    let out = match tool.as_str() {\n");
+    source.push_str("async fn run_by_name() {\n    let mut line = String::new();\n    let _ = std::io::stdin().read_line(&mut line);\n    let mut words = line.split_whitespace();\n    let tool = words.next().unwrap_or_default().to_owned();\n    let query = words.next().unwrap_or_default().to_owned();\n    let scope = words.next().unwrap_or_default().to_owned();\n    let out = match tool.as_str() {\n");
     for i in 0..n {
         let (name, args) = (tool_name(i), args_type(i));
         let _ = writeln!(
-            main,
+            source,
             "        \"{name}\" => {name}({args} {{ query, scope, limit: Some(10), ratio: None, verbose: None, tags: None }}).await,"
         );
     }
-    main.push_str(
-        "        _ => String::from(\"no such tool\"),\n    };\n    println!(\"{out}\");\n}\n",
+    source.push_str(
+        "        _ => String::from(\"no such tool\"),\n    };\n    println!(\"{out}\");\n}\n\n",
     );
-    std::fs::write(dir.join("src/main.rs"), main)
+    source.push_str(main);
+    std::fs::write(dir.join("src/main.rs"), source)
 }
 
 /// The argument struct of tool `i`: the generated one's name, which rmcp's

@@ -229,13 +229,31 @@ async fn main() {
     settings.requests = requests;
 
     if sections.compile {
-        for (what, [ours, rmcp, plain]) in compile_times(200, settings.compile_runs) {
+        for (what, [ours, rmcp, plain, served]) in compile_times(200, settings.compile_runs) {
             row(&mut table, &what, ours, rmcp, "s", 2);
             floor_row(
                 &mut floors,
                 &format!("{what}: against the plain-handler crate"),
                 ours,
                 plain,
+                "s",
+                2,
+            );
+            floor_row(
+                &mut floors,
+                &format!("{what}: against the plain handlers in an empty rmcp server"),
+                ours,
+                served,
+                "s",
+                2,
+            );
+            // The same floor against rmcp's macros: how far below rmcp any
+            // server on rmcp with these handlers can go.
+            row(
+                &mut table,
+                &format!("{what}, plain handlers in an empty rmcp server"),
+                served,
+                rmcp,
                 "s",
                 2,
             );
