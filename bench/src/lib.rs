@@ -319,6 +319,25 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
     std::fs::write(dir.join("src/main.rs"), main)
 }
 
+/// runtime/Cargo.toml's rmcp and tokio as its feature `server` has them
+/// (what the minimal server compiles: `ask` adds rmcp's request-state), and
+/// the servers' own tokio features: the dependencies of every floor on rmcp.
+const RMCP_FLOOR_DEPENDENCIES: &str = r#"[dependencies]
+rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
+tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
+"#;
+
+/// A handler with nothing in it, and `serve_empty` serving it on stdio until
+/// the client leaves: the serving floors' server.
+const EMPTY_SERVER: &str = "struct Empty;\n\nimpl rmcp::ServerHandler for Empty {}\n\nasync fn serve_empty() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::ServiceExt;\n    let running = Empty.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n\n";
+
+/// A bench crate's manifest: its name and its `[dependencies]` table.
+fn manifest(name: &str, dependencies: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n{dependencies}\n[workspace]\n"
+    )
+}
+
 /// What every server on rmcp compiles before any code of its own: rmcp and
 /// tokio with the features the runtime's `server` feature asks for. With
 /// `serve` false, a `main` that only names one of rmcp's items: the floor of
@@ -335,28 +354,14 @@ pub fn write_rmcp_floor(dir: &Path, serve: bool) -> std::io::Result<()> {
     };
     std::fs::write(
         dir.join("Cargo.toml"),
-        format!(
-            r#"[package]
-name = "{name}"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-# runtime/Cargo.toml's rmcp and tokio as its feature `server` has them (what
-# the minimal server compiles: `ask` adds rmcp's request-state), and the
-# servers' own tokio features.
-[dependencies]
-rmcp = {{ version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }}
-tokio = {{ version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }}
-
-[workspace]
-"#
-        ),
+        manifest(name, RMCP_FLOOR_DEPENDENCIES),
     )?;
     let main = if serve {
-        "struct Empty;\n\nimpl rmcp::ServerHandler for Empty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    use rmcp::ServiceExt;\n    let running = Empty.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n"
+        format!(
+            "{EMPTY_SERVER}#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {{\n    serve_empty().await\n}}\n"
+        )
     } else {
-        "fn main() {\n    println!(\"{:?}\", rmcp::model::ProtocolVersion::LATEST);\n}\n"
+        "fn main() {\n    println!(\"{:?}\", rmcp::model::ProtocolVersion::LATEST);\n}\n".to_owned()
     };
     std::fs::write(dir.join("src/main.rs"), main)
 }
@@ -381,12 +386,16 @@ tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 /// links at least, however it routes and decodes their calls: a floor for
 /// the compile rows that a bare handler crate, linking no MCP at all, is not.
 pub fn write_plain_served(dir: &Path, n: usize) -> std::io::Result<()> {
-    let manifest = r#"[dependencies]
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
-tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
-"#;
-    let main = "struct Empty;\n\nimpl rmcp::ServerHandler for Empty {}\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {\n    if std::env::args().nth(1).is_some() {\n        run_by_name().await;\n        return Ok(());\n    }\n    use rmcp::ServiceExt;\n    let running = Empty.serve(rmcp::transport::stdio()).await?;\n    running.waiting().await?;\n    Ok(())\n}\n";
-    write_plain_crate(dir, &format!("bench-plain-served-{n}"), manifest, n, main)
+    let main = format!(
+        "{EMPTY_SERVER}#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {{\n    if std::env::args().nth(1).is_some() {{\n        run_by_name().await;\n        return Ok(());\n    }}\n    serve_empty().await\n}}\n"
+    );
+    write_plain_crate(
+        dir,
+        &format!("bench-plain-served-{n}"),
+        RMCP_FLOOR_DEPENDENCIES,
+        n,
+        &main,
+    )
 }
 
 /// A crate of `n` plain handlers, `run_by_name` calling the one a line of
@@ -399,12 +408,7 @@ fn write_plain_crate(
     main: &str,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n{dependencies}\n[workspace]\n"
-        ),
-    )?;
+    std::fs::write(dir.join("Cargo.toml"), manifest(name, dependencies))?;
     let mut source = String::new();
     for i in 0..n {
         let (name, args, body) = (tool_name(i), args_type(i), handler_body(i));
