@@ -59,11 +59,18 @@ fn list_tag(tools: &[Tool]) -> String {
     crate::fingerprint::fingerprint(&Value::Array(identities))
 }
 
+/// The place of the tool `name` in `tools`, sorted by name.
+fn place(tools: &[Served], name: &str) -> Option<usize> {
+    tools
+        .binary_search_by(|t| str::cmp(&t.tool.name, name))
+        .ok()
+}
+
 /// The served tools.
 pub(super) struct Catalog {
-    /// Sorted by name.
+    /// Sorted by name, and found by name with a binary search
+    /// ([`Catalog::place`]).
     tools: Vec<Served>,
-    by_name: BTreeMap<String, usize>,
     /// `tool_search` and `execute_tool`, when some tool is discoverable.
     meta: Vec<Tool>,
     /// The server lists discoverable tools too (`ServerBuilder::show_all`).
@@ -144,14 +151,9 @@ impl Catalog {
                 )));
             }
         }
-        let by_name: BTreeMap<String, usize> = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.tool.name.to_string(), i))
-            .collect();
         let mut built = vec![true; tools.len()];
         for name in disabled.unwrap_or_default() {
-            let Some(&index) = by_name.get(name) else {
+            let Some(index) = place(&tools, name) else {
                 return Err(ServerError::build(format!(
                     "`changing_tools` disables `{name}`, which is not a tool of this server"
                 )));
@@ -161,7 +163,6 @@ impl Catalog {
         let groups = group::groups_of(&tools);
         let mut catalog = Catalog {
             tools,
-            by_name,
             meta,
             show_all,
             groups,
@@ -180,7 +181,7 @@ impl Catalog {
     fn tagged(&self, on: Vec<bool>) -> Enabled {
         let mut enabled = Enabled::untagged(on);
         let tags =
-            |scope| [false, true].map(|all| list_tag(&self.list(&enabled, all, |_| true, scope)));
+            |scope| [false, true].map(|all| list_tag(&self.list(&enabled, all, &|_| true, scope)));
         let whole = tags(Scope::Whole);
         let groups = (0..self.groups.len())
             .map(|g| tags(Scope::Group(g)))
@@ -205,7 +206,12 @@ impl Catalog {
 
     /// Whether `name` is one of the catalog's tools, enabled or not.
     pub(super) fn knows(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
+        self.place(name).is_some()
+    }
+
+    /// The place of the tool `name` in `tools`.
+    fn place(&self, name: &str) -> Option<usize> {
+        place(&self.tools, name)
     }
 
     /// Enables and disables tools as `states` (by name; names of no tool
@@ -214,7 +220,7 @@ impl Catalog {
     pub(super) fn apply(&self, states: &BTreeMap<String, bool>) -> bool {
         let mut on = self.built.clone();
         for (name, &enabled) in states {
-            if let Some(&index) = self.by_name.get(name) {
+            if let Some(index) = self.place(name) {
                 on[index] = enabled;
             }
         }
@@ -291,7 +297,7 @@ impl Catalog {
     /// What `name` is in `scope`: a tool, a meta-tool (in discovery mode),
     /// or nothing (a tool of another group among them).
     pub(super) fn find(&self, name: &str, scope: Scope) -> Option<Entry<'_>> {
-        if let Some(&index) = self.by_name.get(name) {
+        if let Some(index) = self.place(name) {
             return self
                 .in_scope(&self.now(), index, scope)
                 .then(|| Entry::Tool(index, &self.tools[index]));
@@ -321,7 +327,7 @@ impl Catalog {
     /// every tool with `show_all`. A tool whose scopes the caller lacks is
     /// not there.
     pub(super) fn listed(&self, show_all: bool, caller: &Caller<'_>, scope: Scope) -> Vec<Tool> {
-        self.list(&self.now(), show_all, |t| caller.permits(&t.scopes), scope)
+        self.list(&self.now(), show_all, &|t| caller.permits(&t.scopes), scope)
     }
 
     /// A `tools/list` answer's tools for `caller` in `scope` (as
@@ -333,7 +339,7 @@ impl Catalog {
         scope: Scope,
     ) -> (Vec<Tool>, String) {
         let enabled = self.now();
-        let tools = self.list(&enabled, show_all, |t| caller.permits(&t.scopes), scope);
+        let tools = self.list(&enabled, show_all, &|t| caller.permits(&t.scopes), scope);
         // The whole list when nothing it would show is hidden from the
         // caller (a discoverable tool is not shown without `show_all`).
         let shows_all = show_all || !self.discovery_in(scope);
@@ -366,11 +372,13 @@ impl Catalog {
     }
 
     /// The tools listed in `scope`, of those `enabled` and `permitted`.
+    /// `permitted` is a `dyn`: one copy of this function and of its sort of
+    /// `Tool`s serves every caller.
     fn list(
         &self,
         enabled: &Enabled,
         show_all: bool,
-        permitted: impl Fn(&Served) -> bool,
+        permitted: &dyn Fn(&Served) -> bool,
         scope: Scope,
     ) -> Vec<Tool> {
         let permitted = self
@@ -394,7 +402,7 @@ impl Catalog {
     /// included).
     #[cfg(feature = "http")]
     pub(super) fn scopes(&self, name: &str, scope: Scope) -> Option<&[String]> {
-        let &index = self.by_name.get(name)?;
+        let index = self.place(name)?;
         self.in_scope(&self.now(), index, scope)
             .then(|| self.tools[index].scopes.as_slice())
     }
