@@ -1,11 +1,12 @@
-//! A server of plain tools built without `tasks`, `ask`, `resources` and
-//! `prompts`, attacked with the requests of those features as a hostile or
+//! A server of plain tools built without `tasks`, `ask`, `subscriptions`,
+//! `resources` and `prompts`, attacked with the requests of those features as a hostile or
 //! confused client sends them: each is refused with an error (or, for what
 //! a plain call may carry, ignored), none hangs or stops the server, and a
 //! flood of them leaves it answering. Runs only without those features.
 #![cfg(not(any(
     feature = "tasks",
     feature = "ask",
+    feature = "subscriptions",
     feature = "resources",
     feature = "prompts"
 )))]
@@ -97,6 +98,8 @@ async fn start() -> Raw {
     for absent in ["resources", "prompts", "completions", "tasks"] {
         assert!(capabilities.get(absent).is_none(), "{absent}: {init}");
     }
+    // Its tools never change: no list to hear of.
+    assert!(capabilities["tools"].get("listChanged").is_none(), "{init}");
     raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
     raw
@@ -112,6 +115,10 @@ async fn the_requests_of_features_left_out_are_refused_and_the_server_goes_on() 
         ("tasks/list", json!({})),
         ("resources/read", json!({"uri": "file:///etc/passwd"})),
         ("resources/subscribe", json!({"uri": "file:///etc/passwd"})),
+        (
+            "subscriptions/listen",
+            json!({"filter": {"toolsListChanged": true, "resourceSubscriptions": ["file:///etc/passwd"]}}),
+        ),
         ("resources/templates/list", json!({})),
         ("prompts/list", json!({})),
         ("prompts/get", json!({"name": "anything"})),

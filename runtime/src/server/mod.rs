@@ -57,6 +57,7 @@ mod completions;
 mod context_ext;
 mod discovery;
 mod error;
+#[cfg(feature = "subscriptions")]
 mod fleet;
 mod generation;
 #[cfg(feature = "http")]
@@ -78,6 +79,7 @@ mod served;
 mod skills;
 pub(crate) mod stdio;
 pub mod store;
+#[cfg(feature = "subscriptions")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod task;
@@ -101,6 +103,7 @@ pub use error::ServerError;
 pub use http::{HttpOptions, HttpServer, shutdown_signal};
 pub use log::{DEFAULT_LOG_FILTER, log_filter};
 pub use mount::Mounted;
+#[cfg(feature = "subscriptions")]
 pub use protocol::ToolChangeError;
 /// The rmcp this crate serves with, for its types in [`crate::Context`]'s
 /// accessors and for mounting tool sets in your own `ServerHandler`.
@@ -155,13 +158,17 @@ struct Inner {
     )]
     stores: Stores,
     /// Who is told of a resource's change, and of the tools' list's.
+    #[cfg(feature = "subscriptions")]
     subscriptions: Arc<subscriptions::Subscriptions>,
     /// Which tools are enabled, as the instances last set them.
+    #[cfg(feature = "subscriptions")]
     tool_states: Arc<dyn store::ToolStateStore>,
     /// One change of the enabled tools at a time: each reads the store's
     /// states and applies them, so none applies an older read over a newer.
+    #[cfg(feature = "subscriptions")]
     applying: tokio::sync::Mutex<()>,
     /// The other instances, told of this one's changes (a change bus).
+    #[cfg(feature = "subscriptions")]
     fleet: Option<fleet::Fleet>,
     /// What rmcp's `Tool` drops from the entries, put back by `compat`.
     list_extras: Arc<compat::ListExtras>,
@@ -178,6 +185,7 @@ pub struct Server {
     /// The level of log messages the session's client asked for.
     log_level: Arc<client_log::SessionLogLevel>,
     /// The session's identity among the subscriptions.
+    #[cfg(feature = "subscriptions")]
     subscriber: u64,
 }
 
@@ -202,6 +210,7 @@ impl Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
             log_level: Arc::default(),
+            #[cfg(feature = "subscriptions")]
             subscriber: subscriptions::next_subscriber(),
         }
     }

@@ -145,6 +145,7 @@ impl<H: ServerHandler + Clone> Serves for Mounted<H> {
 
 /// What the handler accepts of a listen, with what the tools' server
 /// accepts added (its resources, its tools' list).
+#[cfg(feature = "subscriptions")]
 fn with_tools_server(
     handler: Option<SubscriptionFilter>,
     tools: SubscriptionFilter,
@@ -264,6 +265,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         // What the handler takes (its list changes, its resources), and
         // what the tools' server serves (its resources, its tools' list).
         let handler = self.handler.accepted_subscription_filter(requested);
+        #[cfg(feature = "subscriptions")]
         if self.tools.listens() {
             return Some(with_tools_server(
                 handler,
@@ -276,6 +278,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         // The tools' server watches its resources and its tools' list beside
         // the handler's own listen, for as long as that runs.
+        #[cfg(feature = "subscriptions")]
         let _watching = if self.tools.listens() {
             Some(self.tools.watch(&context)?)
         } else {
@@ -529,6 +532,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        #[cfg(feature = "subscriptions")]
         self.tools.watch_tool_list(&context.peer);
         self.handler.on_initialized(context).await;
     }

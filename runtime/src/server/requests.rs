@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+#[cfg(feature = "subscriptions")]
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
@@ -23,6 +24,7 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Referen
 use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
 #[cfg(feature = "resources")]
 use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+#[cfg(feature = "subscriptions")]
 use rmcp::service::SubscriptionContext;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -397,6 +399,7 @@ impl ServerHandler for Server {
         Ok(())
     }
 
+    #[cfg(feature = "subscriptions")]
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -406,6 +409,7 @@ impl ServerHandler for Server {
         self.listens().then(|| self.accepted_filter(requested))
     }
 
+    #[cfg(feature = "subscriptions")]
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         Box::pin(Server::listen(self, context)).await
     }
@@ -482,6 +486,7 @@ impl ServerHandler for Server {
         }
     }
 
+    #[cfg(feature = "subscriptions")]
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-11-25 session hears of the tools' list's changes.
         self.watch_tool_list(&context.peer);

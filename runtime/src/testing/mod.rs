@@ -165,10 +165,21 @@ const MAX_ROUNDS: usize = 16;
 /// documentation](self).
 pub struct Client {
     connection: Connection,
-    /// The session's server (a clone shares its state).
+    /// The session's server (a clone shares its state): how many listen.
+    #[cfg_attr(
+        not(feature = "subscriptions"),
+        expect(dead_code, reason = "only listening asks the server")
+    )]
     server: Server,
     heard: Arc<Heard>,
     /// The 2026-07-28 subscription streams this client listens on.
+    #[cfg_attr(
+        not(feature = "subscriptions"),
+        expect(
+            dead_code,
+            reason = "only resources and the tools' list are listened to"
+        )
+    )]
     listening: Listening,
     served: tokio::task::JoinHandle<Result<(), crate::server::ServerError>>,
     progress_tokens: AtomicI64,
@@ -384,7 +395,8 @@ impl Client {
     /// (this waits until the server counts it), a 2026-07-28 client opens a
     /// `subscriptions/listen` stream with `toolsListChanged`. Each change
     /// arrives as a `notifications/tools/list_changed`
-    /// ([`Client::notified`]).
+    /// ([`Client::notified`]). With the feature `subscriptions`.
+    #[cfg(feature = "subscriptions")]
     pub async fn watch_tool_list(&self) -> Result<(), Error> {
         match self.connection.protocol {
             Protocol::V2025_11_25 => {
@@ -411,6 +423,7 @@ impl Client {
 
     /// A `subscriptions/listen` stream of `filter` (for `what`), its
     /// notifications kept, once the server counts it among `watching`.
+    #[cfg(feature = "subscriptions")]
     async fn listen(
         &self,
         filter: rmcp::model::SubscriptionFilter,

@@ -74,7 +74,11 @@ impl ServerBuilder {
             .max(std::time::Duration::from_secs(1));
         #[cfg(feature = "tasks")]
         let tasks = Arc::new(self.tasks.build(&mut self.tools, lease)?);
-        let catalog = Catalog::new(self.tools, self.show_all, self.changing_tools.as_deref())?;
+        #[cfg(feature = "subscriptions")]
+        let changing = self.changing_tools.as_deref();
+        #[cfg(not(feature = "subscriptions"))]
+        let changing = None;
+        let catalog = Catalog::new(self.tools, self.show_all, changing)?;
         let plain_instructions = self.instructions;
         let instructions = match (&plain_instructions, catalog.discovery()) {
             (Some(i), true) => Some(format!("{i}\n\n{}", discovery::INSTRUCTIONS)),
@@ -87,7 +91,9 @@ impl ServerBuilder {
         super::views::check_views(catalog.served())?;
         // A bus is listened to, and a shared store of tool states read, on
         // the runtime the server is built in.
+        #[cfg(feature = "subscriptions")]
         let reads_states = self.tool_states.is_some() && self.changing_tools.is_some();
+        #[cfg(feature = "subscriptions")]
         if (self.change_bus.is_some() || reads_states)
             && tokio::runtime::Handle::try_current().is_err()
         {
@@ -132,24 +138,32 @@ impl ServerBuilder {
                 events: self.event_store,
             },
             list_extras: Arc::new(self.list_extras),
+            #[cfg(feature = "subscriptions")]
             subscriptions: Default::default(),
+            #[cfg(feature = "subscriptions")]
             tool_states: self
                 .tool_states
                 .unwrap_or_else(|| Arc::new(crate::server::store::InMemoryToolStates::default())),
+            #[cfg(feature = "subscriptions")]
             applying: tokio::sync::Mutex::new(()),
+            #[cfg(feature = "subscriptions")]
             fleet: self.change_bus.map(crate::server::fleet::Fleet::new),
         });
-        if let Some(fleet) = &inner.fleet {
-            // Reads the tools' states again each time it starts listening.
-            let hears: Arc<dyn crate::server::fleet::Hears> = inner.clone();
-            fleet.listen(Arc::downgrade(&hears));
-        }
-        if reads_states {
-            crate::server::protocol::keep_reading_tool_states(Arc::downgrade(&inner));
+        #[cfg(feature = "subscriptions")]
+        {
+            if let Some(fleet) = &inner.fleet {
+                // Reads the tools' states again each time it starts listening.
+                let hears: Arc<dyn crate::server::fleet::Hears> = inner.clone();
+                fleet.listen(Arc::downgrade(&hears));
+            }
+            if reads_states {
+                crate::server::protocol::keep_reading_tool_states(Arc::downgrade(&inner));
+            }
         }
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
+            #[cfg(feature = "subscriptions")]
             subscriber: crate::server::subscriptions::next_subscriber(),
             inner,
         })

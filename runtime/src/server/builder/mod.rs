@@ -72,9 +72,12 @@ pub struct ServerBuilder {
     session_store: Option<Arc<dyn super::store::SessionStore>>,
     #[cfg(feature = "http")]
     event_store: Option<Arc<dyn super::store::EventStore>>,
+    #[cfg(feature = "subscriptions")]
     change_bus: Option<Arc<dyn super::store::ChangeBus>>,
     /// Tools change at run time, these disabled to begin with.
+    #[cfg(feature = "subscriptions")]
     changing_tools: Option<Vec<String>>,
+    #[cfg(feature = "subscriptions")]
     tool_states: Option<Arc<dyn super::store::ToolStateStore>>,
     list_extras: ListExtras,
 }
@@ -225,8 +228,11 @@ impl ServerBuilder {
         {
             self.limit_store = Some(store.clone());
         }
-        self.change_bus = Some(store.clone());
-        self.tool_states = Some(store.clone());
+        #[cfg(feature = "subscriptions")]
+        {
+            self.change_bus = Some(store.clone());
+            self.tool_states = Some(store.clone());
+        }
         self.event_store = Some(store.clone());
         self.session_store = Some(store);
         self
@@ -241,6 +247,7 @@ impl ServerBuilder {
     /// sets it too. Without one, changes reach this instance's clients
     /// only. The server listens from [`build`](Self::build) on, which must
     /// then run inside a Tokio runtime.
+    #[cfg(feature = "subscriptions")]
     pub fn change_bus(mut self, bus: Arc<dyn super::store::ChangeBus>) -> Self {
         self.change_bus = Some(bus);
         self
@@ -258,6 +265,7 @@ impl ServerBuilder {
     /// server. Behind a balancer, [`store`](Self::store) (or
     /// [`tool_state_store`](Self::tool_state_store) with a
     /// [`change_bus`](Self::change_bus)) makes a change the fleet's.
+    #[cfg(feature = "subscriptions")]
     pub fn changing_tools<I, S>(mut self, disabled: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -274,6 +282,7 @@ impl ServerBuilder {
     /// [`change_bus`](Self::change_bus) says it changed. Without one, each
     /// instance keeps its own. A tool the store names is enabled or not as
     /// the store says, whatever `changing_tools` disables.
+    #[cfg(feature = "subscriptions")]
     pub fn tool_state_store(mut self, store: impl super::store::ToolStateStore) -> Self {
         self.tool_states = Some(Arc::new(store));
         self

@@ -10,7 +10,9 @@ pub(super) use super::scope::Scope;
 use enabled::Enabled;
 pub(super) use group::Group;
 
-use std::collections::{BTreeMap, BTreeSet};
+#[cfg(feature = "subscriptions")]
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
@@ -205,6 +207,7 @@ impl Catalog {
     }
 
     /// Whether `name` is one of the catalog's tools, enabled or not.
+    #[cfg(feature = "subscriptions")]
     pub(super) fn knows(&self, name: &str) -> bool {
         self.place(name).is_some()
     }
@@ -217,6 +220,7 @@ impl Catalog {
     /// Enables and disables tools as `states` (by name; names of no tool
     /// ignored) says, the others as the server was built; whether that
     /// changed which tools are enabled.
+    #[cfg(feature = "subscriptions")]
     pub(super) fn apply(&self, states: &BTreeMap<String, bool>) -> bool {
         let mut on = self.built.clone();
         for (name, &enabled) in states {

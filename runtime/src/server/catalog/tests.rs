@@ -203,6 +203,7 @@ fn a_group_sees_its_tools_only() {
 /// catalog or its group; each change retags the lists as their tools, and
 /// states naming no tool change nothing.
 #[test]
+#[cfg(feature = "subscriptions")]
 fn a_disabled_tool_is_nowhere_and_the_tags_follow() {
     let mut builder = Server::builder();
     for (name, text) in [

@@ -8,11 +8,13 @@ mod lists;
 #[cfg(feature = "prompts")]
 mod prompts;
 mod skills;
+#[cfg(feature = "subscriptions")]
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(feature = "tasks")]
 mod tasks_2025;
+#[cfg(feature = "subscriptions")]
 mod tool_changes;
 
 #[cfg(feature = "tasks")]
@@ -20,5 +22,7 @@ pub(super) use tasks::Dispatch;
 #[cfg(feature = "tasks")]
 pub(super) use tasks_2025::serve as serve_2025_task_request;
 
+#[cfg(feature = "subscriptions")]
 pub use tool_changes::ToolChangeError;
+#[cfg(feature = "subscriptions")]
 pub(super) use tool_changes::keep_reading as keep_reading_tool_states;

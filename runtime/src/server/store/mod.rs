@@ -9,11 +9,12 @@
 //!   picked up by another instance;
 //! - [`LimitStore`]: `[limits]`' rates and slots of concurrency, so that a
 //!   limit is the fleet's;
-//! - [`ChangeBus`]: the changes instances tell each other, so that a
-//!   resource's subscriber hears of a change made through any instance, and
-//!   every client of a tool enabled or disabled on one;
-//! - [`ToolStateStore`]: which tools are enabled, so that every instance
-//!   lists the same;
+//! - [`ChangeBus`] (feature `subscriptions`): the changes instances tell
+//!   each other, so that a resource's subscriber hears of a change made
+//!   through any instance, and every client of a tool enabled or disabled
+//!   on one;
+//! - [`ToolStateStore`] (feature `subscriptions`): which tools are enabled,
+//!   so that every instance lists the same;
 //! - [`EventStore`] (rmcp's): the events of 2025-11-25 SSE streams, so that
 //!   a stream broken on one instance is resumed on any other.
 //!
@@ -23,6 +24,7 @@
 //! last events of its own streams). The `toolmetadata-store` crate
 //! implements them all on Redis and on PostgreSQL.
 
+#[cfg(feature = "subscriptions")]
 mod bus;
 mod error;
 #[cfg(feature = "http")]
@@ -37,8 +39,10 @@ mod replay;
 mod shared;
 #[cfg(feature = "tasks")]
 mod tasks;
+#[cfg(feature = "subscriptions")]
 mod tool_states;
 
+#[cfg(feature = "subscriptions")]
 pub use bus::{Change, ChangeBus, InMemoryBus, LISTEN_BACKLOG, MAX_MESSAGE_BYTES, Published};
 pub use error::StoreError;
 #[cfg(any(feature = "ask", feature = "limits"))]
@@ -63,4 +67,5 @@ pub use rmcp::transport::streamable_http_server::session::store::{
 pub use shared::SharedStore;
 #[cfg(feature = "tasks")]
 pub use tasks::{InMemoryTaskStore, TaskChange, TaskRecord, TaskState, TaskStore};
+#[cfg(feature = "subscriptions")]
 pub use tool_states::{InMemoryToolStates, MAX_TOOL_STATES, TOO_MANY_TOOL_STATES, ToolStateStore};

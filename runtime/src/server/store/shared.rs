@@ -1,7 +1,7 @@
 //! [`SharedStore`]: one store for every kind of state this build of the
 //! server keeps, whatever its features.
 
-use super::{ChangeBus, EventStore, SessionStore, ToolStateStore};
+use super::{EventStore, SessionStore};
 
 /// A store that backs every kind of state the server keeps (what
 /// `toolmetadata-store`'s stores are), for
@@ -10,14 +10,15 @@ use super::{ChangeBus, EventStore, SessionStore, ToolStateStore};
 /// ([`ReplayStore`](super::ReplayStore), feature `ask`), tasks
 /// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
 /// ([`LimitStore`](super::LimitStore), feature `limits`), the changes
-/// instances tell each other ([`ChangeBus`](super::ChangeBus)), which tools
-/// are enabled ([`ToolStateStore`](super::ToolStateStore)), and the events
+/// instances tell each other ([`ChangeBus`](super::ChangeBus)) and which
+/// tools are enabled ([`ToolStateStore`](super::ToolStateStore)), both with
+/// the feature `subscriptions`, and the events
 /// of 2025-11-25 streams ([`EventStore`](super::EventStore)).
 pub trait SharedStore:
     SessionStore
     + EventStore
-    + ChangeBus
-    + ToolStateStore
+    + kinds::Bus
+    + kinds::ToolStates
     + kinds::Replay
     + kinds::Tasks
     + kinds::Limits
@@ -27,8 +28,8 @@ pub trait SharedStore:
 impl<
     T: SessionStore
         + EventStore
-        + ChangeBus
-        + ToolStateStore
+        + kinds::Bus
+        + kinds::ToolStates
         + kinds::Replay
         + kinds::Tasks
         + kinds::Limits,
@@ -58,6 +59,8 @@ mod kinds {
     }
 
     kind!(Replay, ReplayStore, "ask");
+    kind!(Bus, ChangeBus, "subscriptions");
+    kind!(ToolStates, ToolStateStore, "subscriptions");
     kind!(Tasks, TaskStore, "tasks");
     kind!(Limits, LimitStore, "limits");
 }
