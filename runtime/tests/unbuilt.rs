@@ -62,7 +62,8 @@ impl Raw {
     }
 }
 
-async fn start() -> Raw {
+/// A raw peer of a server of one plain tool, nothing said yet.
+fn connect() -> Raw {
     let tool = ToolMetadata {
         name: "echo".into(),
         description: "Says what it is given".into(),
@@ -79,11 +80,16 @@ async fn start() -> Raw {
         }
     });
     let (read, write) = tokio::io::split(ours);
-    let mut raw = Raw {
+    Raw {
         write,
         lines: BufReader::new(read).lines(),
         early: Default::default(),
-    };
+    }
+}
+
+/// [`connect`], and a 2025-11-25 session opened.
+async fn start() -> Raw {
+    let mut raw = connect();
     let init = raw
         .request(
             0,
@@ -115,10 +121,6 @@ async fn the_requests_of_features_left_out_are_refused_and_the_server_goes_on() 
         ("tasks/list", json!({})),
         ("resources/read", json!({"uri": "file:///etc/passwd"})),
         ("resources/subscribe", json!({"uri": "file:///etc/passwd"})),
-        (
-            "subscriptions/listen",
-            json!({"filter": {"toolsListChanged": true, "resourceSubscriptions": ["file:///etc/passwd"]}}),
-        ),
         ("resources/templates/list", json!({})),
         ("prompts/list", json!({})),
         ("prompts/get", json!({"name": "anything"})),
@@ -154,4 +156,29 @@ async fn the_requests_of_features_left_out_are_refused_and_the_server_goes_on() 
     }
     let pong = raw.request(500, "ping", json!({})).await;
     assert!(pong.get("result").is_some(), "{pong}");
+}
+
+/// A 2026-07-28 client's `subscriptions/listen` (no session: the protocol
+/// version in the request's `_meta`), for the tools' list and a resource:
+/// refused as a method this server does not serve, at once, and the server
+/// goes on.
+#[tokio::test]
+async fn a_listen_stream_is_refused_by_a_server_with_nothing_to_tell() {
+    let mut raw = connect();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "hostile", "version": "0"}
+    });
+    let answer = raw
+        .request(
+            1,
+            "subscriptions/listen",
+            json!({"_meta": meta, "notifications": {
+                "toolsListChanged": true, "resourceSubscriptions": ["file:///etc/passwd"]}}),
+        )
+        .await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    let listed = raw.request(2, "tools/list", json!({"_meta": meta})).await;
+    assert_eq!(listed["result"]["tools"][0]["name"], "echo", "{listed}");
 }

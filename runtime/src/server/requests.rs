@@ -486,10 +486,13 @@ impl ServerHandler for Server {
         }
     }
 
-    #[cfg(feature = "subscriptions")]
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // A 2025-11-25 session hears of the tools' list's changes.
+        // A 2025-11-25 session hears of the tools' list's changes. (Kept
+        // without the feature too: rmcp's own would log each session.)
+        #[cfg(feature = "subscriptions")]
         self.watch_tool_list(&context.peer);
+        #[cfg(not(feature = "subscriptions"))]
+        let _ = context;
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

@@ -240,7 +240,7 @@ impl ServerBuilder {
 
     /// Where this instance and the others serving with it tell each other
     /// of changes: a resource's change reported on one instance
-    /// ([`Server::resource_updated`](crate::server::Server::resource_updated))
+    /// (`Server::resource_updated`, feature `resources`)
     /// reaches its subscribers on every instance, and a tool enabled or
     /// disabled on one ([`Server::enable_tool`](crate::server::Server::enable_tool))
     /// is listed or not by all, whose clients are told. [`store`](Self::store)

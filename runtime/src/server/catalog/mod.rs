@@ -487,3 +487,47 @@ impl Catalog {
 // The tools are read from TOML, which takes the loader.
 #[cfg(all(test, feature = "load"))]
 mod tests;
+
+#[cfg(test)]
+mod place_tests {
+    use super::Scope;
+    use crate::ToolMetadata;
+    use crate::server::Server;
+
+    /// A tool is found by its name, whatever its characters, and a name
+    /// between two tools', before the first or after the last is none.
+    #[test]
+    fn each_tool_is_found_by_its_name_and_no_other_name_is() {
+        let names = [
+            "zeta",
+            "Zeta",
+            "_under",
+            "a-b",
+            "a_b",
+            "alpha",
+            "beta",
+            "z9",
+            "\u{e9}t\u{e9}",
+            "\u{fc}n\u{ef}",
+        ];
+        let mut builder = Server::builder();
+        for name in names {
+            let metadata = ToolMetadata {
+                name: name.into(),
+                description: "A tool".into(),
+                ..ToolMetadata::default()
+            };
+            builder = builder.tool(metadata, |_, _| async { Ok("") });
+        }
+        let server = builder.build().expect("server");
+        let catalog = &server.inner.catalog;
+        for name in names {
+            assert!(catalog.find(name, Scope::Whole).is_some(), "{name}");
+        }
+        for absent in [
+            "", "A", "Zet", "a", "a-c", "alphb", "zz", "\u{ff}", "\u{e9}",
+        ] {
+            assert!(catalog.find(absent, Scope::Whole).is_none(), "{absent}");
+        }
+    }
+}
