@@ -70,8 +70,7 @@ fn place(tools: &[Served], name: &str) -> Option<usize> {
 
 /// The served tools.
 pub(super) struct Catalog {
-    /// Sorted by name, and found by name with a binary search
-    /// ([`Catalog::place`]).
+    /// Sorted by name, and found by name with a binary search ([`place`]).
     tools: Vec<Served>,
     /// `tool_search` and `execute_tool`, when some tool is discoverable.
     meta: Vec<Tool>,
@@ -209,12 +208,7 @@ impl Catalog {
     /// Whether `name` is one of the catalog's tools, enabled or not.
     #[cfg(feature = "subscriptions")]
     pub(super) fn knows(&self, name: &str) -> bool {
-        self.place(name).is_some()
-    }
-
-    /// The place of the tool `name` in `tools`.
-    fn place(&self, name: &str) -> Option<usize> {
-        place(&self.tools, name)
+        place(&self.tools, name).is_some()
     }
 
     /// Enables and disables tools as `states` (by name; names of no tool
@@ -224,7 +218,7 @@ impl Catalog {
     pub(super) fn apply(&self, states: &BTreeMap<String, bool>) -> bool {
         let mut on = self.built.clone();
         for (name, &enabled) in states {
-            if let Some(index) = self.place(name) {
+            if let Some(index) = place(&self.tools, name) {
                 on[index] = enabled;
             }
         }
@@ -301,7 +295,7 @@ impl Catalog {
     /// What `name` is in `scope`: a tool, a meta-tool (in discovery mode),
     /// or nothing (a tool of another group among them).
     pub(super) fn find(&self, name: &str, scope: Scope) -> Option<Entry<'_>> {
-        if let Some(index) = self.place(name) {
+        if let Some(index) = place(&self.tools, name) {
             return self
                 .in_scope(&self.now(), index, scope)
                 .then(|| Entry::Tool(index, &self.tools[index]));
@@ -406,7 +400,7 @@ impl Catalog {
     /// included).
     #[cfg(feature = "http")]
     pub(super) fn scopes(&self, name: &str, scope: Scope) -> Option<&[String]> {
-        let index = self.place(name)?;
+        let index = place(&self.tools, name)?;
         self.in_scope(&self.now(), index, scope)
             .then(|| self.tools[index].scopes.as_slice())
     }
