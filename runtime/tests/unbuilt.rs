@@ -182,3 +182,55 @@ async fn a_listen_stream_is_refused_by_a_server_with_nothing_to_tell() {
     let listed = raw.request(2, "tools/list", json!({"_meta": meta})).await;
     assert_eq!(listed["result"]["tools"][0]["name"], "echo", "{listed}");
 }
+
+/// The same refusal under a flood, written before any answer is read: 200
+/// listens each naming 1,000 URIs, then calls of tools by names no tool
+/// has (empty, 100 KB long, a NUL, one past the last tool's), each answered
+/// with an error, and the one tool still called.
+#[tokio::test]
+async fn a_flood_of_listens_and_unknown_names_is_answered_one_by_one() {
+    let mut raw = connect();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "hostile", "version": "0"}
+    });
+    let uris: Vec<String> = (0..1_000).map(|i| format!("file:///{i}")).collect();
+    for id in 1..=200u64 {
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"toolsListChanged": true,
+                "resourceSubscriptions": uris}}}),
+        )
+        .await;
+    }
+    for id in 1..=200u64 {
+        assert_eq!(raw.answer(id).await["error"]["code"], -32601);
+    }
+    let names = [
+        String::new(),
+        "e".repeat(100_000),
+        "ec\0ho".into(),
+        "echp".into(),
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let id = 300 + i as u64;
+        let answer = raw
+            .request(
+                id,
+                "tools/call",
+                json!({"_meta": meta, "name": name, "arguments": {}}),
+            )
+            .await;
+        let refused = answer.get("error").is_some() || answer["result"]["isError"] == true;
+        assert!(refused, "{}: {answer}", name.len());
+    }
+    let answer = raw
+        .request(
+            400,
+            "tools/call",
+            json!({"_meta": meta, "name": "echo", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(answer["result"]["content"][0]["text"], "plain", "{answer}");
+}
