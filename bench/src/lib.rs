@@ -116,8 +116,9 @@ pub fn write_ours_on(
     write_metadata(dir, n)?;
     std::fs::create_dir_all(dir.join("src"))?;
     let features = match transport {
-        Transport::Stdio => r#"["server"]"#,
-        Transport::Http => r#"["server", "http"]"#,
+        // Today's clients open sessions (2025-11-25), as the bench's do.
+        Transport::Stdio => r#"["server", "sessions"]"#,
+        Transport::Http => r#"["server", "sessions", "http"]"#,
     };
     std::fs::write(
         dir.join("Cargo.toml"),
@@ -177,8 +178,8 @@ pub fn write_ours_full_featured(dir: &Path, n: usize, paths: &Paths) -> std::io:
             &format!("name = \"bench-ours-full-{n}\""),
         )
         .replace(
-            r#"features = ["server"]"#,
-            r#"features = ["server", "limits", "tasks", "ask", "resources", "prompts"]"#,
+            r#"features = ["server", "sessions"]"#,
+            r#"features = ["server", "sessions", "limits", "tasks", "ask", "resources", "prompts"]"#,
         )
         .replace(", default-features = false }", " }");
     std::fs::write(&manifest, text)
@@ -204,7 +205,10 @@ pub fn write_ours_with_policy(dir: &Path, n: usize, paths: &Paths) -> std::io::R
             &format!("name = \"bench-ours-{n}\""),
             &format!("name = \"bench-ours-policy-{n}\""),
         )
-        .replace(r#"features = ["server"]"#, r#"features = ["server", "limits", "otlp"]"#)
+        .replace(
+            r#"features = ["server", "sessions"]"#,
+            r#"features = ["server", "sessions", "limits", "otlp"]"#,
+        )
         .replace(
             "[build-dependencies]",
             "tracing = \"0.1\"\ntracing-subscriber = { version = \"0.3\", default-features = false, features = [\"registry\", \"std\"] }\n\n[build-dependencies]",

@@ -107,11 +107,7 @@ fn http_seen(context: &RequestContext<RoleServer>) -> (Option<String>, Option<St
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return (None, None);
     };
-    let session = parts
-        .headers
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .map(super::http::session_digest);
+    let session = super::http::session_named(&parts.headers);
     let principal = parts
         .extensions
         .get::<super::auth::Principal>()

@@ -183,7 +183,7 @@ impl toolmetadata_core::seam::Link for CallLink {
         let _ = self.lacking.set(capability);
     }
 
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", feature = "sessions"))]
     fn close_stream(&self, retry: std::time::Duration) -> BoxFuture<'_, bool> {
         Box::pin(async move {
             // Only a session's tools/call over HTTP is answered on a stream
@@ -199,9 +199,10 @@ impl toolmetadata_core::seam::Link for CallLink {
         })
     }
 
-    #[cfg(not(feature = "http"))]
+    #[cfg(not(all(feature = "http", feature = "sessions")))]
     fn close_stream(&self, _retry: std::time::Duration) -> BoxFuture<'_, bool> {
-        // stdio answers on no stream of the call's own.
+        // stdio answers on no stream of the call's own, nor does a
+        // stateless request over HTTP.
         Box::pin(std::future::ready(false))
     }
 

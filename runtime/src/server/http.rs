@@ -5,7 +5,7 @@
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
-//! closed: `sessions`), connections and the time to send headers (`serve`),
+//! closed: `sessions`, feature `sessions`), connections and the time to send headers (`serve`),
 //! the time, size and parsing cost of a body (`body`), and what one client
 //! may hold of each (`clients`).
 
@@ -19,16 +19,18 @@ mod group_path;
 mod kept_events;
 mod options;
 mod origins;
+#[cfg(feature = "sessions")]
 mod owned_store;
+#[cfg(feature = "sessions")]
 pub(super) mod polling;
 mod proxies;
 mod serve;
+#[cfg(feature = "sessions")]
 mod sessions;
 
 pub(super) use clients::ClientKey;
 pub use options::HttpOptions;
 use options::Verifier;
-pub(super) use sessions::digest as session_digest;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -46,6 +48,21 @@ use super::auth::Gate;
 use super::compat::{self, Compat};
 use super::{Server, ServerError, Serves};
 use toolmetadata_core::BoxFuture;
+
+/// What logs and spans say of the session a request names: its digest (see
+/// `sessions::digest`), never the id; nothing without sessions.
+pub(super) fn session_named(headers: &HeaderMap) -> Option<String> {
+    #[cfg(feature = "sessions")]
+    return headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(sessions::digest);
+    #[cfg(not(feature = "sessions"))]
+    {
+        let _ = headers;
+        None
+    }
+}
 
 /// A server bound to its address, not yet serving.
 pub struct HttpServer {
@@ -156,6 +173,7 @@ struct Guard {
     body_read_timeout: Duration,
     /// For the time limits of a request's headers and body, of seconds.
     timer: coarse_timer::CoarseTimer,
+    #[cfg(feature = "sessions")]
     sessions: Arc<sessions::CappedSessions>,
     streams: clients::Slots,
     card: Option<card::ServerCard>,
@@ -242,28 +260,52 @@ pub(super) async fn bind<S: Serves>(
         .disable_allowed_hosts()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(cancel.clone());
-    // A 2025-11-25 session recorded here is picked up by another instance
-    // when the one that opened it is gone (rmcp replays its `initialize`).
-    // Each under its owner's key: another principal with the id finds none.
-    config.session_store = server.tools().inner.stores.sessions.clone().map(|store| {
-        Arc::new(owned_store::OwnedSessionStore::new(store))
-            as Arc<dyn rmcp::transport::streamable_http_server::session::store::SessionStore>
-    });
     let compat = server.tools().compat();
-    let sessions = Arc::new(
-        sessions::CappedSessions::new(
-            options.max_sessions,
-            options.max_sessions_per_client,
-            options.session_idle_timeout,
-            compat.clone(),
-        )
-        .with_store(config.session_store.clone())
-        .with_events(server.tools().inner.stores.events.clone()),
-    );
-    sessions.spawn_reaper(cancel.clone());
+    #[cfg(feature = "sessions")]
+    let sessions = {
+        // A 2025-11-25 session recorded here is picked up by another instance
+        // when the one that opened it is gone (rmcp replays its `initialize`).
+        // Each under its owner's key: another principal with the id finds none.
+        config.session_store = server.tools().inner.stores.sessions.clone().map(|store| {
+            Arc::new(owned_store::OwnedSessionStore::new(store))
+                as Arc<dyn rmcp::transport::streamable_http_server::session::store::SessionStore>
+        });
+        let sessions = Arc::new(
+            sessions::CappedSessions::new(
+                options.max_sessions,
+                options.max_sessions_per_client,
+                options.session_idle_timeout,
+                compat.clone(),
+            )
+            .with_store(config.session_store.clone())
+            .with_events(server.tools().inner.stores.events.clone()),
+        );
+        sessions.spawn_reaper(cancel.clone());
+        sessions
+    };
+    // Without sessions every request is served alone, as 2026-07-28 says;
+    // one without its version in `_meta` is refused (an `initialize` too,
+    // by negotiation: no version this server offers has one). rmcp's
+    // manager only keeps the streams' events for a resumption.
+    #[cfg(not(feature = "sessions"))]
+    let sessions = {
+        config.legacy_session_mode = false;
+        config.stateless_protocol_metadata_required = true;
+        let manager =
+            rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default();
+        Arc::new(match server.tools().inner.stores.events.clone() {
+            Some(events) => {
+                manager.with_event_store(Arc::new(kept_events::KeptEvents::new(events)))
+            }
+            None => manager,
+        })
+    };
     let groups_of = server.tools().clone();
+    #[cfg(feature = "sessions")]
     let mcp =
         StreamableHttpService::new(move || Ok(server.for_session()), sessions.clone(), config);
+    #[cfg(not(feature = "sessions"))]
+    let mcp = StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
         .map(str::to_owned)
         .to_vec();
@@ -279,6 +321,7 @@ pub(super) async fn bind<S: Serves>(
         timer: coarse_timer::CoarseTimer::within(
             options.header_read_timeout.min(options.body_read_timeout),
         ),
+        #[cfg(feature = "sessions")]
         sessions,
         streams: clients::Slots::new(options.max_streams, options.max_streams_per_client),
         card,
@@ -367,16 +410,9 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     );
     let mut request = request;
     request.extensions_mut().insert(scope);
-    // A session belongs to the client that opened it: to any other, even
-    // with a valid token and the id, it is unknown (404, as rmcp answers an
-    // unknown one), for every method, `DELETE` included.
-    if let Some(id) = request
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        && guard.sessions.foreign(id, &client)
-    {
-        return session_not_found();
+    #[cfg(feature = "sessions")]
+    if let Some(refused) = sessions::routes::foreign(&guard.sessions, request.headers(), &client) {
+        return refused;
     }
     if request.method() == axum::http::Method::GET {
         // A standalone stream holds its connection for as long as it is
@@ -398,25 +434,17 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
             .await;
         return holding_while_open(response, slot);
     }
+    #[cfg(feature = "sessions")]
     if request.method() == axum::http::Method::DELETE {
-        if let Some(id) = request
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
+        if let Some(refused) =
+            sessions::routes::closing(&guard.sessions, request.headers(), &client).await
         {
-            // rmcp answers a DELETE of any id with success; a session this
-            // client cannot reach is unknown, as for every other method.
-            if !guard.sessions.known(id, &client).await {
-                return session_not_found();
-            }
-            // Closed here by rmcp, and marked closed for the instances that
-            // restored it.
-            guard.sessions.closing(id, &client).await;
+            return refused;
         }
         let response = client
             .scope(next.run(with_principal(request, principal)))
             .await;
-        return session_closed(response);
+        return sessions::routes::closed(response);
     }
     if request.method() != axum::http::Method::POST {
         return client
@@ -446,7 +474,10 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     if let Some(tasks) = compat::task_params(&messages) {
         request.extensions_mut().insert(tasks);
     }
-    if let Some(refused) = session_refused(&guard, &client, request.headers(), &messages) {
+    #[cfg(feature = "sessions")]
+    if let Some(refused) =
+        sessions::routes::no_room(&guard.sessions, &client, request.headers(), &messages)
+    {
         return refused;
     }
     let patch = compat::http::patches_answer(&guard.compat, request.headers(), &messages);
@@ -461,60 +492,6 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
         Some(if_none_match) => etag::tagged(response, if_none_match).await,
         None => response,
     }
-}
-
-/// 503 for an `initialize` that would open a session where there is no room
-/// for one (see `sessions`). Nothing is closed here: rmcp may still
-/// refuse the request, and room is made only for a session really opened.
-fn session_refused(
-    guard: &Guard,
-    client: &ClientKey,
-    headers: &HeaderMap,
-    messages: &[super::peek::Peek],
-) -> Option<Response> {
-    let initialize = messages
-        .iter()
-        .find(|m| m.method.as_deref() == Some("initialize"))?;
-    if headers.contains_key("mcp-session-id") || guard.sessions.has_room(client) {
-        return None;
-    }
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": initialize.id,
-        "error": {"code": -32000, "message": sessions::FULL},
-    });
-    Some(
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [
-                (header::CONTENT_TYPE, "application/json"),
-                (header::RETRY_AFTER, "5"),
-            ],
-            body.to_string(),
-        )
-            .into_response(),
-    )
-}
-
-/// What rmcp answers for a session it does not know, for one this client
-/// may not reach.
-fn session_not_found() -> Response {
-    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
-}
-
-/// A session closed by `DELETE` is answered `204 No Content`, where rmcp
-/// answers `202 Accepted`: the session is gone when the answer leaves, and
-/// the Python SDK logs "Session termination failed" for any status but 200
-/// and 204 (the TypeScript SDK takes any 2xx).
-fn session_closed(response: Response) -> Response {
-    if response.status() != StatusCode::ACCEPTED {
-        return response;
-    }
-    let (mut parts, _) = response.into_parts();
-    parts.status = StatusCode::NO_CONTENT;
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts.headers.remove(header::CONTENT_TYPE);
-    Response::from_parts(parts, Body::empty())
 }
 
 /// `response`, holding `slot` for as long as its body streams when it is an

@@ -33,8 +33,10 @@
 //! `protocol`, `call` (one call: decoding, panics, cancellation, progress),
 //! `discovery` (the two meta-tools), and `requests`, the one `ServerHandler`
 //! of `Server`, which `mount` serves beside a handler of yours. The
-//! transports: `stdio`, and `http` (its sessions, SSE polling, and `peek`,
-//! its one look at a body); `compat` fills what rmcp 3.11 cannot say (each
+//! transports: `stdio`, and `http` (its sessions and SSE polling, feature
+//! `sessions`, and `peek`, its one look at a body); `generation` tells a
+//! session's request (2025-11-25, feature `sessions`) from a stateless one
+//! (2026-07-28); `compat` fills what rmcp 3.11 cannot say (each
 //! gap named with its removal condition). `builder` assembles it all; `auth`
 //! checks HTTP bearer tokens.
 
@@ -121,7 +123,8 @@ struct Stores {
     /// Where `[limits]` are counted; `None`: on each instance.
     #[cfg(feature = "limits")]
     limits: Option<policy::limits::SharedLimits>,
-    #[cfg(feature = "http")]
+    /// Where 2025-11-25 HTTP sessions are recorded; `None`: on each instance.
+    #[cfg(all(feature = "http", feature = "sessions"))]
     sessions: Option<Arc<dyn store::SessionStore>>,
     /// Where 2025-11-25 streams' events are kept; `None`: on each instance.
     #[cfg(feature = "http")]

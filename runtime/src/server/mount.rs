@@ -204,7 +204,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.handler.supported_protocol_versions()
+        super::generation::supported_versions(self.handler.supported_protocol_versions())
     }
 
     // The handler's own requests, with the tools' capabilities added to what
@@ -215,6 +215,12 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        if !cfg!(feature = "sessions") {
+            return Err(super::generation::initialize_refused(
+                &request.protocol_version,
+                &self.supported_protocol_versions(),
+            ));
+        }
         let mut result = self.handler.initialize(request, context).await?;
         self.add_tools(&mut result.capabilities, &mut result.instructions);
         Ok(result)
@@ -224,6 +230,12 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         &self,
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
+        if !cfg!(feature = "sessions") {
+            return Err(super::generation::initialize_refused(
+                &request.protocol_version,
+                &self.supported_protocol_versions(),
+            ));
+        }
         let mut result = self.handler.negotiate_initialize(request)?;
         self.add_tools(&mut result.capabilities, &mut result.instructions);
         Ok(result)
@@ -411,7 +423,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        #[cfg(feature = "tasks")]
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
         if self.tools_run_tasks() && super::compat::is_2025_task_request(&request.method) {
             return self.tools.on_custom_request(request, context).await;
         }

@@ -92,6 +92,12 @@ impl ServerHandler for Server {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
+        if !cfg!(feature = "sessions") {
+            return Err(super::generation::initialize_refused(
+                &request.protocol_version,
+                &self.supported_protocol_versions(),
+            ));
+        }
         context.peer.set_peer_info(request.clone());
         let mut result = self.negotiate_initialize(&request)?;
         result.instructions = self.instructions_for(self.scope(&context));
@@ -473,9 +479,9 @@ impl ServerHandler for Server {
             operation.finish_with(&outcome);
             return outcome.map(CustomResult);
         }
-        #[cfg(feature = "tasks")]
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
         return self.serve_custom_task(request, context).await;
-        #[cfg(not(feature = "tasks"))]
+        #[cfg(not(all(feature = "tasks", feature = "sessions")))]
         {
             let _ = context;
             Err(ErrorData::new(
@@ -495,20 +501,23 @@ impl ServerHandler for Server {
         let _ = context;
     }
 
+    #[cfg(feature = "sessions")]
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         // This server value is the session's own (see `Server::for_session`).
         self.roots.changed();
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
-        Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+        super::generation::supported_versions(Cow::Borrowed(
+            rmcp::model::ProtocolVersion::KNOWN_VERSIONS,
+        ))
     }
 }
 
 impl Server {
     /// A 2025-11-25 task request (see `compat`), in its span and access
     /// line under the name it was sent as.
-    #[cfg(feature = "tasks")]
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     async fn serve_custom_task(
         &self,
         request: CustomRequest,

@@ -13,21 +13,49 @@
 //! do not declare the `roots` capability.
 
 use std::sync::Arc;
+#[cfg(feature = "sessions")]
 use std::sync::atomic::{AtomicU64, Ordering};
 
+#[cfg(feature = "sessions")]
 use rmcp::model::{ClientResult, ServerRequest};
-use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
+#[cfg(feature = "sessions")]
+use rmcp::service::PeerRequestOptions;
+use rmcp::service::{RequestContext, RoleServer};
 
+#[cfg(feature = "sessions")]
 use super::generation::Generation;
-use crate::roots::{
-    ClientRoot, ClientRoots, MAX_ROOT_URI_BYTES, MAX_ROOTS, ROOTS_TIMEOUT, RootsError,
-};
+#[cfg(feature = "sessions")]
+use crate::roots::ROOTS_TIMEOUT;
+#[cfg(any(feature = "sessions", feature = "ask"))]
+use crate::roots::{ClientRoot, MAX_ROOT_URI_BYTES, MAX_ROOTS};
+use crate::roots::{ClientRoots, RootsError};
 
 /// What one `roots/list` gave.
+#[cfg(feature = "sessions")]
 type Answer = Result<Arc<ClientRoots>, RootsError>;
+
+/// Without the feature `sessions` there is no session to keep roots for:
+/// a 2026-07-28 call asks them (`asker`), and this holds nothing.
+#[cfg(not(feature = "sessions"))]
+#[derive(Default)]
+pub(crate) struct SessionRoots;
+
+#[cfg(not(feature = "sessions"))]
+impl SessionRoots {
+    /// No session's roots: only a session's request gets here, and there is
+    /// none in this build.
+    pub(crate) async fn get(
+        &self,
+        request: &RequestContext<RoleServer>,
+    ) -> Result<Arc<ClientRoots>, RootsError> {
+        let _ = request;
+        Err(RootsError::Unsupported)
+    }
+}
 
 /// The roots of one session: the last list fetched, and a generation that
 /// `notifications/roots/list_changed` moves on, which makes that list stale.
+#[cfg(feature = "sessions")]
 #[derive(Default)]
 pub(crate) struct SessionRoots {
     generation: AtomicU64,
@@ -38,6 +66,7 @@ pub(crate) struct SessionRoots {
     cached: tokio::sync::Mutex<Option<(u64, Answer)>>,
 }
 
+#[cfg(feature = "sessions")]
 impl SessionRoots {
     /// The client's roots for the call `request`: the session's list while it
     /// is current, else a new `roots/list`.
@@ -80,6 +109,7 @@ impl SessionRoots {
 }
 
 /// Asks the client for its roots, with a timeout, and checks the bounds.
+#[cfg(feature = "sessions")]
 #[expect(
     deprecated,
     reason = "roots are deprecated by SEP-2577, still served on 2025-11-25"
@@ -123,6 +153,7 @@ pub(crate) fn from_result(result: &serde_json::Value) -> Result<Vec<ClientRoot>,
 }
 
 /// The roots of `list`, within the bounds.
+#[cfg(any(feature = "sessions", feature = "ask"))]
 #[expect(
     deprecated,
     reason = "roots are deprecated by SEP-2577, still served where clients declare them"

@@ -323,6 +323,7 @@ impl Tasks {
 
     /// What wakes when the task `id` ends, while its handler runs here;
     /// `None` for a task run elsewhere (or already ended).
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     pub(super) fn ending_of(&self, id: &str) -> Option<Arc<tokio::sync::Notify>> {
         self.running().get(id).map(|r| r.ended.clone())
     }
@@ -444,6 +445,7 @@ impl Tasks {
 
 /// 2025-11-25's answer to cancelling a task that had already ended
 /// (SEP-1686: `-32602`); `None` when `record` is the one cancelled.
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) fn already_ended(record: &TaskRecord) -> Option<ErrorData> {
     match record.state {
         TaskState::Cancelled => None,
@@ -465,6 +467,7 @@ fn owned_by(record: &TaskRecord, caller: &Caller<'_>) -> bool {
 }
 
 /// The status a task shows: `input_required` while it waits for an answer.
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) fn status_name(record: &TaskRecord) -> &'static str {
     match &record.state {
         TaskState::Working if !record.input_requests.is_empty() => "input_required",

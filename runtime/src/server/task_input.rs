@@ -17,6 +17,7 @@ use crate::ask::AskError;
 
 /// Where the related task is named in the `_meta` of `tasks/result`'s answer
 /// and of a task's requests to its client.
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(in crate::server) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// How often a waiting handler first looks at its record for an answer
@@ -44,6 +45,7 @@ impl TaskInput {
     }
 
     /// The task's id.
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     pub(super) fn id(&self) -> &str {
         &self.id
     }
@@ -52,6 +54,7 @@ impl TaskInput {
     /// JSON) under `key` while a 2025-11-25 session's client is asked
     /// directly; the mark goes when the returned guard drops. A store out
     /// of reach leaves the task `working`: the question is asked anyway.
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     pub(super) async fn mark(&self, key: &str, request: Value) -> impl Drop + use<> {
         let change = TaskChange::Ask {
             key: key.to_owned(),

@@ -220,11 +220,7 @@ impl Seen {
                 axum::http::Version::HTTP_3 => "3",
                 _ => "1.1",
             };
-            let session = parts
-                .headers
-                .get("mcp-session-id")
-                .and_then(|v| v.to_str().ok())
-                .map(super::http::session_digest);
+            let session = super::http::session_named(&parts.headers);
             let client = parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()

@@ -14,18 +14,23 @@ use super::client_side::ClientSide;
 use super::error::Error;
 use super::person::Answerer;
 
-/// The protocol generation the test client speaks.
+/// The protocol generation the test client speaks. The default is the
+/// oldest the server was built to serve: 2025-11-25 with the feature
+/// `sessions`, 2026-07-28 without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Protocol {
     /// 2025-11-25: a session opened with `initialize`; the server asks its
     /// questions with requests of its own, and tasks are asked for with
-    /// the `task` param (`tasks/get`, `tasks/result`, `tasks/cancel`).
-    #[default]
+    /// the `task` param (`tasks/get`, `tasks/result`, `tasks/cancel`). A
+    /// server built without the feature `sessions` refuses the
+    /// `initialize`.
+    #[cfg_attr(feature = "sessions", default)]
     V2025_11_25,
     /// 2026-07-28: `server/discover`, then requests that each carry the
     /// client's capabilities; questions come back as `input_required`
     /// results, answered by calling again, and tasks are the Tasks
     /// extension (`tasks/get`, `tasks/update`, `tasks/cancel`).
+    #[cfg_attr(not(feature = "sessions"), default)]
     V2026_07_28,
 }
 

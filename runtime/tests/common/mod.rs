@@ -6,18 +6,20 @@ use rmcp::service::RunningService;
 use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt};
 
 /// Serves `server` to `client` over an in-memory stream; the client's side,
-/// initialized.
+/// started the oldest way the server serves: a 2025-11-25 session with the
+/// feature `sessions`, 2026-07-28's discovery without.
 #[allow(dead_code, reason = "not every test binary starts a session")]
 pub(crate) async fn connect<S: ServerHandler, C: ClientHandler>(
     server: S,
     client: C,
 ) -> RunningService<RoleClient, C> {
-    connect_with(
-        server,
-        client,
-        rmcp::service::ClientLifecycleMode::Initialize,
-    )
-    .await
+    #[cfg(feature = "sessions")]
+    let lifecycle = rmcp::service::ClientLifecycleMode::Initialize;
+    #[cfg(not(feature = "sessions"))]
+    let lifecycle = rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    connect_with(server, client, lifecycle).await
 }
 
 /// [`connect`], the client starting the way `lifecycle` says: a

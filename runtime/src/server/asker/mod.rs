@@ -13,22 +13,23 @@
 //! shares the store, runs nothing. Nothing else stays between attempts: any
 //! instance with the same keys can serve the retry.
 
+#[cfg(feature = "sessions")]
 mod elicit;
+#[cfg(feature = "sessions")]
+mod session;
 mod wire;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-#[cfg(feature = "tasks")]
-use wire::related;
-use wire::{Pending, fingerprint, form_params, sampling_params};
+use wire::{Pending, fingerprint};
 
 use rmcp::ErrorData;
-#[cfg(feature = "tasks")]
-use rmcp::model::ElicitRequestParams;
 use rmcp::model::{InputRequiredResult, RequestStateCodec, SealOptions};
-use rmcp::service::{Peer, RequestContext, RoleServer, ServiceError};
+#[cfg(feature = "sessions")]
+use rmcp::service::Peer;
+use rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -37,7 +38,7 @@ use super::generation::Generation;
 use super::policy::access::Caller;
 use super::store::{ReplayStore, unix_ms};
 #[cfg(feature = "tasks")]
-use super::task_input::{RELATED_TASK, TaskInput};
+use super::task_input::TaskInput;
 use crate::ask::{Answer, AskError, Question};
 use crate::roots::{ClientRoot, RootsError};
 use crate::sampling::{Sampled, Sampling};
@@ -47,7 +48,13 @@ pub(crate) struct AskSettings {
     pub(crate) codec: RequestStateCodec,
     /// How long a `requestState` stays valid.
     pub(crate) state_ttl: Duration,
-    /// How long a session's `elicitation/create` may wait for the person.
+    /// How long a session's `elicitation/create` (or a task's question)
+    /// may wait for the person. Set whatever the features; without
+    /// sessions and tasks nothing waits (a call's questions end the call).
+    #[cfg_attr(
+        not(any(feature = "sessions", feature = "tasks")),
+        expect(dead_code, reason = "no handler waits for an answer in this build")
+    )]
     pub(crate) timeout: Duration,
 }
 
@@ -67,7 +74,8 @@ struct State {
 }
 
 enum Mode {
-    /// A 2025-11-25 session: requests go to its client.
+    /// A 2025-11-25 session: requests go to its client (see `session`).
+    #[cfg(feature = "sessions")]
     Session(Peer<RoleServer>),
     /// A 2026-07-28 request: input requests of its `InputRequiredResult`.
     Stateless,
@@ -136,6 +144,9 @@ pub(crate) struct Seed {
 pub(crate) struct Asker {
     mode: Mode,
     can: Can,
+    /// How long the client has to answer, where the handler waits for it
+    /// (on a session, in a task).
+    #[cfg(any(feature = "sessions", feature = "tasks"))]
     timeout: Duration,
     /// Questions asked so far in this attempt; the nth is keyed `ask-n`, the
     /// same key in every attempt since the handler runs again from the start.
@@ -157,7 +168,7 @@ pub(crate) struct Asker {
     /// A task started on a 2025-11-25 session, which asks through the
     /// session: its requests name it (`related-task`), and it shows
     /// `input_required` while they wait (SEP-1686).
-    #[cfg(feature = "tasks")]
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     task_on_session: Option<TaskInput>,
 }
 
@@ -167,6 +178,7 @@ impl Asker {
         Asker {
             mode: Mode::Unsupported,
             can: Can::default(),
+            #[cfg(any(feature = "sessions", feature = "tasks"))]
             timeout: Duration::ZERO,
             asked: AtomicUsize::new(0),
             keys: Mutex::new(std::collections::HashSet::new()),
@@ -176,7 +188,7 @@ impl Asker {
             binding: Vec::new(),
             state: None,
             roots: tokio::sync::Mutex::new(RootsSeen::Unasked),
-            #[cfg(feature = "tasks")]
+            #[cfg(all(feature = "tasks", feature = "sessions"))]
             task_on_session: None,
         }
     }
@@ -196,11 +208,12 @@ impl Asker {
         if !asker.reaches() {
             return asker;
         }
+        #[cfg(feature = "sessions")]
         if Generation::of(context).is_session() {
             asker.task_on_session = Some(input);
-        } else {
-            asker.mode = Mode::Task(input);
+            return asker;
         }
+        asker.mode = Mode::Task(input);
         asker
     }
 
@@ -208,10 +221,14 @@ impl Asker {
     /// 2025-11-25 session the way to ask it; on 2026-07-28 the caller
     /// chooses the way.
     fn reaching(context: &RequestContext<RoleServer>, settings: &AskSettings) -> Self {
-        let mut asker = Asker {
-            timeout: settings.timeout,
-            ..Asker::unsupported()
-        };
+        let mut asker = Asker::unsupported();
+        #[cfg(any(feature = "sessions", feature = "tasks"))]
+        {
+            asker.timeout = settings.timeout;
+        }
+        #[cfg(not(any(feature = "sessions", feature = "tasks")))]
+        let _ = settings;
+        #[cfg(feature = "sessions")]
         if Generation::of(context).is_session() {
             asker.can = can(context
                 .peer
@@ -220,9 +237,9 @@ impl Asker {
             if asker.reaches() {
                 asker.mode = Mode::Session(context.peer.clone());
             }
-        } else {
-            asker.can = can(context.client_capabilities());
+            return asker;
         }
+        asker.can = can(context.client_capabilities());
         asker
     }
 
@@ -385,37 +402,8 @@ impl Asker {
         let key = self.key(question.given_key())?;
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
-            Mode::Session(peer) => {
-                #[cfg_attr(not(feature = "tasks"), expect(unused_mut))]
-                let mut params = form_params(&question)?;
-                #[cfg(feature = "tasks")]
-                let _shown = match &self.task_on_session {
-                    Some(task) => {
-                        if let ElicitRequestParams::FormElicitationParams { meta, .. } = &mut params
-                        {
-                            meta.get_or_insert_with(Default::default)
-                                .0
-                                .0
-                                .insert(RELATED_TASK.to_owned(), related(task));
-                        }
-                        let request = serde_json::json!({
-                            "method": "elicitation/create",
-                            "params": params,
-                        });
-                        Some(task.mark(&key, request).await)
-                    }
-                    None => None,
-                };
-                match elicit::elicit(peer, params, self.timeout).await {
-                    Ok(result) => {
-                        let result = serde_json::to_value(result)
-                            .map_err(|e| AskError::Failed(e.to_string()))?;
-                        Answer::from_result(&result)
-                    }
-                    Err(ServiceError::Timeout { .. }) => Err(AskError::TimedOut),
-                    Err(e) => Err(AskError::Failed(e.to_string())),
-                }
-            }
+            #[cfg(feature = "sessions")]
+            Mode::Session(peer) => self.ask_session(peer, &key, question).await,
             // Stateless, or through a task's record.
             _ => Answer::from_result(&self.requested(key, Pending::Question(question)).await?),
         }
@@ -442,7 +430,9 @@ impl Asker {
                     .push((key, pending));
                 Err(AskError::InputRequired)
             }
-            Mode::Session(_) | Mode::Unsupported => Err(AskError::Unsupported),
+            #[cfg(feature = "sessions")]
+            Mode::Session(_) => Err(AskError::Unsupported),
+            Mode::Unsupported => Err(AskError::Unsupported),
         }
     }
 
@@ -476,10 +466,6 @@ impl Asker {
 
     /// Asks the client's model: as [`ask`](Self::ask), with
     /// `sampling/createMessage`.
-    #[expect(
-        deprecated,
-        reason = "sampling is deprecated by SEP-2577 and still served"
-    )]
     pub(crate) async fn sample(&self, sampling: Sampling) -> Result<Sampled, AskError> {
         if !self.can.sample {
             return Err(AskError::Unsupported);
@@ -487,36 +473,8 @@ impl Asker {
         let key = self.key(sampling.given_key())?;
         match &self.mode {
             Mode::Unsupported => Err(AskError::Unsupported),
-            Mode::Session(peer) => {
-                #[cfg_attr(not(feature = "tasks"), expect(unused_mut))]
-                let mut params = sampling_params(&sampling);
-                #[cfg(feature = "tasks")]
-                let _shown = match &self.task_on_session {
-                    Some(task) => {
-                        params
-                            .meta
-                            .get_or_insert_with(Default::default)
-                            .0
-                            .0
-                            .insert(RELATED_TASK.to_owned(), related(task));
-                        let request = serde_json::json!({
-                            "method": "sampling/createMessage",
-                            "params": params,
-                        });
-                        Some(task.mark(&key, request).await)
-                    }
-                    None => None,
-                };
-                match tokio::time::timeout(self.timeout, peer.create_message(params)).await {
-                    Err(_) | Ok(Err(ServiceError::Timeout { .. })) => Err(AskError::TimedOut),
-                    Ok(Err(e)) => Err(AskError::Failed(e.to_string())),
-                    Ok(Ok(result)) => {
-                        let result = serde_json::to_value(result)
-                            .map_err(|e| AskError::Failed(e.to_string()))?;
-                        Sampled::from_result(&result)
-                    }
-                }
-            }
+            #[cfg(feature = "sessions")]
+            Mode::Session(peer) => self.sample_session(peer, &key, sampling).await,
             // Stateless, or through a task's record.
             _ => Sampled::from_result(&self.requested(key, Pending::Sampling(sampling)).await?),
         }

@@ -1,5 +1,6 @@
 use sha2::Digest;
 
+use super::wire::sampling_params;
 use super::*;
 
 /// A state binds each answer to a digest of the request shown (`State::shown`).

@@ -5,7 +5,7 @@
 
 use crate::ask::{AskError, Question};
 use crate::sampling::Sampling;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 use crate::server::task_input::TaskInput;
 use rmcp::ErrorData;
 use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest};
@@ -69,7 +69,7 @@ pub(super) fn form_params(question: &Question) -> Result<ElicitRequestParams, As
 }
 
 /// The `related-task` metadata of a task's request to its client.
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) fn related(task: &TaskInput) -> Value {
     serde_json::json!({ "taskId": task.id() })
 }

@@ -132,7 +132,7 @@ impl ServerBuilder {
                     .map(|store| crate::server::policy::limits::SharedLimits { store, lease }),
                 #[cfg(feature = "ask")]
                 replay,
-                #[cfg(feature = "http")]
+                #[cfg(all(feature = "http", feature = "sessions"))]
                 sessions: self.session_store,
                 #[cfg(feature = "http")]
                 events: self.event_store,

@@ -68,7 +68,7 @@ pub struct ServerBuilder {
     lease: Option<Duration>,
     #[cfg(feature = "limits")]
     limit_store: Option<Arc<dyn LimitStore>>,
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", feature = "sessions"))]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
     #[cfg(feature = "http")]
     event_store: Option<Arc<dyn super::store::EventStore>>,
@@ -165,8 +165,9 @@ impl ServerBuilder {
 
     /// Where 2025-11-25 HTTP sessions are recorded, so that another instance
     /// picks a session up when the one that opened it is gone (default:
-    /// nowhere; a session lives and dies with its instance).
-    #[cfg(feature = "http")]
+    /// nowhere; a session lives and dies with its instance). Feature
+    /// `sessions`.
+    #[cfg(all(feature = "http", feature = "sessions"))]
     pub fn session_store(mut self, store: impl super::store::SessionStore) -> Self {
         self.session_store = Some(Arc::new(store));
         self
@@ -210,8 +211,8 @@ impl ServerBuilder {
     }
 
     /// One store for every kind of state the server keeps: used
-    /// `requestState`s, sessions and their streams' events, and with their
-    /// features tasks, limits and changes (such as `toolmetadata-store`'s
+    /// `requestState`s, streams' events, and with their features sessions,
+    /// tasks, limits and changes (such as `toolmetadata-store`'s
     /// Redis and PostgreSQL stores): what instances behind one balancer
     /// share.
     #[cfg(feature = "http")]
@@ -233,8 +234,11 @@ impl ServerBuilder {
             self.change_bus = Some(store.clone());
             self.tool_states = Some(store.clone());
         }
-        self.event_store = Some(store.clone());
-        self.session_store = Some(store);
+        #[cfg(feature = "sessions")]
+        {
+            self.session_store = Some(store.clone());
+        }
+        self.event_store = Some(store);
         self
     }
 

@@ -92,7 +92,7 @@ pub(super) struct Writing {
 fn is_control(request: &ClientRequest) -> bool {
     match request {
         ClientRequest::PingRequest(_) | ClientRequest::CancelTaskRequest(_) => true,
-        #[cfg(feature = "tasks")]
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
         ClientRequest::CustomRequest(custom) => custom.method == super::tasks_2025::CANCEL,
         _ => false,
     }

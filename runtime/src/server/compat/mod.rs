@@ -79,16 +79,16 @@ pub(super) mod http;
 mod in_flight;
 pub(super) mod line_notes;
 mod list;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) mod tasks_2025;
 mod transport;
 
 pub(super) use line_notes::{LineNotes, Refusals, SeenTasks};
 pub(super) use list::ListExtras;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(crate) use tasks_2025::is_request as is_2025_task_request;
 pub(super) use transport::Compat;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 pub(super) use transport::Transport;
 #[cfg(feature = "http")]
 pub(super) use transport::task_params;

@@ -18,7 +18,7 @@ use rmcp::model::RequestId;
 use super::in_flight;
 use super::line_notes::LineNotes;
 use super::list::ListExtras;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 use super::tasks_2025;
 #[cfg(feature = "http")]
 use crate::server::peek::Peek;
@@ -38,7 +38,7 @@ impl Compat {
     }
 
     /// Nothing to fill in.
-    #[cfg(all(test, feature = "http"))]
+    #[cfg(all(test, feature = "http", feature = "sessions"))]
     pub(in crate::server) fn none() -> Self {
         Compat {
             extras: Arc::default(),
@@ -72,7 +72,7 @@ impl Compat {
         };
         response.result = self.extras.restore(response.result);
         let message = JsonRpcMessage::Response(response);
-        #[cfg(feature = "tasks")]
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
         if self.tasks {
             return tasks_2025::patch_initialize_answer(message);
         }
@@ -122,9 +122,9 @@ fn incoming(
         },
         _ => None,
     };
-    #[cfg(feature = "tasks")]
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     return tasks_2025::reroute(message, task);
-    #[cfg(not(feature = "tasks"))]
+    #[cfg(not(all(feature = "tasks", feature = "sessions")))]
     {
         let _ = task;
         message

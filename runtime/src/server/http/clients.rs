@@ -43,6 +43,7 @@ impl ClientKey {
 
     /// The client whose request is being served, as the HTTP layer set it
     /// ([`ClientKey::Unknown`] outside one).
+    #[cfg(feature = "sessions")]
     pub(in crate::server) fn current() -> Self {
         CURRENT.try_with(Clone::clone).unwrap_or(ClientKey::Unknown)
     }

@@ -17,8 +17,11 @@ pub struct HttpOptions {
     pub(super) verifier: Option<Verifier>,
     pub(super) resource: Option<ProtectedResource>,
     pub(super) max_body_bytes: usize,
+    #[cfg(feature = "sessions")]
     pub(super) max_sessions: usize,
+    #[cfg(feature = "sessions")]
     pub(super) max_sessions_per_client: usize,
+    #[cfg(feature = "sessions")]
     pub(super) session_idle_timeout: Duration,
     pub(super) header_read_timeout: Duration,
     pub(super) body_read_timeout: Duration,
@@ -43,8 +46,11 @@ impl Default for HttpOptions {
             verifier: None,
             resource: None,
             max_body_bytes: 4 * 1024 * 1024,
+            #[cfg(feature = "sessions")]
             max_sessions: 1000,
+            #[cfg(feature = "sessions")]
             max_sessions_per_client: 100,
+            #[cfg(feature = "sessions")]
             session_idle_timeout: Duration::from_secs(300),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
@@ -119,13 +125,15 @@ impl HttpOptions {
         self
     }
 
-    /// The most sessions kept at once (default 1000). A new session beyond
+    /// The most 2025-11-25 sessions kept at once (default 1000; feature
+    /// `sessions`). A new session beyond
     /// it closes its own client's least recently used session, or else
     /// another client's that is inactive (no stream open, unused for a
     /// minute or a quarter of the idle timeout); a closed session's client
     /// gets 404 on its next request and starts over, as the protocol
     /// provides. Without such a session the new one is refused with 503:
     /// one client never closes another's active sessions.
+    #[cfg(feature = "sessions")]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
         self
@@ -136,6 +144,7 @@ impl HttpOptions {
     /// the principal its token names or, without one (or with the shared
     /// [`bearer_token`](Self::bearer_token)), its address: behind a proxy
     /// every client has the proxy's, so raise this there or authenticate.
+    #[cfg(feature = "sessions")]
     pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
         self.max_sessions_per_client = sessions;
         self
@@ -143,6 +152,7 @@ impl HttpOptions {
 
     /// How long a session may go unused before it is closed (default 5
     /// minutes).
+    #[cfg(feature = "sessions")]
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
@@ -187,9 +197,9 @@ impl HttpOptions {
     }
 
     /// The most standalone SSE streams one client holds open at once
-    /// (default 16; a client is as for
-    /// [`max_sessions_per_client`](Self::max_sessions_per_client)); more get
-    /// 429.
+    /// (default 16); more get 429. A client is the principal its token names
+    /// or, without one (or with the shared
+    /// [`bearer_token`](Self::bearer_token)), its address.
     pub fn max_streams_per_client(mut self, streams: usize) -> Self {
         self.max_streams_per_client = streams;
         self

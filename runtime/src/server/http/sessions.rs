@@ -562,7 +562,7 @@ impl SessionManager for CappedSessions {
             // Read from the store, whichever instance kept them (a handler
             // that closed its stream answered without waiting: its answer
             // is kept).
-            let stream = super::kept_events::resume(&self.inner, id, &last_event_id)
+            let stream = resume::resume(&self.inner, id, &last_event_id)
                 .await?
                 .ok_or(SessionsError::OtherStream)?;
             return Ok(Self::counted(streams, stream.left_stream()));
@@ -595,5 +595,7 @@ impl SessionManager for CappedSessions {
 }
 
 mod recheck;
+mod resume;
+pub(super) mod routes;
 #[cfg(test)]
 mod tests;

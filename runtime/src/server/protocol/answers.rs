@@ -157,7 +157,7 @@ impl Server {
         let args = request.arguments.unwrap_or_default();
         let result = self.route(&request.name, entry, args, link).await;
         // A handler that closed its stream is answered once the client is back.
-        #[cfg(feature = "http")]
+        #[cfg(all(feature = "http", feature = "sessions"))]
         crate::server::http::polling::resumed(&context).await;
         // The handler failed for want of a capability the client did not
         // declare: the client is told so, as the protocol says, rather than

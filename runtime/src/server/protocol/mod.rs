@@ -12,14 +12,14 @@ mod skills;
 mod subscriptions;
 #[cfg(feature = "tasks")]
 mod tasks;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 mod tasks_2025;
 #[cfg(feature = "subscriptions")]
 mod tool_changes;
 
 #[cfg(feature = "tasks")]
 pub(super) use tasks::Dispatch;
-#[cfg(feature = "tasks")]
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) use tasks_2025::serve as serve_2025_task_request;
 
 #[cfg(feature = "subscriptions")]

@@ -133,7 +133,7 @@ impl Server {
         let server = self.clone();
         // The call's SSE stream carries the task's handle, not its work: the
         // task cannot close it.
-        #[cfg(feature = "http")]
+        #[cfg(all(feature = "http", feature = "sessions"))]
         let request = {
             let mut request = context.clone();
             request
@@ -141,7 +141,7 @@ impl Server {
                 .remove::<crate::server::http::polling::PostStream>();
             Arc::new(request)
         };
-        #[cfg(not(feature = "http"))]
+        #[cfg(not(all(feature = "http", feature = "sessions")))]
         let request = Arc::new(context.clone());
         let args = arguments.unwrap_or_default();
         self.inner
@@ -187,6 +187,7 @@ impl Server {
 /// session's client (`notifications/tasks/status`). On 2026-07-28 a client
 /// polls `tasks/get` (rmcp's `subscriptions/listen` carries no task status
 /// yet).
+#[cfg(feature = "sessions")]
 fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
     if !Generation::of(context).is_session() {
         return None;
@@ -196,6 +197,13 @@ fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
         Box::pin(crate::server::compat::tasks_2025::tell_status(peer, record))
             as toolmetadata_core::BoxFuture<'static, ()>
     }))
+}
+
+/// Without sessions no client is told: each polls `tasks/get`.
+#[cfg(not(feature = "sessions"))]
+fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
+    let _ = context;
+    None
 }
 
 /// The error for a task-only tool called as a plain call, in the words of the

@@ -5,8 +5,8 @@
 //!   that collects its result;
 //! - [`ReplayStore`]: the `requestState`s already used, so that an accepted
 //!   confirmation runs its call once;
-//! - [`SessionStore`] (rmcp's): what a 2025-11-25 HTTP session needs to be
-//!   picked up by another instance;
+//! - [`SessionStore`] (rmcp's, feature `sessions`): what a 2025-11-25 HTTP
+//!   session needs to be picked up by another instance;
 //! - [`LimitStore`]: `[limits]`' rates and slots of concurrency, so that a
 //!   limit is the fleet's;
 //! - [`ChangeBus`] (feature `subscriptions`): the changes instances tell
@@ -59,7 +59,7 @@ pub use limits::LimitStore;
 pub use memory_events::InMemoryEventStore;
 #[cfg(feature = "ask")]
 pub use replay::{InMemoryReplayStore, ReplayStore};
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 pub use rmcp::transport::streamable_http_server::session::store::{
     SessionState, SessionStore, SessionStoreError,
 };

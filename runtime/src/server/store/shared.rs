@@ -1,21 +1,22 @@
 //! [`SharedStore`]: one store for every kind of state this build of the
 //! server keeps, whatever its features.
 
-use super::{EventStore, SessionStore};
+use super::EventStore;
 
 /// A store that backs every kind of state the server keeps (what
 /// `toolmetadata-store`'s stores are), for
-/// [`ServerBuilder::store`](crate::server::ServerBuilder::store): sessions,
-/// and, with their features, used `requestState`s
+/// [`ServerBuilder::store`](crate::server::ServerBuilder::store): the
+/// events of streams ([`EventStore`](super::EventStore)) and, with their
+/// features, 2025-11-25 sessions ([`SessionStore`](super::SessionStore),
+/// feature `sessions`), used `requestState`s
 /// ([`ReplayStore`](super::ReplayStore), feature `ask`), tasks
 /// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
 /// ([`LimitStore`](super::LimitStore), feature `limits`), the changes
 /// instances tell each other ([`ChangeBus`](super::ChangeBus)) and which
 /// tools are enabled ([`ToolStateStore`](super::ToolStateStore)), both with
-/// the feature `subscriptions`, and the events
-/// of 2025-11-25 streams ([`EventStore`](super::EventStore)).
+/// the feature `subscriptions`.
 pub trait SharedStore:
-    SessionStore
+    kinds::Sessions
     + EventStore
     + kinds::Bus
     + kinds::ToolStates
@@ -26,7 +27,7 @@ pub trait SharedStore:
 }
 
 impl<
-    T: SessionStore
+    T: kinds::Sessions
         + EventStore
         + kinds::Bus
         + kinds::ToolStates
@@ -58,6 +59,7 @@ mod kinds {
         };
     }
 
+    kind!(Sessions, SessionStore, "sessions");
     kind!(Replay, ReplayStore, "ask");
     kind!(Bus, ChangeBus, "subscriptions");
     kind!(ToolStates, ToolStateStore, "subscriptions");
