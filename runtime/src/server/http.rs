@@ -5,9 +5,9 @@
 //! graceful shutdown on Ctrl-C or SIGTERM. Feature `http` (on by default).
 //!
 //! Every resource a client can hold is bounded: sessions (capped, idle ones
-//! closed: `sessions`, feature `sessions`), connections and the time to send headers (`serve`),
-//! the time, size and parsing cost of a body (`body`), and what one client
-//! may hold of each (`clients`).
+//! closed: `sessions`, feature `sessions`), connections and the time to
+//! send headers (`serve`), the time, size and parsing cost of a body
+//! (`body`), and what one client may hold of each (`clients`).
 
 pub(super) mod body;
 mod card;
@@ -262,50 +262,13 @@ pub(super) async fn bind<S: Serves>(
         .with_cancellation_token(cancel.clone());
     let compat = server.tools().compat();
     #[cfg(feature = "sessions")]
-    let sessions = {
-        // A 2025-11-25 session recorded here is picked up by another instance
-        // when the one that opened it is gone (rmcp replays its `initialize`).
-        // Each under its owner's key: another principal with the id finds none.
-        config.session_store = server.tools().inner.stores.sessions.clone().map(|store| {
-            Arc::new(owned_store::OwnedSessionStore::new(store))
-                as Arc<dyn rmcp::transport::streamable_http_server::session::store::SessionStore>
-        });
-        let sessions = Arc::new(
-            sessions::CappedSessions::new(
-                options.max_sessions,
-                options.max_sessions_per_client,
-                options.session_idle_timeout,
-                compat.clone(),
-            )
-            .with_store(config.session_store.clone())
-            .with_events(server.tools().inner.stores.events.clone()),
-        );
-        sessions.spawn_reaper(cancel.clone());
-        sessions
-    };
-    // Without sessions every request is served alone, as 2026-07-28 says;
-    // one without its version in `_meta` is refused (an `initialize` too,
-    // by negotiation: no version this server offers has one). rmcp's
-    // manager only keeps the streams' events for a resumption.
-    #[cfg(not(feature = "sessions"))]
-    let sessions = {
-        config.legacy_session_mode = false;
-        config.stateless_protocol_metadata_required = true;
-        let manager =
-            rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default();
-        Arc::new(match server.tools().inner.stores.events.clone() {
-            Some(events) => {
-                manager.with_event_store(Arc::new(kept_events::KeptEvents::new(events)))
-            }
-            None => manager,
-        })
-    };
-    let groups_of = server.tools().clone();
+    let sessions = session_manager(server.tools(), options.sessions, &mut config, &cancel);
     #[cfg(feature = "sessions")]
-    let mcp =
-        StreamableHttpService::new(move || Ok(server.for_session()), sessions.clone(), config);
+    let manager = sessions.clone();
     #[cfg(not(feature = "sessions"))]
-    let mcp = StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
+    let manager = stateless_manager(server.tools(), &mut config);
+    let groups_of = server.tools().clone();
+    let mcp = StreamableHttpService::new(move || Ok(server.for_session()), manager, config);
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
         .map(str::to_owned)
         .to_vec();
@@ -342,6 +305,52 @@ pub(super) async fn bind<S: Serves>(
             shutdown_grace: options.shutdown_timeout,
         },
         proxies: Arc::new(proxies),
+    })
+}
+
+/// The manager of `server`'s 2025-11-25 sessions: held to `caps`,
+/// recorded in the server's `SessionStore` and their streams' events kept in
+/// its `EventStore`, when it has them, and reaped until `cancel`.
+#[cfg(feature = "sessions")]
+fn session_manager(
+    server: &Server,
+    caps: options::SessionCaps,
+    config: &mut StreamableHttpServerConfig,
+    cancel: &CancellationToken,
+) -> Arc<sessions::CappedSessions> {
+    // A session recorded here is picked up by another instance when the
+    // one that opened it is gone (rmcp replays its `initialize`). Each under
+    // its owner's key: another principal with the id finds none.
+    config.session_store = server.inner.stores.sessions.clone().map(|store| {
+        Arc::new(owned_store::OwnedSessionStore::new(store))
+            as Arc<dyn rmcp::transport::streamable_http_server::session::store::SessionStore>
+    });
+    let sessions = Arc::new(
+        sessions::CappedSessions::new(caps.max, caps.max_per_client, caps.idle, server.compat())
+            .with_store(config.session_store.clone())
+            .with_events(server.inner.stores.events.clone()),
+    );
+    sessions.spawn_reaper(cancel.clone());
+    sessions
+}
+
+/// Without sessions every request is served alone, as 2026-07-28 says; one
+/// without its version in `_meta` is refused (an `initialize` too: no
+/// version this server offers has one). rmcp's manager only keeps the
+/// streams' events in the server's `EventStore`, when it has one, for a
+/// resumption.
+#[cfg(not(feature = "sessions"))]
+fn stateless_manager(
+    server: &Server,
+    config: &mut StreamableHttpServerConfig,
+) -> Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager> {
+    config.legacy_session_mode = false;
+    config.stateless_protocol_metadata_required = true;
+    let manager =
+        rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default();
+    Arc::new(match server.inner.stores.events.clone() {
+        Some(events) => manager.with_event_store(Arc::new(kept_events::KeptEvents::new(events))),
+        None => manager,
     })
 }
 

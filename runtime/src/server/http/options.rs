@@ -18,11 +18,7 @@ pub struct HttpOptions {
     pub(super) resource: Option<ProtectedResource>,
     pub(super) max_body_bytes: usize,
     #[cfg(feature = "sessions")]
-    pub(super) max_sessions: usize,
-    #[cfg(feature = "sessions")]
-    pub(super) max_sessions_per_client: usize,
-    #[cfg(feature = "sessions")]
-    pub(super) session_idle_timeout: Duration,
+    pub(super) sessions: SessionCaps,
     pub(super) header_read_timeout: Duration,
     pub(super) body_read_timeout: Duration,
     pub(super) max_connections: usize,
@@ -36,6 +32,18 @@ pub struct HttpOptions {
     pub(super) shutdown_timeout: Duration,
 }
 
+/// What 2025-11-25 sessions are held to (see `sessions`).
+#[cfg(feature = "sessions")]
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SessionCaps {
+    /// The most sessions kept at once.
+    pub(super) max: usize,
+    /// The most one client keeps at once.
+    pub(super) max_per_client: usize,
+    /// How long a session may go unused before it is closed.
+    pub(super) idle: Duration,
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
@@ -47,11 +55,11 @@ impl Default for HttpOptions {
             resource: None,
             max_body_bytes: 4 * 1024 * 1024,
             #[cfg(feature = "sessions")]
-            max_sessions: 1000,
-            #[cfg(feature = "sessions")]
-            max_sessions_per_client: 100,
-            #[cfg(feature = "sessions")]
-            session_idle_timeout: Duration::from_secs(300),
+            sessions: SessionCaps {
+                max: 1000,
+                max_per_client: 100,
+                idle: Duration::from_secs(300),
+            },
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_connections: 1024,
@@ -135,7 +143,7 @@ impl HttpOptions {
     /// one client never closes another's active sessions.
     #[cfg(feature = "sessions")]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.max_sessions = sessions;
+        self.sessions.max = sessions;
         self
     }
 
@@ -146,7 +154,7 @@ impl HttpOptions {
     /// every client has the proxy's, so raise this there or authenticate.
     #[cfg(feature = "sessions")]
     pub fn max_sessions_per_client(mut self, sessions: usize) -> Self {
-        self.max_sessions_per_client = sessions;
+        self.sessions.max_per_client = sessions;
         self
     }
 
@@ -154,7 +162,7 @@ impl HttpOptions {
     /// minutes).
     #[cfg(feature = "sessions")]
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.session_idle_timeout = timeout;
+        self.sessions.idle = timeout;
         self
     }
 

@@ -39,6 +39,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::clients::ClientKey;
 use super::polling::{ClosedStreams, OpenStream};
 use crate::server::compat::{Compat, Transport};
+use recheck::{RECHECK, Rechecks};
 use tokio_util::sync::CancellationToken;
 
 /// How long another client's session must have gone unused (with no stream
@@ -71,45 +72,6 @@ pub(in crate::server) struct CappedSessions {
     /// Whether the streams' events are kept in the fleet's store (so that a
     /// resumption reads them there, from any instance).
     events_kept: bool,
-}
-
-/// How stale this instance's belief that a session is not closed elsewhere
-/// may be: at most one read of the store per session this often, made
-/// beside the request that prompts it (which never waits on the store).
-const RECHECK: Duration = Duration::from_secs(1);
-
-/// The id under which a session closed by its client is marked in the
-/// store (under its owner's key, as the session itself): what the other
-/// instances look for. Absence says nothing: the session's own record may
-/// have failed to be written, or outlived its time to live, while it is in
-/// use.
-fn tombstone(id: &str) -> String {
-    format!("closed.{id}")
-}
-
-/// Looks at the store under way, by session, and the sessions they found
-/// closed by their client elsewhere, to close here.
-#[derive(Debug, Default)]
-struct Rechecks {
-    under_way: Mutex<std::collections::HashSet<SessionId>>,
-    found_closed: Mutex<std::collections::HashSet<SessionId>>,
-}
-
-impl Rechecks {
-    pub(super) fn under_way(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashSet<SessionId>> {
-        // A set of ids: consistent after a panicking holder.
-        self.under_way
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn found_closed(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<SessionId>> {
-        self.found_closed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 /// What the caps know of a session.
