@@ -94,7 +94,11 @@ fn plain() -> Server {
 
 /// A raw peer of a server of one plain tool, nothing said yet.
 fn connect() -> Raw {
-    let server = plain();
+    connect_to(plain())
+}
+
+/// A raw peer of `server`, nothing said yet.
+fn connect_to<S: rmcp::ServerHandler>(server: S) -> Raw {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(theirs).await {
@@ -329,6 +333,45 @@ async fn old_requests_are_refused_one_by_one_and_the_server_goes_on() {
         .request(6, "tools/call", json!({"name": "echo", "arguments": {}}))
         .await;
     assert_eq!(called["result"]["content"][0]["text"], "plain", "{called}");
+}
+
+/// A handler of the user's own that says nothing of versions (rmcp's
+/// defaults: every version it knows), the tools mounted in it.
+#[cfg(not(feature = "sessions"))]
+#[derive(Clone)]
+struct Own;
+
+#[cfg(not(feature = "sessions"))]
+impl rmcp::ServerHandler for Own {}
+
+/// Without sessions, tools mounted in a handler of the user's own speak
+/// 2026-07-28 only too: `server/discover` offers no version with
+/// `initialize`, an `initialize` is refused whatever the handler would say,
+/// and the tool is called.
+#[cfg(not(feature = "sessions"))]
+#[tokio::test]
+async fn a_mounted_server_offers_no_session_either() {
+    let mut raw = connect_to(plain().mount(Own));
+    raw.meta = Some(meta_2026());
+    let discovered = raw.request(1, "server/discover", json!({})).await;
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        json!(["2026-07-28"]),
+        "{discovered}"
+    );
+    let called = raw
+        .request(2, "tools/call", json!({"name": "echo", "arguments": {}}))
+        .await;
+    assert_eq!(called["result"]["content"][0]["text"], "plain", "{called}");
+    let late = raw.request(3, "initialize", initialize("2025-11-25")).await;
+    assert_initialize_refused(&late);
+    let called = raw
+        .request(4, "tools/call", json!({"name": "echo", "arguments": {}}))
+        .await;
+    assert_eq!(called["result"]["content"][0]["text"], "plain", "{called}");
+    let mut raw = connect_to(plain().mount(Own));
+    let first = raw.request(1, "initialize", initialize("2025-11-25")).await;
+    assert_initialize_refused(&first);
 }
 
 /// One HTTP/1.1 exchange with the server at `addr`: the status, the

@@ -26,7 +26,8 @@ pub(super) enum Generation {
 impl Generation {
     /// The generation of the request behind `context`: its own version on
     /// 2026-07-28, else the session's. A request with no version at all
-    /// (before `initialize` has answered) counts as a session's.
+    /// (before `initialize` has answered) counts as a session's; without
+    /// sessions rmcp refuses it before a handler sees it.
     pub(super) fn of(context: &RequestContext<RoleServer>) -> Self {
         Self::of_version(context.protocol_version())
     }

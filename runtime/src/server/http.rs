@@ -16,6 +16,7 @@ mod coarse_timer;
 mod endpoint;
 mod etag;
 mod group_path;
+#[cfg(feature = "sessions")]
 mod kept_events;
 mod options;
 mod origins;
@@ -266,7 +267,7 @@ pub(super) async fn bind<S: Serves>(
     #[cfg(feature = "sessions")]
     let manager = sessions.clone();
     #[cfg(not(feature = "sessions"))]
-    let manager = stateless_manager(server.tools(), &mut config);
+    let manager = stateless_manager(&mut config);
     let groups_of = server.tools().clone();
     let mcp = StreamableHttpService::new(move || Ok(server.for_session()), manager, config);
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
@@ -336,22 +337,16 @@ fn session_manager(
 
 /// Without sessions every request is served alone, as 2026-07-28 says; one
 /// without its version in `_meta` is refused (an `initialize` too: no
-/// version this server offers has one). rmcp's manager only keeps the
-/// streams' events in the server's `EventStore`, when it has one, for a
-/// resumption.
+/// version this server offers has one). rmcp's manager opens no session
+/// and, with no event store, keeps no stream (as for a stateless request
+/// to a server with sessions): a `GET` is refused.
 #[cfg(not(feature = "sessions"))]
 fn stateless_manager(
-    server: &Server,
     config: &mut StreamableHttpServerConfig,
 ) -> Arc<rmcp::transport::streamable_http_server::session::local::LocalSessionManager> {
     config.legacy_session_mode = false;
     config.stateless_protocol_metadata_required = true;
-    let manager =
-        rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default();
-    Arc::new(match server.inner.stores.events.clone() {
-        Some(events) => manager.with_event_store(Arc::new(kept_events::KeptEvents::new(events))),
-        None => manager,
-    })
+    Arc::default()
 }
 
 /// Serves until Ctrl-C or SIGTERM.

@@ -127,7 +127,7 @@ struct Stores {
     #[cfg(all(feature = "http", feature = "sessions"))]
     sessions: Option<Arc<dyn store::SessionStore>>,
     /// Where 2025-11-25 streams' events are kept; `None`: on each instance.
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", feature = "sessions"))]
     events: Option<Arc<dyn store::EventStore>>,
 }
 
@@ -156,8 +156,15 @@ struct Inner {
     #[cfg(feature = "tasks")]
     tasks: Arc<task::Tasks>,
     #[cfg_attr(
-        not(any(feature = "ask", feature = "limits", feature = "http")),
-        expect(dead_code, reason = "a stdio server of plain tools keeps nothing")
+        not(any(
+            feature = "ask",
+            feature = "limits",
+            all(feature = "http", feature = "sessions")
+        )),
+        expect(
+            dead_code,
+            reason = "a server of plain tools without sessions keeps nothing"
+        )
     )]
     stores: Stores,
     /// Who is told of a resource's change, and of the tools' list's.
@@ -188,7 +195,7 @@ pub struct Server {
     /// The level of log messages the session's client asked for.
     log_level: Arc<client_log::SessionLogLevel>,
     /// The session's identity among the subscriptions.
-    #[cfg(feature = "subscriptions")]
+    #[cfg(all(feature = "subscriptions", feature = "sessions"))]
     subscriber: u64,
 }
 
@@ -213,7 +220,7 @@ impl Server {
             inner: self.inner.clone(),
             roots: Arc::default(),
             log_level: Arc::default(),
-            #[cfg(feature = "subscriptions")]
+            #[cfg(all(feature = "subscriptions", feature = "sessions"))]
             subscriber: subscriptions::next_subscriber(),
         }
     }

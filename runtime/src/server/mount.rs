@@ -247,6 +247,11 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     ) -> Result<DiscoverResult, ErrorData> {
         let mut result = self.handler.discover(context).await?;
         self.add_tools(&mut result.capabilities, &mut result.instructions);
+        // The handler's own list may name versions with `initialize`, which
+        // a build without sessions refuses.
+        if !cfg!(feature = "sessions") {
+            result.supported_versions.retain(|v| !v.has_initialize());
+        }
         Ok(result)
     }
 
@@ -306,7 +311,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        #[cfg(feature = "resources")]
+        #[cfg(all(feature = "resources", feature = "sessions"))]
         if self.tools.serves_uri(&request.uri) {
             return self.tools.subscribe(request, context).await;
         }
@@ -320,7 +325,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        #[cfg(feature = "resources")]
+        #[cfg(all(feature = "resources", feature = "sessions"))]
         if self.tools.serves_uri(&request.uri) {
             return self.tools.unsubscribe(request, context).await;
         }
@@ -544,7 +549,7 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        #[cfg(feature = "subscriptions")]
+        #[cfg(all(feature = "subscriptions", feature = "sessions"))]
         self.tools.watch_tool_list(&context.peer);
         self.handler.on_initialized(context).await;
     }

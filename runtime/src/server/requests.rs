@@ -22,7 +22,7 @@ use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskPara
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
 #[cfg(feature = "prompts")]
 use rmcp::model::{GetPromptRequestParams, GetPromptResponse, ListPromptsResult};
-#[cfg(feature = "resources")]
+#[cfg(all(feature = "resources", feature = "sessions"))]
 use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
 #[cfg(feature = "subscriptions")]
 use rmcp::service::SubscriptionContext;
@@ -385,7 +385,7 @@ impl ServerHandler for Server {
         outcome
     }
 
-    #[cfg(feature = "resources")]
+    #[cfg(all(feature = "resources", feature = "sessions"))]
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
@@ -395,7 +395,7 @@ impl ServerHandler for Server {
         self.subscribe_session(&request.uri, &context.peer, session)
     }
 
-    #[cfg(feature = "resources")]
+    #[cfg(all(feature = "resources", feature = "sessions"))]
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
@@ -494,10 +494,12 @@ impl ServerHandler for Server {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // A 2025-11-25 session hears of the tools' list's changes. (Kept
-        // without the feature too: rmcp's own would log each session.)
-        #[cfg(feature = "subscriptions")]
+        // without the features too: rmcp's own would log each session. A
+        // server without sessions has none: a stray notification is no
+        // subscription.)
+        #[cfg(all(feature = "subscriptions", feature = "sessions"))]
         self.watch_tool_list(&context.peer);
-        #[cfg(not(feature = "subscriptions"))]
+        #[cfg(not(all(feature = "subscriptions", feature = "sessions")))]
         let _ = context;
     }
 

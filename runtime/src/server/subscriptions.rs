@@ -22,7 +22,9 @@ use rmcp::model::{
     ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
     ToolListChangedNotification,
 };
-use rmcp::service::{Peer, RoleServer, SubscriptionSink};
+use rmcp::service::SubscriptionSink;
+#[cfg(feature = "sessions")]
+use rmcp::service::{Peer, RoleServer};
 
 /// What a subscriber hears of.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -67,7 +69,10 @@ pub(super) fn next_subscriber() -> u64 {
 /// Where a notification goes.
 #[derive(Clone)]
 pub(super) enum Target {
+    /// A 2025-11-25 session's client.
+    #[cfg(feature = "sessions")]
     Session(Peer<RoleServer>),
+    /// A 2026-07-28 `subscriptions/listen` stream.
     Listen(SubscriptionSink),
 }
 
@@ -104,6 +109,7 @@ impl Subscriptions {
         if total + topics.len() > MAX_SUBSCRIPTIONS.min(sweep_at) {
             table.retain(|_, subscribers| {
                 subscribers.retain(|_, target| match target {
+                    #[cfg(feature = "sessions")]
                     Target::Session(peer) => !peer.is_transport_closed(),
                     Target::Listen(_) => true,
                 });
@@ -179,7 +185,7 @@ impl Subscriptions {
     }
 
     /// Whether `subscriber` is subscribed to `topic`.
-    #[cfg(feature = "testing")]
+    #[cfg(all(feature = "testing", feature = "sessions"))]
     pub(super) fn watches(&self, subscriber: u64, topic: &Topic) -> bool {
         self.table()
             .get(topic)
@@ -200,6 +206,7 @@ impl Subscriptions {
             let notification = topic.notification();
             sends.spawn(async move {
                 let sent = match &target {
+                    #[cfg(feature = "sessions")]
                     Target::Session(peer) => {
                         tokio::time::timeout(SEND_TIMEOUT, peer.send_notification(notification))
                             .await

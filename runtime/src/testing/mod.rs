@@ -399,6 +399,7 @@ impl Client {
     #[cfg(feature = "subscriptions")]
     pub async fn watch_tool_list(&self) -> Result<(), Error> {
         match self.connection.protocol {
+            #[cfg(feature = "sessions")]
             Protocol::V2025_11_25 => {
                 self.connection
                     .within("the session to hear of the tools' list", async {
@@ -409,6 +410,12 @@ impl Client {
                     })
                     .await
             }
+            // No such client connects to a server without sessions.
+            #[cfg(not(feature = "sessions"))]
+            Protocol::V2025_11_25 => Err(Error::Connection(
+                "the server was built without the feature `sessions`: it has no session to tell"
+                    .into(),
+            )),
             Protocol::V2026_07_28 => {
                 let filter = rmcp::model::SubscriptionFilter::builder()
                     .tools_list_changed()

@@ -134,7 +134,7 @@ impl ServerBuilder {
                 replay,
                 #[cfg(all(feature = "http", feature = "sessions"))]
                 sessions: self.session_store,
-                #[cfg(feature = "http")]
+                #[cfg(all(feature = "http", feature = "sessions"))]
                 events: self.event_store,
             },
             list_extras: Arc::new(self.list_extras),
@@ -163,7 +163,7 @@ impl ServerBuilder {
         Ok(Server {
             roots: Arc::default(),
             log_level: Arc::default(),
-            #[cfg(feature = "subscriptions")]
+            #[cfg(all(feature = "subscriptions", feature = "sessions"))]
             subscriber: crate::server::subscriptions::next_subscriber(),
             inner,
         })

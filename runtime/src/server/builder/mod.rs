@@ -70,7 +70,7 @@ pub struct ServerBuilder {
     limit_store: Option<Arc<dyn LimitStore>>,
     #[cfg(all(feature = "http", feature = "sessions"))]
     session_store: Option<Arc<dyn super::store::SessionStore>>,
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", feature = "sessions"))]
     event_store: Option<Arc<dyn super::store::EventStore>>,
     #[cfg(feature = "subscriptions")]
     change_bus: Option<Arc<dyn super::store::ChangeBus>>,
@@ -181,8 +181,9 @@ impl ServerBuilder {
     /// trip to the store per message (an event over 256 KiB is kept as a
     /// gap: a resumption from before it fails, the client starts again).
     /// When the store fails, events are sent unkept (one WARN), and a
-    /// resumption across them fails rather than skip them.
-    #[cfg(feature = "http")]
+    /// resumption across them fails rather than skip them. Feature
+    /// `sessions`.
+    #[cfg(all(feature = "http", feature = "sessions"))]
     pub fn event_store(mut self, store: impl super::store::EventStore) -> Self {
         self.event_store = Some(Arc::new(store));
         self
@@ -216,6 +217,16 @@ impl ServerBuilder {
     /// Redis and PostgreSQL stores): what instances behind one balancer
     /// share.
     #[cfg(feature = "http")]
+    #[cfg_attr(
+        not(any(
+            feature = "tasks",
+            feature = "ask",
+            feature = "limits",
+            feature = "subscriptions",
+            feature = "sessions"
+        )),
+        expect(unused_mut, reason = "nothing is kept in a store in this build")
+    )]
     pub fn store<S: super::store::SharedStore>(mut self, store: Arc<S>) -> Self {
         #[cfg(feature = "tasks")]
         {
@@ -237,8 +248,9 @@ impl ServerBuilder {
         #[cfg(feature = "sessions")]
         {
             self.session_store = Some(store.clone());
+            self.event_store = Some(store.clone());
         }
-        self.event_store = Some(store);
+        let _ = store;
         self
     }
 

@@ -7,9 +7,9 @@
 //! marker](crate::server::store::gap_marker) before its next kept event,
 //! so that a resumption from before them fails rather than skip them.
 //!
-//! And a resumption reads only its own session's stream: the id of another
-//! session's stream is unknown (a request's stream is a random UUID, known
-//! only to the client it was sent to).
+//! And a resumption reads only its own session's stream (`sessions::resume`):
+//! the id of another session's stream is unknown (a request's stream is a
+//! random UUID, known only to the client it was sent to).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -39,8 +39,8 @@ use tokio_stream::wrappers::ReceiverStream;
 use super::clients::ClientKey;
 use super::polling::{ClosedStreams, OpenStream};
 use crate::server::compat::{Compat, Transport};
-use recheck::{RECHECK, Rechecks};
 use tokio_util::sync::CancellationToken;
+use tombstones::{RECHECK, Rechecks};
 
 /// How long another client's session must have gone unused (with no stream
 /// open) before a new session may take its place; shorter when the idle
@@ -561,3 +561,4 @@ mod resume;
 pub(super) mod routes;
 #[cfg(test)]
 mod tests;
+mod tombstones;

@@ -8,9 +8,9 @@ use crate::server::subscriptions::{Subscriptions, Target, Topic, next_subscriber
 use rmcp::ErrorData;
 use rmcp::model::SubscriptionFilter;
 use rmcp::service::SubscriptionContext;
-#[cfg(feature = "resources")]
+#[cfg(all(feature = "resources", feature = "sessions"))]
 use rmcp::service::{Peer, RoleServer};
-#[cfg(feature = "resources")]
+#[cfg(all(feature = "resources", feature = "sessions"))]
 use toolmetadata_core::seam::shorten;
 
 impl Server {
@@ -58,7 +58,7 @@ impl Server {
     }
 
     /// Whether this session hears of the tools' list's changes.
-    #[cfg(feature = "testing")]
+    #[cfg(all(feature = "testing", feature = "sessions"))]
     pub(crate) fn hears_tool_list(&self) -> bool {
         self.inner
             .subscriptions
@@ -78,7 +78,7 @@ impl Server {
     }
 
     /// `resources/subscribe` (2025-11-25 sessions).
-    #[cfg(feature = "resources")]
+    #[cfg(all(feature = "resources", feature = "sessions"))]
     pub(in crate::server) fn subscribe_session(
         &self,
         uri: &str,
@@ -106,7 +106,7 @@ impl Server {
     }
 
     /// `resources/unsubscribe`: nothing to undo is no error.
-    #[cfg(feature = "resources")]
+    #[cfg(all(feature = "resources", feature = "sessions"))]
     pub(in crate::server) fn unsubscribe_session(&self, uri: &str) {
         self.inner
             .subscriptions

@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use crate::server::fleet::Hears;
 use crate::server::store::{Change, StoreError};
-use crate::server::subscriptions::{Target, Topic};
+#[cfg(feature = "sessions")]
+use crate::server::subscriptions::Target;
+use crate::server::subscriptions::Topic;
 use crate::server::{Inner, Server};
+#[cfg(feature = "sessions")]
 use rmcp::service::{Peer, RoleServer};
 
 /// How often a server whose tools change reads their states again, besides
@@ -101,6 +104,7 @@ impl Server {
 
     /// Registers a 2025-11-25 session's client to hear of list changes,
     /// when the server's tools change.
+    #[cfg(feature = "sessions")]
     pub(in crate::server) fn watch_tool_list(&self, peer: &Peer<RoleServer>) {
         if !self.inner.catalog.changing() {
             return;

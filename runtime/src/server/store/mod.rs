@@ -15,8 +15,9 @@
 //!   on one;
 //! - [`ToolStateStore`] (feature `subscriptions`): which tools are enabled,
 //!   so that every instance lists the same;
-//! - [`EventStore`] (rmcp's): the events of 2025-11-25 SSE streams, so that
-//!   a stream broken on one instance is resumed on any other.
+//! - [`EventStore`] (rmcp's, feature `sessions`): the events of 2025-11-25
+//!   SSE streams, so that a stream broken on one instance is resumed on any
+//!   other.
 //!
 //! Each but the last two has a bounded in-memory implementation, the default,
 //! enough for one instance (without a [`LimitStore`], each instance holds
@@ -27,11 +28,11 @@
 #[cfg(feature = "subscriptions")]
 mod bus;
 mod error;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 mod events;
 #[cfg(feature = "limits")]
 mod limits;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 mod memory_events;
 #[cfg(feature = "ask")]
 mod replay;
@@ -47,7 +48,7 @@ pub use bus::{Change, ChangeBus, InMemoryBus, LISTEN_BACKLOG, MAX_MESSAGE_BYTES,
 pub use error::StoreError;
 #[cfg(any(feature = "ask", feature = "limits"))]
 pub(super) use error::unix_ms;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 pub use events::{
     EventPosition, EventStore, EventStoreError, EventStream, KeptStream, MAX_EVENT_BYTES,
     MAX_STREAM_ID_LEN, ServerSseMessage, decode_event, encode_event, gap_marker, is_gap_marker,
@@ -55,7 +56,7 @@ pub use events::{
 };
 #[cfg(feature = "limits")]
 pub use limits::LimitStore;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "sessions"))]
 pub use memory_events::InMemoryEventStore;
 #[cfg(feature = "ask")]
 pub use replay::{InMemoryReplayStore, ReplayStore};

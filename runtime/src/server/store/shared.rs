@@ -1,13 +1,11 @@
 //! [`SharedStore`]: one store for every kind of state this build of the
 //! server keeps, whatever its features.
 
-use super::EventStore;
-
 /// A store that backs every kind of state the server keeps (what
 /// `toolmetadata-store`'s stores are), for
-/// [`ServerBuilder::store`](crate::server::ServerBuilder::store): the
-/// events of streams ([`EventStore`](super::EventStore)) and, with their
-/// features, 2025-11-25 sessions ([`SessionStore`](super::SessionStore),
+/// [`ServerBuilder::store`](crate::server::ServerBuilder::store): with their
+/// features, 2025-11-25 sessions and their streams' events
+/// ([`SessionStore`](super::SessionStore), [`EventStore`](super::EventStore),
 /// feature `sessions`), used `requestState`s
 /// ([`ReplayStore`](super::ReplayStore), feature `ask`), tasks
 /// ([`TaskStore`](super::TaskStore), feature `tasks`), limits
@@ -17,7 +15,7 @@ use super::EventStore;
 /// the feature `subscriptions`.
 pub trait SharedStore:
     kinds::Sessions
-    + EventStore
+    + kinds::Events
     + kinds::Bus
     + kinds::ToolStates
     + kinds::Replay
@@ -28,7 +26,7 @@ pub trait SharedStore:
 
 impl<
     T: kinds::Sessions
-        + EventStore
+        + kinds::Events
         + kinds::Bus
         + kinds::ToolStates
         + kinds::Replay
@@ -60,6 +58,7 @@ mod kinds {
     }
 
     kind!(Sessions, SessionStore, "sessions");
+    kind!(Events, EventStore, "sessions");
     kind!(Replay, ReplayStore, "ask");
     kind!(Bus, ChangeBus, "subscriptions");
     kind!(ToolStates, ToolStateStore, "subscriptions");
