@@ -434,7 +434,8 @@ fn message_in(body: &str) -> Value {
 /// Over Streamable HTTP without sessions: an `initialize` is refused with
 /// the versions served and no `Mcp-Session-Id` is given, a request without
 /// its version in `_meta` is refused, a made-up session id opens nothing,
-/// `DELETE` closes nothing, and a 2026-07-28 call is served.
+/// `GET` opens and resumes no stream, `DELETE` closes nothing, and a
+/// 2026-07-28 call is served.
 #[cfg(all(feature = "http", not(feature = "sessions")))]
 #[tokio::test]
 async fn over_http_no_session_is_opened() {
@@ -503,6 +504,9 @@ async fn over_http_no_session_is_opened() {
         "{answered:?}"
     );
 
+    // No stream is kept to resume, nor a session's own stream to open.
+    let (status, _, _) = exchange(addr, "GET", &[("last-event-id", "0")], "").await;
+    assert_eq!(status, 405, "a GET with no session");
     let (status, _, _) = exchange(addr, "DELETE", &[("mcp-session-id", "made-up")], "").await;
     assert!(
         (400..500).contains(&status),

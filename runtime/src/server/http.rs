@@ -475,7 +475,9 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     {
         return refused;
     }
-    if let Some(tasks) = compat::task_params(&messages) {
+    if guard.compat.tasks
+        && let Some(tasks) = compat::task_params(&messages)
+    {
         request.extensions_mut().insert(tasks);
     }
     #[cfg(feature = "sessions")]

@@ -239,9 +239,11 @@ impl Server {
     /// What the transports fill in of what rmcp cannot say, for this
     /// server's tools.
     pub(in crate::server) fn compat(&self) -> compat::Compat {
+        // Gaps 2 and 3 are 2025-11-25's tasks: a server without sessions
+        // reads no `task` param on any line.
         compat::Compat::new(
             self.inner.list_extras.clone(),
-            self.inner.catalog.runs_tasks(),
+            self.inner.catalog.runs_tasks() && cfg!(feature = "sessions"),
         )
     }
 

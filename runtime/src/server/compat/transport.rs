@@ -28,7 +28,8 @@ use crate::server::peek::Peek;
 #[derive(Debug, Clone)]
 pub(in crate::server) struct Compat {
     pub(super) extras: Arc<ListExtras>,
-    /// Whether some tool runs as a task (gaps 2 and 3 apply).
+    /// Whether gaps 2 and 3 apply: some tool runs as a task, and sessions
+    /// (2025-11-25) are served.
     pub(in crate::server) tasks: bool,
 }
 
