@@ -309,7 +309,8 @@ async fn a_session_is_refused_by_a_server_without_sessions() {
 /// Without sessions, what is not a 2026-07-28 request is refused one by one
 /// and the server goes on: no version in `_meta`, an old one, an
 /// `initialize` after the first 2026-07-28 request, a `ping`, a
-/// `notifications/initialized` out of nowhere; then the tool is called.
+/// `logging/setLevel`, a `notifications/initialized` out of nowhere; then
+/// the tool is called.
 #[cfg(not(feature = "sessions"))]
 #[tokio::test]
 async fn old_requests_are_refused_one_by_one_and_the_server_goes_on() {
@@ -329,6 +330,11 @@ async fn old_requests_are_refused_one_by_one_and_the_server_goes_on() {
     assert_initialize_refused(&late);
     let ping = raw.request(5, "ping", json!({})).await;
     assert_eq!(ping["error"]["code"], -32601, "{ping}");
+    // A session's log level: a 2026-07-28 request says its own in `_meta`.
+    let level = raw
+        .request(7, "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert_eq!(level["error"]["code"], -32601, "{level}");
     let called = raw
         .request(6, "tools/call", json!({"name": "echo", "arguments": {}}))
         .await;

@@ -8,6 +8,7 @@
     reason = "logging is deprecated by SEP-2577 and still served"
 )]
 
+#[cfg(feature = "sessions")]
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
@@ -19,9 +20,16 @@ use crate::LogLevel;
 const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The level a session's client set; none until it does.
+#[cfg(feature = "sessions")]
 #[derive(Debug, Default)]
 pub(super) struct SessionLogLevel(AtomicU8);
 
+/// Without sessions no client sets a level but per request.
+#[cfg(not(feature = "sessions"))]
+#[derive(Debug, Default)]
+pub(super) struct SessionLogLevel;
+
+#[cfg(feature = "sessions")]
 impl SessionLogLevel {
     pub(super) fn set(&self, level: LoggingLevel) {
         self.0.store(rank(ours(level)) + 1, Ordering::Relaxed);
@@ -35,6 +43,7 @@ impl SessionLogLevel {
     }
 }
 
+#[cfg(feature = "sessions")]
 const LEVELS: [LogLevel; 8] = [
     LogLevel::Debug,
     LogLevel::Info,
@@ -46,6 +55,7 @@ const LEVELS: [LogLevel; 8] = [
     LogLevel::Emergency,
 ];
 
+#[cfg(feature = "sessions")]
 fn rank(level: LogLevel) -> u8 {
     LEVELS
         .iter()
@@ -91,8 +101,11 @@ pub(super) async fn send(
 ) {
     // A 2026-07-28 request says its own level or wants none; a session's
     // requests use the session's.
+    #[cfg(not(feature = "sessions"))]
+    let _ = session;
     let wanted = match request.meta.log_level() {
         Some(level) => Some(ours(level)),
+        #[cfg(feature = "sessions")]
         None if super::generation::Generation::of(request).is_session() => session.get(),
         None => None,
     };
@@ -114,6 +127,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "sessions")]
     fn a_session_level_is_kept_and_ordered() {
         let session = SessionLogLevel::default();
         assert_eq!(session.get(), None);
@@ -121,6 +135,22 @@ mod tests {
         assert_eq!(session.get(), Some(LogLevel::Warning));
         assert!(LogLevel::Error > LogLevel::Warning && LogLevel::Info < LogLevel::Warning);
         for level in LEVELS {
+            assert_eq!(ours(theirs(level)), level);
+        }
+    }
+
+    #[test]
+    fn levels_convert_both_ways() {
+        for level in [
+            LogLevel::Debug,
+            LogLevel::Info,
+            LogLevel::Notice,
+            LogLevel::Warning,
+            LogLevel::Error,
+            LogLevel::Critical,
+            LogLevel::Alert,
+            LogLevel::Emergency,
+        ] {
             assert_eq!(ours(theirs(level)), level);
         }
     }

@@ -266,11 +266,17 @@ impl<H: ServerHandler + Clone> ServerHandler for Mounted<H> {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // The tools log at the level the client set (`Context::log`),
-        // whether or not the handler logs too.
+        // The tools log at the level a session's client set
+        // (`Context::log`), whether or not the handler logs too.
+        #[cfg(feature = "sessions")]
         self.tools.log_level.set(request.level);
         match self.handler.set_level(request, context).await {
-            Err(e) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => Ok(()),
+            Err(e)
+                if cfg!(feature = "sessions")
+                    && e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
+            {
+                Ok(())
+            }
             other => other,
         }
     }

@@ -349,6 +349,8 @@ impl ServerHandler for Server {
         Ok(CompleteResult::new(info))
     }
 
+    // A session's level; 2026-07-28 requests say theirs in `_meta`.
+    #[cfg(feature = "sessions")]
     #[expect(
         deprecated,
         reason = "logging is deprecated by SEP-2577 and still served"

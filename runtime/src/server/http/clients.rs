@@ -50,10 +50,14 @@ impl ClientKey {
 
     /// Runs `work` as a request of this client: the session manager, called
     /// by rmcp inside it, reads the client with [`ClientKey::current`].
+    /// Without sessions nothing reads it: `work` as it is.
     pub(in crate::server) fn scope<F: Future>(self, work: F) -> impl Future<Output = F::Output> {
         // Not an `async fn`: it would hold `work` twice (as given, and
         // inside the scope it awaits), copied with every request's future.
-        CURRENT.scope(self, work)
+        #[cfg(feature = "sessions")]
+        return CURRENT.scope(self, work);
+        #[cfg(not(feature = "sessions"))]
+        work
     }
 }
 
@@ -69,6 +73,7 @@ impl std::fmt::Display for ClientKey {
     }
 }
 
+#[cfg(feature = "sessions")]
 tokio::task_local! {
     static CURRENT: ClientKey;
 }
