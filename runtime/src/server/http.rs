@@ -457,6 +457,7 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     }
     // rmcp limits a body's size too (the config above), but reads it with no
     // time limit: a client sending half a body would hold the connection.
+    #[cfg_attr(not(all(feature = "tasks", feature = "sessions")), allow(unused_mut))]
     let (mut request, messages) = match body::buffered(
         request,
         guard.max_body_bytes,
@@ -475,8 +476,9 @@ async fn check(guard: Arc<Guard>, request: Request<Body>, next: endpoint::Mcp) -
     {
         return refused;
     }
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     if guard.compat.tasks
-        && let Some(tasks) = compat::task_params(&messages)
+        && let Some(tasks) = compat::task_params::of_body(&messages)
     {
         request.extensions_mut().insert(tasks);
     }

@@ -239,11 +239,12 @@ impl Server {
     /// What the transports fill in of what rmcp cannot say, for this
     /// server's tools.
     pub(in crate::server) fn compat(&self) -> compat::Compat {
-        // Gaps 2 and 3 are 2025-11-25's tasks: a server without sessions
-        // reads no `task` param on any line.
+        // Gaps 2 and 3 are 2025-11-25's tasks: a server without them reads
+        // no `task` param on any line or body.
         compat::Compat::new(
             self.inner.list_extras.clone(),
-            self.inner.catalog.runs_tasks() && cfg!(feature = "sessions"),
+            #[cfg(all(feature = "tasks", feature = "sessions"))]
+            self.inner.catalog.runs_tasks(),
         )
     }
 

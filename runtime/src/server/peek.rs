@@ -79,13 +79,15 @@ pub(in crate::server) struct Peek {
 }
 
 /// The params of a [`Peek`]ed message: a tool call's name, the shape of its
-/// arguments, and the 2025-11-25 `task` param that rmcp drops.
+/// arguments, and the 2025-11-25 `task` param that rmcp drops (read only
+/// when 2025-11-25's tasks are built).
 #[derive(Debug, serde::Deserialize)]
 pub(in crate::server) struct PeekParams {
     #[serde(default)]
     pub(in crate::server) name: Option<String>,
     #[serde(default)]
     pub(in crate::server) arguments: Option<Shape>,
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     #[serde(default)]
     pub(in crate::server) task: Option<serde_json::Value>,
     #[serde(default, rename = "_meta")]

@@ -65,6 +65,7 @@ const FINISH_RETRY_MAX: Duration = Duration::from_secs(1);
 /// What is done with a task's last record when it ends on this instance
 /// (completed, failed or cancelled, here or on another instance): a
 /// 2025-11-25 session's client is sent `notifications/tasks/status`.
+#[cfg(feature = "sessions")]
 pub(super) type OnEnd = Box<dyn FnOnce(TaskRecord) -> BoxFuture<'static, ()> + Send>;
 
 /// The server's tasks: the store, the time to live, and the handlers this
@@ -87,6 +88,7 @@ struct Running {
     /// Woken when the client answers what the handler asked.
     answered: Arc<tokio::sync::Notify>,
     /// Told of the task's last record when it ends.
+    #[cfg(feature = "sessions")]
     on_end: Option<OnEnd>,
 }
 
@@ -174,15 +176,15 @@ impl Tasks {
     /// in the store's quota, when that is someone else), kept for `ttl`, and runs what
     /// `run` makes of its cancellation and progress on a task of its own,
     /// until it ends or is cancelled (here, or on another instance through
-    /// the store), then gives `on_end` its last record. The record as
-    /// created.
+    /// the store), then gives `on_end` (with `sessions`) its last record.
+    /// The record as created.
     pub(super) async fn start(
         self: &Arc<Self>,
         tool: &str,
         owner: Option<&str>,
         counted_as: Option<String>,
         ttl: Duration,
-        on_end: Option<OnEnd>,
+        #[cfg(feature = "sessions")] on_end: Option<OnEnd>,
         run: impl FnOnce(CancellationToken, TaskProgress, TaskInput) -> BoxFuture<'static, Ran>,
     ) -> Result<TaskRecord, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
@@ -199,6 +201,7 @@ impl Tasks {
                 cancel: cancel.clone(),
                 ended: Arc::new(tokio::sync::Notify::new()),
                 answered: answered.clone(),
+                #[cfg(feature = "sessions")]
                 on_end,
             },
         );
@@ -277,9 +280,13 @@ impl Tasks {
             return;
         };
         running.ended.notify_waiters();
+        #[cfg(feature = "sessions")]
         if let (Some(on_end), Some(last)) = (running.on_end, last) {
             on_end(last).await;
         }
+        // Without sessions no client is told of the end: each polls.
+        #[cfg(not(feature = "sessions"))]
+        let _ = last;
     }
 
     /// Cancels the handler once the task's record is no longer working or

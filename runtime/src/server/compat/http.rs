@@ -219,6 +219,7 @@ mod tests {
         extras.record(&entry, &tool);
         let compat = Compat {
             extras: std::sync::Arc::new(extras),
+            #[cfg(all(feature = "tasks", feature = "sessions"))]
             tasks: true,
         };
         let list = |meta: serde_json::Value| -> Vec<Peek> {

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
 use rmcp::model::{ErrorData, RequestId, ServerJsonRpcMessage};
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 use serde_json::Value;
 
 /// How many `task` params (or refusals) wait at most. rmcp takes each
@@ -18,17 +19,20 @@ pub(in crate::server) const MAX_WAITING: usize = 256;
 /// the lines it refused.
 #[derive(Debug, Default)]
 pub(in crate::server) struct LineNotes {
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     pub(in crate::server) tasks: Option<SeenTasks>,
     pub(in crate::server) refused: Refusals,
 }
 
 /// The `task` params read from `tools/call` lines, by request id, until the
-/// request is handled.
+/// request is handled (2025-11-25's tasks only).
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 #[derive(Debug, Default)]
 pub(in crate::server) struct SeenTasks {
     waiting: Mutex<VecDeque<(RequestId, Value)>>,
 }
 
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 impl SeenTasks {
     fn waiting(&self) -> std::sync::MutexGuard<'_, VecDeque<(RequestId, Value)>> {
         // Each change is one push or drain: a poisoned queue is consistent.

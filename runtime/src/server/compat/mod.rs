@@ -80,15 +80,17 @@ mod in_flight;
 pub(super) mod line_notes;
 mod list;
 #[cfg(all(feature = "tasks", feature = "sessions"))]
+pub(super) mod task_params;
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(super) mod tasks_2025;
 mod transport;
 
-pub(super) use line_notes::{LineNotes, Refusals, SeenTasks};
+#[cfg(all(feature = "tasks", feature = "sessions"))]
+pub(super) use line_notes::SeenTasks;
+pub(super) use line_notes::{LineNotes, Refusals};
 pub(super) use list::ListExtras;
 #[cfg(all(feature = "tasks", feature = "sessions"))]
 pub(crate) use tasks_2025::is_request as is_2025_task_request;
 pub(super) use transport::Compat;
 #[cfg(all(feature = "http", feature = "sessions"))]
 pub(super) use transport::Transport;
-#[cfg(feature = "http")]
-pub(super) use transport::task_params;

@@ -8,34 +8,36 @@ use std::sync::Arc;
 use futures_util::FutureExt;
 use futures_util::future::Either;
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
-use serde_json::Value;
-
-#[cfg(feature = "http")]
-use rmcp::model::RequestId;
 
 use super::in_flight;
 use super::line_notes::LineNotes;
 use super::list::ListExtras;
 #[cfg(all(feature = "tasks", feature = "sessions"))]
-use super::tasks_2025;
-#[cfg(feature = "http")]
-use crate::server::peek::Peek;
+use super::{task_params, tasks_2025};
 
 /// What a server's transports fill in: built once per server, cheap to
 /// clone.
 #[derive(Debug, Clone)]
 pub(in crate::server) struct Compat {
     pub(super) extras: Arc<ListExtras>,
-    /// Whether gaps 2 and 3 apply: some tool runs as a task, and sessions
-    /// (2025-11-25) are served.
+    /// Whether gaps 2 and 3 apply: some tool runs as a task (2025-11-25's
+    /// tasks are only built with `tasks` and `sessions`).
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     pub(in crate::server) tasks: bool,
 }
 
 impl Compat {
-    pub(in crate::server) fn new(extras: Arc<ListExtras>, tasks: bool) -> Self {
-        Compat { extras, tasks }
+    pub(in crate::server) fn new(
+        extras: Arc<ListExtras>,
+        #[cfg(all(feature = "tasks", feature = "sessions"))] tasks: bool,
+    ) -> Self {
+        Compat {
+            extras,
+            #[cfg(all(feature = "tasks", feature = "sessions"))]
+            tasks,
+        }
     }
 
     /// Nothing to fill in.
@@ -43,6 +45,7 @@ impl Compat {
     pub(in crate::server) fn none() -> Self {
         Compat {
             extras: Arc::default(),
+            #[cfg(feature = "tasks")]
             tasks: false,
         }
     }
@@ -104,50 +107,40 @@ struct StdioGate {
 }
 
 /// An incoming message with 2025-11-25's task requests renamed (none is
-/// without the feature `tasks`: no tool runs as a task); on stdio, `lines`
-/// holds the `task` params the line gate read.
+/// when no tool runs as a task); on stdio, `lines` holds the `task` params
+/// the line gate read.
+#[cfg(all(feature = "tasks", feature = "sessions"))]
 fn incoming(
     compat: &Compat,
     lines: Option<&LineNotes>,
     message: ClientJsonRpcMessage,
 ) -> ClientJsonRpcMessage {
+    use rmcp::model::ClientRequest;
     if !compat.tasks {
         return message;
     }
     let task = match &message {
         JsonRpcMessage::Request(request) => match &request.request {
-            ClientRequest::CallToolRequest(call) => {
-                task_param(lines, &request.id, &call.extensions)
-            }
+            ClientRequest::CallToolRequest(call) => task_params::taken(
+                lines.and_then(|lines| lines.tasks.as_ref()),
+                &request.id,
+                &call.extensions,
+            ),
             _ => None,
         },
         _ => None,
     };
-    #[cfg(all(feature = "tasks", feature = "sessions"))]
-    return tasks_2025::reroute(message, task);
-    #[cfg(not(all(feature = "tasks", feature = "sessions")))]
-    {
-        let _ = task;
-        message
-    }
+    tasks_2025::reroute(message, task)
 }
 
-/// The `task` param read for the request `id`: by the line gate on stdio,
-/// by the HTTP layer (in the request's extensions) over HTTP.
-fn task_param(
-    lines: Option<&LineNotes>,
-    id: &rmcp::model::RequestId,
-    extensions: &rmcp::model::Extensions,
-) -> Option<Value> {
-    if let Some(lines) = lines {
-        return lines.tasks.as_ref()?.take(id);
-    }
-    #[cfg(feature = "http")]
-    if let Some(parts) = extensions.get::<axum::http::request::Parts>() {
-        return parts.extensions.get::<TaskParams>()?.of(id);
-    }
-    let _ = extensions;
-    None
+/// Without 2025-11-25's tasks nothing comes in under another name.
+#[cfg(not(all(feature = "tasks", feature = "sessions")))]
+fn incoming(
+    _: &Compat,
+    _: Option<&LineNotes>,
+    message: ClientJsonRpcMessage,
+) -> ClientJsonRpcMessage {
+    message
 }
 
 impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer>
@@ -269,68 +262,5 @@ impl<T: rmcp::transport::Transport<RoleServer>> Transport<T> {
                 }
             }
         }
-    }
-}
-
-#[cfg(feature = "http")]
-/// The `task` params that the HTTP layer read from the `tools/call`
-/// requests of a body (one body may hold a batch), by request id, in the
-/// request's extensions.
-#[derive(Debug, Clone, Default)]
-pub(in crate::server) struct TaskParams(std::sync::Arc<[(RequestId, Value)]>);
-
-#[cfg(feature = "http")]
-impl TaskParams {
-    /// The `task` param of the request `id`.
-    pub(in crate::server) fn of(&self, id: &RequestId) -> Option<Value> {
-        self.0
-            .iter()
-            .find(|(seen, _)| seen == id)
-            .map(|(_, task)| task.clone())
-    }
-}
-
-/// The `task` params of the `tools/call` requests among `messages`; `None`
-/// when there are none.
-#[cfg(feature = "http")]
-pub(in crate::server) fn task_params(messages: &[Peek]) -> Option<TaskParams> {
-    let found: Vec<(RequestId, Value)> = messages
-        .iter()
-        .filter(|m| m.method.as_deref() == Some("tools/call"))
-        .filter_map(|m| {
-            let task = m.params.as_ref()?.task.as_ref()?;
-            // As rmcp reads the id (`1.0` is the id 1).
-            let id = serde_json::from_value::<RequestId>(m.id.clone()).ok()?;
-            (!task.is_null()).then(|| (id, task.clone()))
-        })
-        .collect();
-    (!found.is_empty()).then(|| TaskParams(found.into()))
-}
-
-#[cfg(all(test, feature = "http"))]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn only_the_task_params_of_tool_calls_are_taken() {
-        let messages: Vec<Peek> = serde_json::from_value(json!([
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "job", "arguments": {"task": 1}, "task": {"ttl": 5}}},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "job", "task": null}},
-            {"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": "t", "task": {}}},
-            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "task"}},
-        ]))
-        .expect("peeks");
-        let found = task_params(&messages).expect("one");
-        assert_eq!(&found.0[..], &[(RequestId::Number(1), json!({"ttl": 5}))]);
-        assert!(task_params(&messages[1..]).is_none());
-        // An id in float form is the integer rmcp reads.
-        let float: Vec<Peek> = serde_json::from_value(json!([
-            {"jsonrpc": "2.0", "id": 7.0, "method": "tools/call", "params": {"name": "job", "task": {}}}
-        ]))
-        .expect("peeks");
-        let found = task_params(&float).expect("one");
-        assert_eq!(found.of(&RequestId::Number(7)), Some(json!({})));
     }
 }

@@ -9,7 +9,9 @@ use crate::server::catalog::Entry;
 use crate::server::generation::Generation;
 use crate::server::policy::access::Caller;
 use crate::server::store::{StoreError, TaskRecord};
-use crate::server::task::{NotStarted, OnEnd, wire_task};
+#[cfg(feature = "sessions")]
+use crate::server::task::OnEnd;
+use crate::server::task::{NotStarted, wire_task};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, ErrorCode,
@@ -151,6 +153,8 @@ impl Server {
                 caller.owner().as_deref(),
                 caller.counted_as(),
                 ttl,
+                // Without sessions no client is told: each polls `tasks/get`.
+                #[cfg(feature = "sessions")]
                 told_of_end(context),
                 move |cancel, progress, input| {
                     // The task outlives this request: its own cancellation,
@@ -197,13 +201,6 @@ fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
         Box::pin(crate::server::compat::tasks_2025::tell_status(peer, record))
             as toolmetadata_core::BoxFuture<'static, ()>
     }))
-}
-
-/// Without sessions no client is told: each polls `tasks/get`.
-#[cfg(not(feature = "sessions"))]
-fn told_of_end(context: &RequestContext<RoleServer>) -> Option<OnEnd> {
-    let _ = context;
-    None
 }
 
 /// The error for a task-only tool called as a plain call, in the words of the

@@ -1,7 +1,7 @@
 //! The stdio transport: rmcp's own line transport inside `compat`'s, fed by
 //! a [`LineGate`] that holds each line until it is whole and then either
 //! hands it to rmcp as it is, noting the `task` param of a `tools/call` on
-//! the way (gap 2), or refuses it: a line longer than rmcp reads, or one
+//! the way (gap 2, with `tasks` and `sessions`), or refuses it: a line longer than rmcp reads, or one
 //! that would cost too much to parse (`parse_budget`), never reaches rmcp's
 //! parser, and its sender gets a JSON-RPC error rather than silence.
 
@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use rmcp::ServiceExt;
-use rmcp::model::RequestId;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::server::compat::{LineNotes, Refusals, SeenTasks};
+use crate::server::compat::{LineNotes, Refusals};
+#[cfg(all(feature = "tasks", feature = "sessions"))]
+use crate::server::compat::{SeenTasks, task_params};
 use crate::server::policy::parse_budget::{self, ValueCount};
 use crate::server::{ServerError, Serves};
 
@@ -48,6 +48,7 @@ pub(crate) async fn serve_lines<S: Serves>(
 ) -> Result<(), ServerError> {
     let compat = server.tools().compat();
     let notes = Arc::new(LineNotes {
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
         tasks: compat.tasks.then(SeenTasks::default),
         refused: Refusals::default(),
     });
@@ -75,37 +76,6 @@ pub(crate) async fn serve_lines<S: Serves>(
         .await
         .map_err(|e| ServerError::Transport(format!("stdio server failed: {e}")))?;
     Ok(())
-}
-
-/// The parts of a line that say whether it is a `tools/call` with `task`.
-#[derive(serde::Deserialize)]
-struct Peek {
-    /// As rmcp reads it (`1.0` is the id 1).
-    id: RequestId,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(default)]
-    params: Option<PeekParams>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekParams {
-    #[serde(default)]
-    task: Option<Value>,
-}
-
-/// The request id and `task` param of a `tools/call` line that has one.
-fn task_of(line: &[u8]) -> Option<(RequestId, Value)> {
-    // Most lines are no task call: no parse for them.
-    if !line.windows(6).any(|w| w == b"\"task\"") {
-        return None;
-    }
-    let peek: Peek = serde_json::from_slice(line).ok()?;
-    if peek.method.as_deref() != Some("tools/call") {
-        return None;
-    }
-    let task = peek.params?.task.filter(|t| !t.is_null())?;
-    Some((peek.id, task))
 }
 
 /// stdin as rmcp reads it: whole lines, each one admitted or refused once
@@ -180,8 +150,9 @@ impl<R> LineGate<R> {
                 self.line.clear();
             }
             None => {
+                #[cfg(all(feature = "tasks", feature = "sessions"))]
                 if let Some(tasks) = &self.notes.tasks
-                    && let Some((id, task)) = task_of(&self.line)
+                    && let Some((id, task)) = task_params::of_line(&self.line)
                 {
                     tasks.record(id, task);
                 }
@@ -285,14 +256,18 @@ impl crate::server::Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     use crate::server::compat::line_notes::MAX_WAITING;
-    use serde_json::json;
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
+    use rmcp::model::RequestId;
+    use serde_json::{Value, json};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// Reads `input` through a `LineGate`, `chunk` bytes at a time; what
     /// came out and what was noted.
     async fn read_through(input: &str, chunk: usize) -> (String, Arc<LineNotes>) {
         let notes = Arc::new(LineNotes {
+            #[cfg(all(feature = "tasks", feature = "sessions"))]
             tasks: Some(SeenTasks::default()),
             refused: Refusals::default(),
         });
@@ -310,10 +285,12 @@ mod tests {
         (out, notes)
     }
 
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     fn tasks(notes: &LineNotes) -> &SeenTasks {
         notes.tasks.as_ref().expect("tasks noted")
     }
 
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     #[tokio::test]
     async fn task_params_are_noted_and_every_byte_passes_as_it_is() {
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -371,9 +348,12 @@ mod tests {
         let input = format!("{long}\n{call}\n");
         let (out, notes) = read_through(&input, 64 * 1024).await;
         assert_eq!(out, format!("{call}\n"));
-        let seen = tasks(&notes);
-        assert_eq!(seen.take(&RequestId::String("b".into())), None);
-        assert_eq!(seen.take(&RequestId::String("a".into())), Some(json!({})));
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
+        {
+            let seen = tasks(&notes);
+            assert_eq!(seen.take(&RequestId::String("b".into())), None);
+            assert_eq!(seen.take(&RequestId::String("a".into())), Some(json!({})));
+        }
         let refused = refusal(&notes);
         assert_eq!(refused["id"], "b");
         assert_eq!(refused["error"]["code"], -32600);
@@ -403,6 +383,7 @@ mod tests {
         }
     }
 
+    #[cfg(all(feature = "tasks", feature = "sessions"))]
     #[test]
     fn the_table_keeps_the_newest_params() {
         let seen = SeenTasks::default();
