@@ -16,7 +16,8 @@
 //!    dropped for the Tasks extension), so an entry parsed into a `Tool`
 //!    loses it. Remove when `rmcp::model::Tool` holds `execution` (or keeps
 //!    unknown keys).
-//! 2. **Tasks the 2025-11-25 way** (SEP-1686; `tasks_2025`). The same commit
+//! 2. **Tasks the 2025-11-25 way** (SEP-1686; `tasks_2025`, and
+//!    `task_params` for the `task` param read beside rmcp). The same commit
 //!    dropped the `task` param of `tools/call` (`CallToolRequestParams` has
 //!    no field for it), the 2025-11-25 shapes of `tasks/get` and
 //!    `tasks/cancel` (rmcp answers them only for clients that declared the
