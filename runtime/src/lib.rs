@@ -172,6 +172,9 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// The crate's page is written for a build with the server: without it (the
+// format and loading alone) the server it links to is not there.
+#![cfg_attr(not(feature = "server"), allow(rustdoc::broken_intra_doc_links))]
 
 // The layers below the server, re-exported whole: what a handler and the
 // generated code use is the same at `toolmetadata::` as at

@@ -113,6 +113,10 @@ pub use rmcp;
 pub use telemetry::SPAN_TARGET;
 /// A boxed, sendable future: what the serve methods return, and what a
 /// [`store::TaskStore`] or a [`auth::TokenVerifier`] of your own returns.
+#[cfg_attr(
+    not(all(feature = "tasks", feature = "auth")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 pub use toolmetadata_core::BoxFuture;
 
 /// The server's stores, shared by every session of one server.

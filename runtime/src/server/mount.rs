@@ -60,6 +60,7 @@ use toolmetadata_core::BoxFuture;
 /// rmcp's own `serve`: then the requests rmcp's types cannot carry (the
 /// 2025-11-25 task flow, an entry's `execution`) are not served; the serve
 /// methods here serve them.
+#[cfg_attr(not(feature = "http"), allow(rustdoc::broken_intra_doc_links))]
 #[derive(Clone)]
 pub struct Mounted<H> {
     tools: Server,

@@ -263,6 +263,8 @@ impl ServerBuilder {
     /// sets it too. Without one, changes reach this instance's clients
     /// only. The server listens from [`build`](Self::build) on, which must
     /// then run inside a Tokio runtime.
+    // `store`, linked above, needs `http`.
+    #[cfg_attr(not(feature = "http"), allow(rustdoc::broken_intra_doc_links))]
     #[cfg(feature = "subscriptions")]
     pub fn change_bus(mut self, bus: Arc<dyn super::store::ChangeBus>) -> Self {
         self.change_bus = Some(bus);
@@ -281,6 +283,8 @@ impl ServerBuilder {
     /// server. Behind a balancer, [`store`](Self::store) (or
     /// [`tool_state_store`](Self::tool_state_store) with a
     /// [`change_bus`](Self::change_bus)) makes a change the fleet's.
+    // `store`, linked above, needs `http`.
+    #[cfg_attr(not(feature = "http"), allow(rustdoc::broken_intra_doc_links))]
     #[cfg(feature = "subscriptions")]
     pub fn changing_tools<I, S>(mut self, disabled: I) -> Self
     where
@@ -298,6 +302,8 @@ impl ServerBuilder {
     /// [`change_bus`](Self::change_bus) says it changed. Without one, each
     /// instance keeps its own. A tool the store names is enabled or not as
     /// the store says, whatever `changing_tools` disables.
+    // `store`, linked above, needs `http`.
+    #[cfg_attr(not(feature = "http"), allow(rustdoc::broken_intra_doc_links))]
     #[cfg(feature = "subscriptions")]
     pub fn tool_state_store(mut self, store: impl super::store::ToolStateStore) -> Self {
         self.tool_states = Some(Arc::new(store));
