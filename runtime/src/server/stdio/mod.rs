@@ -1,9 +1,10 @@
 //! The stdio transport: rmcp's own line transport inside `compat`'s, fed by
 //! a [`LineGate`] that holds each line until it is whole and then either
 //! hands it to rmcp as it is, noting the `task` param of a `tools/call` on
-//! the way (gap 2, with `tasks` and `sessions`), or refuses it: a line longer than rmcp reads, or one
-//! that would cost too much to parse (`parse_budget`), never reaches rmcp's
-//! parser, and its sender gets a JSON-RPC error rather than silence.
+//! the way (gap 2, with `tasks` and `sessions`), or refuses it: a line
+//! longer than rmcp reads, or one that would cost too much to parse
+//! (`parse_budget`), never reaches rmcp's parser, and its sender gets a
+//! JSON-RPC error rather than silence.
 
 mod std_streams;
 
