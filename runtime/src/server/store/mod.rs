@@ -25,8 +25,9 @@
 //! last events of its own streams). The `toolmetadata-store` crate
 //! implements them all on Redis and on PostgreSQL.
 
-// This page is written for the full build (docs.rs documents every
-// feature): a build without some stores lacks what it links to.
+// These pages (this module's and `SharedStore`'s) are written for the full
+// build (docs.rs documents every feature): a build without some stores lacks
+// what they link to.
 #![cfg_attr(
     not(all(
         feature = "tasks",

@@ -13,17 +13,6 @@
 /// instances tell each other ([`ChangeBus`](super::ChangeBus)) and which
 /// tools are enabled ([`ToolStateStore`](super::ToolStateStore)), both with
 /// the feature `subscriptions`.
-// Written for the full build, as the module's page is.
-#[cfg_attr(
-    not(all(
-        feature = "tasks",
-        feature = "ask",
-        feature = "limits",
-        feature = "subscriptions",
-        feature = "sessions"
-    )),
-    allow(rustdoc::broken_intra_doc_links)
-)]
 pub trait SharedStore:
     kinds::Sessions
     + kinds::Events
