@@ -366,6 +366,36 @@ mod tests {
         assert!(notes.refused.pop().is_none());
     }
 
+    /// A hostile `task` param: a megabyte of string, nesting past what
+    /// serde_json parses, and the word in a string where no param is. Each
+    /// line passes to rmcp byte for byte (rmcp answers it), none is
+    /// refused here, and with 2025-11-25's tasks only the well-formed
+    /// param is noted; without them nothing is read for it.
+    #[tokio::test]
+    async fn hostile_task_params_pass_as_they_are_and_only_a_sound_one_is_noted() {
+        let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "job", "task": {"note": "x".repeat(1 << 20)}}});
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"job","task":{}1{}}}}}"#,
+            "[".repeat(500),
+            "]".repeat(500)
+        );
+        let named = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "job", "arguments": {"q": "\"task\": {}"}}});
+        let input = format!("{big}\n{deep}\n{named}\n");
+        let (out, notes) = read_through(&input, 64 * 1024).await;
+        assert!(out == input, "every byte handed on as it came");
+        assert!(notes.refused.pop().is_none());
+        #[cfg(all(feature = "tasks", feature = "sessions"))]
+        {
+            let seen = tasks(&notes);
+            assert_eq!(seen.take(&RequestId::Number(2)), None, "too deep to read");
+            assert_eq!(seen.take(&RequestId::Number(3)), None, "no param");
+            let task = seen.take(&RequestId::Number(1)).expect("noted");
+            assert_eq!(task["note"].as_str().map(str::len), Some(1 << 20));
+        }
+    }
+
     #[tokio::test]
     async fn a_line_of_tiny_values_is_refused_before_rmcp_parses_it() {
         let costly = format!(
