@@ -328,7 +328,7 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros", "net"] }}
 /// the servers' own tokio features: the dependencies of every floor on rmcp.
 const RMCP_FLOOR_DEPENDENCIES: &str = r#"[dependencies]
 rmcp = { version = "=3.11.0", default-features = false, features = ["server", "transport-io"] }
-tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "signal", "net", "io-std", "sync", "time"] }
+tokio = { version = "1", features = ["rt", "rt-multi-thread", "macros", "net", "io-std", "sync", "time"] }
 "#;
 
 /// A handler with nothing in it, and `serve_empty` serving it on stdio until
