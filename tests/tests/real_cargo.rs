@@ -161,7 +161,8 @@ fn a_bound_parameter_needs_http_in_a_server_and_says_so() {
 /// What a tool of a server needs of the runtime's features: a server built
 /// without the feature fails at the key that needs it, naming the feature
 /// (rather than serving the tool without what its metadata asks), and
-/// builds once the feature is on. One case a feature a tool can need.
+/// builds once the feature is on. One case for each key that needs one (a
+/// `pattern` and a bound parameter, at the parameter, are the tests above).
 #[test]
 fn what_a_tool_needs_fails_a_server_without_its_feature_and_says_so() {
     struct Case {
@@ -206,6 +207,20 @@ fn what_a_tool_needs_fails_a_server_without_its_feature_and_says_so() {
   |
 3 | [confirm]
   | ^^^^^^^^^ the person is asked before each call
+  |",
+        },
+        // `scopes` are checked against a caller's token, and a token
+        // reaches the server only over HTTP: without it the tool would be
+        // served to everyone.
+        Case {
+            tool: "deploy",
+            text: "description = \"Deploy a release\"\nscopes = [\"deploy\"]\n",
+            feature: "http",
+            expected: "error[runtime-feature]: tool `deploy`: it has `scopes`, which needs the feature `http` of `toolmetadata`, and this crate's build of it has it off
+ --> tools/deploy.toml:2:1
+  |
+2 | scopes = [\"deploy\"]
+  | ^^^^^^^^^^^^^^^^^^^ a caller's scopes come from its token, which reaches the server only over HTTP
   |",
         },
         // `[ui]` links a view the server serves as a resource.

@@ -150,6 +150,15 @@ fn needs(tool: &ToolMetadata) -> Vec<Need> {
             });
         }
     }
+    if !tool.scopes.is_empty() {
+        needs.push(Need {
+            feature: "http",
+            serving: true,
+            at: Place::Key("scopes"),
+            what: "it has `scopes`".to_owned(),
+            why: "a caller's scopes come from its token, which reaches the server only over HTTP",
+        });
+    }
     if !tool.limits.is_empty() {
         needs.push(Need {
             feature: "limits",
@@ -237,6 +246,7 @@ mod tests {
         let forbidden = tool("description = \"d\"\ntask = \"forbidden\"\n");
         let confirm = tool("description = \"d\"\n[confirm]\nmessage = \"Sure?\"\n");
         let ui = tool("description = \"d\"\n[ui]\nresourceUri = \"ui://v/main\"\n");
+        let scoped = tool("description = \"d\"\nscopes = [\"notes:write\"]\n");
         let none = RuntimeFeatures::parse("");
         assert!(none.lacking(&[plain.clone(), forbidden]).is_empty());
         assert_eq!(
@@ -245,13 +255,16 @@ mod tests {
                 bound.clone(),
                 task.clone(),
                 confirm.clone(),
-                ui.clone()
+                ui.clone(),
+                scoped.clone()
             ]),
             ["ask", "http", "regex", "resources", "tasks"]
         );
+        // Scopes alone need `http`: a caller's token is what holds them.
+        assert_eq!(none.lacking(std::slice::from_ref(&scoped)), ["http"]);
         let some = RuntimeFeatures::parse("server, regex,http,tasks,ask,resources");
         assert!(
-            some.lacking(&[plain, pattern, bound, task, confirm, ui])
+            some.lacking(&[plain, pattern, bound, task, confirm, ui, scoped])
                 .is_empty()
         );
     }

@@ -43,6 +43,7 @@ impl Needs {
             !entry.limits.is_empty(),
             entry.task,
             !entry.bound.is_empty(),
+            !entry.scopes.is_empty(),
             entry.confirm.is_some(),
         )
     }
@@ -52,12 +53,13 @@ impl Needs {
             !metadata.limits.is_empty(),
             metadata.task,
             metadata.parameters.iter().any(|p| p.from.is_some()),
+            !metadata.scopes.is_empty(),
             metadata.confirm.is_some(),
         )
     }
 
     /// The one table of what needs which feature, for both kinds of tool.
-    fn of(limits: bool, task: TaskSupport, bound: bool, confirm: bool) -> Self {
+    fn of(limits: bool, task: TaskSupport, bound: bool, scoped: bool, confirm: bool) -> Self {
         let has = [
             (limits, "`[limits]`", LIMITS),
             (
@@ -66,6 +68,9 @@ impl Needs {
                 TASKS,
             ),
             (bound, "a parameter bound with `from`", HTTP),
+            // A caller's scopes are its token's: without HTTP no caller has
+            // one, and the tool would be served to everyone.
+            (scoped, "`scopes`", HTTP),
             (confirm, "`[confirm]`", ASK),
         ];
         Needs(
@@ -162,6 +167,23 @@ mod tests {
         } else {
             let message = got.unwrap_err();
             assert!(message.contains("feature `ask`"), "{message}");
+        }
+    }
+
+    /// Without `http` no caller has a token, so no caller's scopes can be
+    /// checked: a tool with `scopes` is refused rather than served to all.
+    #[test]
+    fn scopes_need_http() {
+        let got = built(ToolMetadata {
+            scopes: vec!["notes:write".into()],
+            ..tool()
+        });
+        if cfg!(feature = "http") {
+            assert_eq!(got, Ok(()));
+        } else {
+            let message = got.unwrap_err();
+            assert!(message.contains("`scopes`"), "{message}");
+            assert!(message.contains("feature `http`"), "{message}");
         }
     }
 

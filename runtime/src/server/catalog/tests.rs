@@ -23,7 +23,9 @@ fn server(tools: &[(&str, &str)]) -> Server {
 /// The tag of every list is the one its tools have, whether it was
 /// computed for the request or once for the whole catalog: with and
 /// without discovery, with and without `show_all`, for callers who see
-/// every tool, some or none of the scoped ones.
+/// every tool, some or none of the scoped ones. Scopes need `http`: a
+/// caller's token is what holds them.
+#[cfg(feature = "http")]
 #[test]
 fn every_listing_is_tagged_as_its_tools() {
     let plain = [
@@ -44,16 +46,13 @@ fn every_listing_is_tagged_as_its_tools() {
             "description = \"Write\"\nscopes = [\"notes:write\"]\n",
         ),
     ];
-    #[cfg(feature = "http")]
     let principals = [
         crate::server::auth::Principal::new(None, Vec::<String>::new()),
         crate::server::auth::Principal::new(None, ["notes:write"]),
         crate::server::auth::Principal::new(None, ["notes:write", "exec"]),
         crate::server::auth::Principal::unrestricted(None),
     ];
-    #[allow(unused_mut)]
     let mut callers = vec![Caller::anonymous()];
-    #[cfg(feature = "http")]
     callers.extend(principals.iter().map(Caller::with_principal));
     let mut seen = Vec::new();
     for tools in [&plain[..], &discovering[..]] {
