@@ -12,11 +12,10 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ErrorCode, ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification,
-    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    ProtocolVersion, ResourceUpdatedNotificationParam, ServerNotification, SubscriptionFilter,
 };
 use rmcp::model::{ResourceContents, ResourceTemplate};
-use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient, ServiceError};
+use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient};
 use tokio::sync::mpsc;
 use toolmetadata::server::Server;
 
@@ -43,55 +42,6 @@ impl ClientHandler for Heard {
     ) {
         let _ = self.0.send(params.uri);
     }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[expect(
-    deprecated,
-    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
-)]
-async fn a_session_subscribes_hears_and_unsubscribes() {
-    let server = server();
-    let (tx, mut heard) = mpsc::unbounded_channel();
-    let client = common::connect(server.clone(), Heard(tx)).await;
-    let info = client.peer_info().expect("initialized");
-    let resources = info.capabilities.resources.as_ref().expect("resources");
-    assert_eq!(resources.subscribe, Some(true));
-
-    // Nobody listens yet.
-    assert_eq!(server.resource_updated("app://status").await, 0);
-    client
-        .subscribe(SubscribeRequestParams::new("app://status"))
-        .await
-        .expect("resources/subscribe");
-    assert_eq!(server.resource_updated("app://status").await, 1);
-    let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
-        .await
-        .expect("the notification came")
-        .expect("open");
-    assert_eq!(uri, "app://status");
-    // Another URI's change is not this subscriber's.
-    assert_eq!(server.resource_updated("app://other").await, 0);
-
-    let unknown = client
-        .subscribe(SubscribeRequestParams::new("app://nothing"))
-        .await;
-    assert!(
-        matches!(&unknown, Err(ServiceError::McpError(e))
-            if e.code == ErrorCode::RESOURCE_NOT_FOUND && e.message.contains("app://nothing")),
-        "{unknown:?}"
-    );
-
-    client
-        .unsubscribe(UnsubscribeRequestParams::new("app://status"))
-        .await
-        .expect("resources/unsubscribe");
-    assert_eq!(server.resource_updated("app://status").await, 0);
-    // Unsubscribing again is no error.
-    client
-        .unsubscribe(UnsubscribeRequestParams::new("app://status"))
-        .await
-        .expect("resources/unsubscribe again");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,102 +96,160 @@ async fn a_listen_stream_hears_of_the_resources_it_was_granted() {
     }
 }
 
-/// A client that subscribes to everything a template matches is stopped at
-/// 32 per session, and the others' subscriptions go on.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[expect(
-    deprecated,
-    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
-)]
-async fn one_session_cannot_subscribe_without_bound() {
-    let server = server();
-    let (tx, _heard) = mpsc::unbounded_channel();
-    let greedy = common::connect(server.for_session(), Heard(tx.clone())).await;
-    for n in 0..32 {
-        greedy
-            .subscribe(SubscribeRequestParams::new(format!("app://item/{n}")))
+/// `resources/subscribe` is 2025-11-25's, served to its sessions: a server
+/// without `sessions` has none (a 2026-07-28 client listens, above).
+#[cfg(feature = "sessions")]
+mod sessions {
+    use super::*;
+    use rmcp::model::{ErrorCode, SubscribeRequestParams, UnsubscribeRequestParams};
+    use rmcp::service::ServiceError;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[expect(
+        deprecated,
+        reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+    )]
+    async fn a_session_subscribes_hears_and_unsubscribes() {
+        let server = server();
+        let (tx, mut heard) = mpsc::unbounded_channel();
+        let client = common::connect(server.clone(), Heard(tx)).await;
+        let info = client.peer_info().expect("initialized");
+        let resources = info.capabilities.resources.as_ref().expect("resources");
+        assert_eq!(resources.subscribe, Some(true));
+
+        // Nobody listens yet.
+        assert_eq!(server.resource_updated("app://status").await, 0);
+        client
+            .subscribe(SubscribeRequestParams::new("app://status"))
             .await
-            .expect("within the bound");
-    }
-    let refused = greedy
-        .subscribe(SubscribeRequestParams::new("app://item/33"))
-        .await;
-    assert!(
-        matches!(&refused, Err(ServiceError::McpError(e)) if e.message.contains("too many resource subscriptions")),
-        "{refused:?}"
-    );
-    // The same URI again is no new subscription.
-    greedy
-        .subscribe(SubscribeRequestParams::new("app://item/0"))
-        .await
-        .expect("already subscribed");
-    let other = common::connect(server.for_session(), Heard(tx)).await;
-    other
-        .subscribe(SubscribeRequestParams::new("app://item/0"))
-        .await
-        .expect("another session has its own bound");
-    assert_eq!(server.resource_updated("app://item/0").await, 2);
-}
+            .expect("resources/subscribe");
+        assert_eq!(server.resource_updated("app://status").await, 1);
+        let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
+            .await
+            .expect("the notification came")
+            .expect("open");
+        assert_eq!(uri, "app://status");
+        // Another URI's change is not this subscriber's.
+        assert_eq!(server.resource_updated("app://other").await, 0);
 
-/// A handler of one's own with a resource of its own, whose subscriptions it
-/// keeps itself.
-#[derive(Clone, Default)]
-struct Mine(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+        let unknown = client
+            .subscribe(SubscribeRequestParams::new("app://nothing"))
+            .await;
+        assert!(
+            matches!(&unknown, Err(ServiceError::McpError(e))
+                if e.code == ErrorCode::RESOURCE_NOT_FOUND && e.message.contains("app://nothing")),
+            "{unknown:?}"
+        );
 
-impl rmcp::ServerHandler for Mine {
-    fn get_info(&self) -> rmcp::model::ServerConfig {
-        let mut resources = rmcp::model::ResourcesCapability::default();
-        resources.subscribe = Some(true);
-        let mut capabilities = rmcp::model::ServerCapabilities::default();
-        capabilities.resources = Some(resources);
-        rmcp::model::ServerConfig::new(capabilities)
+        client
+            .unsubscribe(UnsubscribeRequestParams::new("app://status"))
+            .await
+            .expect("resources/unsubscribe");
+        assert_eq!(server.resource_updated("app://status").await, 0);
+        // Unsubscribing again is no error.
+        client
+            .unsubscribe(UnsubscribeRequestParams::new("app://status"))
+            .await
+            .expect("resources/unsubscribe again");
     }
 
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        _: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
-        self.0.lock().expect("not poisoned").push(request.uri);
-        Ok(())
+    /// A client that subscribes to everything a template matches is stopped at
+    /// 32 per session, and the others' subscriptions go on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[expect(
+        deprecated,
+        reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+    )]
+    async fn one_session_cannot_subscribe_without_bound() {
+        let server = server();
+        let (tx, _heard) = mpsc::unbounded_channel();
+        let greedy = common::connect(server.for_session(), Heard(tx.clone())).await;
+        for n in 0..32 {
+            greedy
+                .subscribe(SubscribeRequestParams::new(format!("app://item/{n}")))
+                .await
+                .expect("within the bound");
+        }
+        let refused = greedy
+            .subscribe(SubscribeRequestParams::new("app://item/33"))
+            .await;
+        assert!(
+            matches!(&refused, Err(ServiceError::McpError(e)) if e.message.contains("too many resource subscriptions")),
+            "{refused:?}"
+        );
+        // The same URI again is no new subscription.
+        greedy
+            .subscribe(SubscribeRequestParams::new("app://item/0"))
+            .await
+            .expect("already subscribed");
+        let other = common::connect(server.for_session(), Heard(tx)).await;
+        other
+            .subscribe(SubscribeRequestParams::new("app://item/0"))
+            .await
+            .expect("another session has its own bound");
+        assert_eq!(server.resource_updated("app://item/0").await, 2);
     }
-}
 
-/// Through `Mounted`, a subscription to the tools' resource is the tools'
-/// server's, one to the handler's own resource the handler's.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[expect(
-    deprecated,
-    reason = "resources/subscribe is 2025-11-25's, served to its sessions"
-)]
-async fn a_mounted_server_routes_each_subscription_to_whoever_serves_it() {
-    let server = server();
-    let mine = Mine::default();
-    let (tx, mut heard) = mpsc::unbounded_channel();
-    let client = common::connect(server.clone().mount(mine.clone()), Heard(tx)).await;
-    let resources = client
-        .peer_info()
-        .expect("initialized")
-        .capabilities
-        .resources
-        .clone();
-    assert_eq!(resources.and_then(|r| r.subscribe), Some(true));
+    /// A handler of one's own with a resource of its own, whose subscriptions it
+    /// keeps itself.
+    #[derive(Clone, Default)]
+    struct Mine(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
-    client
-        .subscribe(SubscribeRequestParams::new("app://status"))
-        .await
-        .expect("the tools' resource");
-    assert_eq!(server.resource_updated("app://status").await, 1);
-    let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
-        .await
-        .expect("the notification came")
-        .expect("open");
-    assert_eq!(uri, "app://status");
-    client
-        .subscribe(SubscribeRequestParams::new("mine://notes"))
-        .await
-        .expect("the handler's resource");
-    assert_eq!(*mine.0.lock().expect("not poisoned"), ["mine://notes"]);
-    // Not the tools' subscription.
-    assert_eq!(server.resource_updated("mine://notes").await, 0);
+    impl rmcp::ServerHandler for Mine {
+        fn get_info(&self) -> rmcp::model::ServerConfig {
+            let mut resources = rmcp::model::ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            let mut capabilities = rmcp::model::ServerCapabilities::default();
+            capabilities.resources = Some(resources);
+            rmcp::model::ServerConfig::new(capabilities)
+        }
+
+        async fn subscribe(
+            &self,
+            request: SubscribeRequestParams,
+            _: rmcp::service::RequestContext<rmcp::RoleServer>,
+        ) -> Result<(), rmcp::ErrorData> {
+            self.0.lock().expect("not poisoned").push(request.uri);
+            Ok(())
+        }
+    }
+
+    /// Through `Mounted`, a subscription to the tools' resource is the tools'
+    /// server's, one to the handler's own resource the handler's.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[expect(
+        deprecated,
+        reason = "resources/subscribe is 2025-11-25's, served to its sessions"
+    )]
+    async fn a_mounted_server_routes_each_subscription_to_whoever_serves_it() {
+        let server = server();
+        let mine = Mine::default();
+        let (tx, mut heard) = mpsc::unbounded_channel();
+        let client = common::connect(server.clone().mount(mine.clone()), Heard(tx)).await;
+        let resources = client
+            .peer_info()
+            .expect("initialized")
+            .capabilities
+            .resources
+            .clone();
+        assert_eq!(resources.and_then(|r| r.subscribe), Some(true));
+
+        client
+            .subscribe(SubscribeRequestParams::new("app://status"))
+            .await
+            .expect("the tools' resource");
+        assert_eq!(server.resource_updated("app://status").await, 1);
+        let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
+            .await
+            .expect("the notification came")
+            .expect("open");
+        assert_eq!(uri, "app://status");
+        client
+            .subscribe(SubscribeRequestParams::new("mine://notes"))
+            .await
+            .expect("the handler's resource");
+        assert_eq!(*mine.0.lock().expect("not poisoned"), ["mine://notes"]);
+        // Not the tools' subscription.
+        assert_eq!(server.resource_updated("mine://notes").await, 0);
+    }
 }
