@@ -5,20 +5,67 @@
 use toolmetadata_load::diagnostic::Span;
 
 /// The line of `key` (TOML `key = …` or a `[key]` table, YAML `key: …`,
-/// JSON `"key": …`): the first place it starts a line, or else is quoted as
-/// a key.
+/// JSON `"key": …`), matched without regard to case as the reader matches
+/// keys: of the lines that start with it as a key (followed by `=` or `:`),
+/// the least indented one, which is the tool's own rather than a nested
+/// table's; or else, in JSON on one line, the first `"key"` followed by `:`.
+/// The span runs from the key (or its table's `[`) to the end of its line.
 pub(crate) fn find_key(text: &str, key: &str) -> Option<Span> {
-    let table = format!("[{key}]");
-    let at_line_start = text
-        .match_indices(key)
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        if let Some(skip) = key_starting(body, key)
+            && best.is_none_or(|(least, _, _)| indent < least)
+        {
+            let end = offset + line.trim_end().len();
+            best = Some((indent, offset + indent + skip, end));
+        }
+        offset += line.len();
+    }
+    if let Some((_, at, end)) = best {
+        return Some(Span::new(at, end.max(at + key.len())));
+    }
+    let lower = text.to_ascii_lowercase();
+    let quoted = format!("\"{}\"", key.to_ascii_lowercase());
+    let at = lower
+        .match_indices(&quoted)
         .map(|(at, _)| at)
-        .chain(text.match_indices(&table).map(|(at, _)| at))
-        .filter(|&at| text[..at].ends_with('\n') || at == 0)
-        .min();
-    let quoted = format!("\"{key}\"");
-    let at = at_line_start.or_else(|| text.find(&quoted).map(|at| at + 1))?;
+        .find(|&at| text[at + quoted.len()..].trim_start().starts_with(':'))?
+        + 1;
     let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
-    Some(Span::new(at, end.max(at + key.len())))
+    Some(Span::new(
+        at,
+        text[..end].trim_end().len().max(at + key.len()),
+    ))
+}
+
+/// Where the span of `key` starts in `line` (its text after the
+/// indentation) when the line writes it as a key: `key =`, `key:`,
+/// `"key":` (then past the quote) or the table `[key]` (then at the `[`).
+fn key_starting(line: &str, key: &str) -> Option<usize> {
+    let is_key = |s: &str| {
+        s.get(..key.len())
+            .is_some_and(|k| k.eq_ignore_ascii_case(key))
+    };
+    if let Some(inside) = line.strip_prefix('[') {
+        return (is_key(inside) && inside[key.len()..].starts_with(']')).then_some(0);
+    }
+    let (skip, name) = match line.strip_prefix('"') {
+        Some(name) => (1, name),
+        None => (0, line),
+    };
+    if !is_key(name) {
+        return None;
+    }
+    let after = &name[key.len()..];
+    let after = if skip == 1 {
+        after.strip_prefix('"')?
+    } else {
+        after
+    };
+    after.trim_start().starts_with(['=', ':']).then_some(skip)
 }
 
 /// The quoted name of parameter `name` where it is declared (after a
@@ -47,7 +94,11 @@ pub(crate) fn find_param(text: &str, name: &str) -> Option<Span> {
 /// name that holds it nor a value further down the file.
 pub(crate) fn find_item(text: &str, key: &str, item: &str) -> Option<Span> {
     let key_at = find_key(text, key)?.start;
-    let after_key = key_at + text[key_at..].find(key)? + key.len();
+    let after_key = key_at
+        + text[key_at..]
+            .to_ascii_lowercase()
+            .find(&key.to_ascii_lowercase())?
+        + key.len();
     let value = after_key + text[after_key..].find(['=', ':'])? + 1;
     let rest = &text[value..];
     let list_len = match rest.trim_start().strip_prefix('[') {
@@ -98,6 +149,27 @@ mod tests {
         let span = find_param(json, "q").expect("found");
         assert_eq!(&json[span.start..span.end], "\"q\"");
         assert_eq!(find_param(json, "r"), None);
+    }
+
+    /// The key itself, in each format, whatever its case, and not a line
+    /// that only starts with its letters, a longer key, a nested table's key
+    /// or the same word as a value.
+    #[test]
+    fn keys_are_found_where_they_are_keys() {
+        let shown = |text: &'static str, key: &str| {
+            find_key(text, key).map(|span| &text[span.start..span.end])
+        };
+        let toml = "description = \"\"\"\nscopes are checked\n\"\"\"\ntasks = 1\nScopes = [\"a\"]\r\n[limits]\nrate = 1\n";
+        assert_eq!(shown(toml, "scopes"), Some("Scopes = [\"a\"]"));
+        assert_eq!(shown(toml, "limits"), Some("[limits]"));
+        assert_eq!(shown(toml, "task"), None);
+        let yaml = "parameters:\n  - name: q\n    description: nested\ndescription: top\n";
+        assert_eq!(shown(yaml, "description"), Some("description: top"));
+        let json = "{\n  \"parameters\": [\n    {\"name\": \"scopes\", \"description\": \"d\"}\n  ],\n  \"scopes\": [\"a\"]\n}\n";
+        assert_eq!(shown(json, "scopes"), Some("scopes\": [\"a\"]"));
+        let minified = r#"{"parameters":[{"name":"scopes"}],"SCOPES" : ["a"]}"#;
+        assert_eq!(shown(minified, "scopes"), Some(r#"SCOPES" : ["a"]}"#));
+        assert_eq!(shown(r#"{"keywords":["scopes"]}"#, "scopes"), None);
     }
 
     #[test]
