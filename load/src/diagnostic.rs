@@ -247,8 +247,9 @@ rules! {
     /// cannot carry (`toolmetadata-build`'s `Builder::profiles`).
     ProviderProfile => "provider-profile",
     /// A tool that needs a feature of the `toolmetadata` crate its crate
-    /// did not turn on (a `pattern` without `regex`, a bound parameter
-    /// without `http`, …), found by `toolmetadata-build` in a build script.
+    /// did not turn on (a `pattern` without `regex`, a bound parameter or
+    /// `scopes` without `http`, …), found by `toolmetadata-build` in a build
+    /// script.
     RuntimeFeature => "runtime-feature",
     /// A tool the checks themselves cannot take without a feature of
     /// `toolmetadata-build` its crate turned off (a `pattern` without

@@ -50,8 +50,10 @@ impl ServerBuilder {
     /// The server; an error when two tools share a name (or a tool takes a
     /// meta-tool's name while discovery is on), when a tool's `[ui]` links a
     /// `ui://` view the server does not serve, or when a `ui://` resource is
-    /// not of the MCP Apps MIME type `text/html;profile=mcp-app`, or when
-    /// [`groups`](Self::groups) names a group no tool is in.
+    /// not of the MCP Apps MIME type `text/html;profile=mcp-app`, when
+    /// [`groups`](Self::groups) names a group no tool is in, or when a tool
+    /// needs a feature this build of the crate lacks (`[limits]` without
+    /// `limits`, `scopes` without `http`, …), naming the feature.
     pub fn build(mut self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.first() {
             return Err(ServerError::build(e.clone()));
