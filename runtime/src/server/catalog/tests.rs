@@ -23,36 +23,38 @@ fn server(tools: &[(&str, &str)]) -> Server {
 /// The tag of every list is the one its tools have, whether it was
 /// computed for the request or once for the whole catalog: with and
 /// without discovery, with and without `show_all`, for callers who see
-/// every tool, some or none of the scoped ones. Scopes need `http`: a
-/// caller's token is what holds them.
-#[cfg(feature = "http")]
+/// every tool, some or none of the scoped ones. Scopes need `http` (a
+/// caller's token holds them): without it the tools have none.
 #[test]
 fn every_listing_is_tagged_as_its_tools() {
+    let scoped = |text: &str, scope: &str| {
+        if cfg!(feature = "http") {
+            format!("{text}scopes = [\"{scope}\"]\n")
+        } else {
+            text.to_owned()
+        }
+    };
+    let write = scoped("description = \"Write\"\n", "notes:write");
+    let run = scoped("description = \"Run\"\ndiscoverable = true\n", "exec");
     let plain = [
         ("read_notes", "description = \"Read\"\n"),
-        (
-            "write_notes",
-            "description = \"Write\"\nscopes = [\"notes:write\"]\n",
-        ),
+        ("write_notes", write.as_str()),
     ];
     let discovering = [
         ("read_notes", "description = \"Read\"\n"),
-        (
-            "run_command",
-            "description = \"Run\"\ndiscoverable = true\nscopes = [\"exec\"]\n",
-        ),
-        (
-            "write_notes",
-            "description = \"Write\"\nscopes = [\"notes:write\"]\n",
-        ),
+        ("run_command", run.as_str()),
+        ("write_notes", write.as_str()),
     ];
+    #[cfg(feature = "http")]
     let principals = [
         crate::server::auth::Principal::new(None, Vec::<String>::new()),
         crate::server::auth::Principal::new(None, ["notes:write"]),
         crate::server::auth::Principal::new(None, ["notes:write", "exec"]),
         crate::server::auth::Principal::unrestricted(None),
     ];
+    #[allow(unused_mut)]
     let mut callers = vec![Caller::anonymous()];
+    #[cfg(feature = "http")]
     callers.extend(principals.iter().map(Caller::with_principal));
     let mut seen = Vec::new();
     for tools in [&plain[..], &discovering[..]] {
