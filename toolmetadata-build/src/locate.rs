@@ -172,6 +172,37 @@ mod tests {
         assert_eq!(shown(r#"{"keywords":["scopes"]}"#, "scopes"), None);
     }
 
+    /// Hostile text never panics the search: a multi-byte character where
+    /// the key or its quote would end, a key cut off at the end of the text,
+    /// an unclosed table or quote.
+    #[test]
+    fn odd_text_is_searched_without_panicking() {
+        for text in [
+            "",
+            "scopes",
+            "scopeś = 1",
+            "scopé",
+            "[scopes",
+            "[scopesé]",
+            "\"scopes",
+            "\"scopesé\": 1",
+            "\"scopes\"",
+            "{\"scopes\"",
+            "{\"scopesé\":1}",
+            "é\"scopes\" :",
+            "\u{feff}scopes = 1",
+            "\n\n  \t",
+            "\r\nscopes:\r\n",
+        ] {
+            let _ = find_key(text, "scopes");
+            let _ = find_item(text, "scopes", "a");
+        }
+        assert_eq!(
+            find_key("\r\nscopes:\r\n", "scopes").map(|s| s.start),
+            Some(2)
+        );
+    }
+
     #[test]
     fn list_items_are_found_after_their_key() {
         let toml = "description = \"read\"\ntoolGroups = [\"write\", \"read\"]\n";
