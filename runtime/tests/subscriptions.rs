@@ -104,6 +104,14 @@ mod sessions {
     use rmcp::model::{ErrorCode, SubscribeRequestParams, UnsubscribeRequestParams};
     use rmcp::service::ServiceError;
 
+    /// The next URI the client heard of, within five seconds.
+    async fn next_heard(heard: &mut mpsc::UnboundedReceiver<String>) -> String {
+        tokio::time::timeout(Duration::from_secs(5), heard.recv())
+            .await
+            .expect("the notification came")
+            .expect("open")
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[expect(
         deprecated,
@@ -124,10 +132,7 @@ mod sessions {
             .await
             .expect("resources/subscribe");
         assert_eq!(server.resource_updated("app://status").await, 1);
-        let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
-            .await
-            .expect("the notification came")
-            .expect("open");
+        let uri = next_heard(&mut heard).await;
         assert_eq!(uri, "app://status");
         // Another URI's change is not this subscriber's.
         assert_eq!(server.resource_updated("app://other").await, 0);
@@ -239,10 +244,7 @@ mod sessions {
             .await
             .expect("the tools' resource");
         assert_eq!(server.resource_updated("app://status").await, 1);
-        let uri = tokio::time::timeout(Duration::from_secs(5), heard.recv())
-            .await
-            .expect("the notification came")
-            .expect("open");
+        let uri = next_heard(&mut heard).await;
         assert_eq!(uri, "app://status");
         client
             .subscribe(SubscribeRequestParams::new("mine://notes"))

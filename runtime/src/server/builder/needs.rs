@@ -125,6 +125,22 @@ mod tests {
         }
     }
 
+    /// `got` as a build with or without `feature` gives it: the server when
+    /// the feature is built, else the refusal, which names the feature (its
+    /// message returned for what else a test expects of it).
+    fn needs(got: Result<(), String>, feature: &str, built: bool) -> Option<String> {
+        if built {
+            assert_eq!(got, Ok(()));
+            return None;
+        }
+        let message = got.unwrap_err();
+        assert!(
+            message.contains(&format!("feature `{feature}`")),
+            "{message}"
+        );
+        Some(message)
+    }
+
     /// A plain tool needs no feature beyond `server`.
     #[test]
     fn a_plain_tool_builds() {
@@ -142,13 +158,7 @@ mod tests {
             },
             ..tool()
         };
-        let got = built(limited);
-        if cfg!(feature = "limits") {
-            assert_eq!(got, Ok(()));
-        } else {
-            let message = got.unwrap_err();
-            assert!(message.contains("feature `limits`"), "{message}");
-        }
+        needs(built(limited), "limits", cfg!(feature = "limits"));
     }
 
     /// Without `ask` a tool's `[confirm]` could not be asked: the tool is
@@ -162,12 +172,7 @@ mod tests {
             }),
             ..tool()
         });
-        if cfg!(feature = "ask") {
-            assert_eq!(got, Ok(()));
-        } else {
-            let message = got.unwrap_err();
-            assert!(message.contains("feature `ask`"), "{message}");
-        }
+        needs(got, "ask", cfg!(feature = "ask"));
     }
 
     /// Without `http` no caller has a token, so no caller's scopes can be
@@ -178,12 +183,8 @@ mod tests {
             scopes: vec!["notes:write".into()],
             ..tool()
         });
-        if cfg!(feature = "http") {
-            assert_eq!(got, Ok(()));
-        } else {
-            let message = got.unwrap_err();
+        if let Some(message) = needs(got, "http", cfg!(feature = "http")) {
             assert!(message.contains("`scopes`"), "{message}");
-            assert!(message.contains("feature `http`"), "{message}");
         }
     }
 
@@ -196,11 +197,7 @@ mod tests {
                 task: support,
                 ..tool()
             });
-            if cfg!(feature = "tasks") {
-                assert_eq!(got, Ok(()));
-            } else {
-                let message = got.unwrap_err();
-                assert!(message.contains("feature `tasks`"), "{message}");
+            if let Some(message) = needs(got, "tasks", cfg!(feature = "tasks")) {
                 assert!(message.contains("`t`"), "{message}");
             }
         }
