@@ -201,6 +201,13 @@ mod tests {
             find_key("\r\nscopes:\r\n", "scopes").map(|s| s.start),
             Some(2)
         );
+        // A megabyte on one line, the key at its end: found, in one pass.
+        let huge = format!(
+            "{{\"description\":\"{}\",\"Scopes\":[\"a\"]}}",
+            "é \\\"".repeat(1 << 18)
+        );
+        let span = find_key(&huge, "scopes").expect("found");
+        assert_eq!(&huge[span.start..span.start + 6], "Scopes");
     }
 
     #[test]
